@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+//
+// The module graph reads as the data flow (SPEC §1):
+//
+//   DBus → BlueZ ─┐
+//   Capture ──────┴→ FTMS → Workout → Store → Upload
+//                             └────→ Publish (sockets)
+//
+// This manifest holds the pure FTMS codec and the `ftms-bridge` executable that composes the
+// modules. Later modules (DBus, BlueZ, Capture, Workout, Store, Upload, Publish) join it as
+// their issues land. Benchmarks live in their own package under `Benchmarks/` so that the
+// daemon's build never pays for the benchmark dependencies.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "ftms-bridge",
+    products: [
+        .library(name: "FTMS", targets: ["FTMS"]),
+        .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
+        .target(name: "FTMS", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        .executableTarget(
+            name: "ftms-bridge",
+            dependencies: [
+                "FTMS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // libFuzzer entry point; built only by scripts/fuzz.sh with -sanitize=fuzzer.
+        .executableTarget(name: "ftms-fuzz", dependencies: ["FTMS"], path: "Fuzz/Sources", swiftSettings: strict),
+        .testTarget(
+            name: "FTMSTests",
+            dependencies: ["FTMS"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,207 @@
+/// SPEC §3.1 JSON for decoded values: snake_case, unit-suffixed, scaled, absent fields omitted.
+///
+/// Writing goes straight into a caller's ``JSONBuffer``, in field order, so the decode CLI and
+/// the metrics socket print a record without building a dictionary first.
+extension FTMSMessage {
+    public func writeJSON(into json: inout JSONBuffer) {
+        switch self {
+        case .data(let record): record.writeJSON(into: &json)
+        case .feature(let feature): feature.writeJSON(into: &json)
+        case .status(let status): status.writeJSON(into: &json)
+        case .controlPoint(let message): message.writeJSON(into: &json)
+        case .trainingStatus(let status): status.writeJSON(into: &json)
+        case .range(let range): range.writeJSON(into: &json)
+        }
+    }
+
+    /// The JSON as a `String`, for tests and logs (allocates).
+    public var json: String {
+        var buffer = JSONBuffer()
+        writeJSON(into: &buffer)
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+}
+
+extension JSONBuffer {
+    /// Opens an object with the `characteristic` and `uuid` keys every decoded value carries.
+    mutating func openMessage(_ characteristic: Characteristic) {
+        append(UInt8(ascii: "{"))
+        appendKey("characteristic", first: true)
+        appendString(characteristic.jsonName)
+        appendKey("uuid")
+        appendString(characteristic.shortUUID)
+    }
+
+    /// Closes an object after the length findings SPEC §3 requires to be reported.
+    mutating func closeMessage(truncated: Bool, trailingBytes: Int) {
+        if truncated {
+            appendKey("truncated")
+            append("true")
+        }
+        if trailingBytes > 0 {
+            appendKey("trailing_bytes")
+            appendInteger(trailingBytes)
+        }
+        append(UInt8(ascii: "}"))
+    }
+
+    mutating func appendField(_ descriptor: FieldDescriptor, raw: Int32) {
+        appendKey(descriptor.jsonName)
+        if raw == descriptor.notAvailable {
+            append("null")
+        } else {
+            appendFixedPoint(raw, scale: descriptor.scale)
+        }
+    }
+
+    mutating func appendParameters(_ layout: [ParameterDescriptor], _ values: ParameterValues, from start: Int = 0) {
+        for (index, descriptor) in layout.enumerated() {
+            guard let raw = values[start + index] else { return }
+            if let name = descriptor.naming.name(of: raw) {
+                appendKey(descriptor.field.jsonName)
+                appendString(name)
+            } else {
+                appendField(descriptor.field, raw: raw)
+            }
+        }
+    }
+
+    mutating func appendNameList(_ key: StaticString, bits: UInt32, names: [StaticString]) {
+        appendKey(key)
+        append(UInt8(ascii: "["))
+        var first = true
+        for index in names.indices where bits & (1 << UInt32(index)) != 0 {
+            if !first { append(UInt8(ascii: ",")) }
+            appendString(names[index])
+            first = false
+        }
+        append(UInt8(ascii: "]"))
+    }
+}
+
+extension DataRecord {
+    public func writeJSON(into json: inout JSONBuffer) {
+        json.openMessage(kind.characteristic)
+        if let flags {
+            json.appendKey("flags")
+            json.appendInteger(flags)
+            json.appendKey("more_data")
+            json.append(moreData ? "true" : "false")
+        }
+        var implausible: UInt32 = 0
+        for entry in kind.layout.entries {
+            guard let raw = values.raw(entry.field) else { continue }
+            json.appendField(entry.field.descriptor, raw: raw)
+            if isImplausible(entry.field) { implausible |= entry.field.bit }
+        }
+        if implausible != 0 {
+            json.appendKey("implausible")
+            json.append(UInt8(ascii: "["))
+            var first = true
+            for entry in kind.layout.entries where implausible & entry.field.bit != 0 {
+                if !first { json.append(UInt8(ascii: ",")) }
+                json.appendString(entry.field.descriptor.jsonName)
+                first = false
+            }
+            json.append(UInt8(ascii: "]"))
+        }
+        json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
+    }
+}
+
+extension FitnessMachineFeature {
+    public func writeJSON(into json: inout JSONBuffer) {
+        json.openMessage(.fitnessMachineFeature)
+        json.appendNameList("fitness_machine_features", bits: fitnessMachineFeatures, names: Self.fitnessMachineFeatureNames)
+        json.appendNameList("target_setting_features", bits: targetSettingFeatures, names: Self.targetSettingFeatureNames)
+        json.appendKey("fitness_machine_features_raw")
+        json.appendInteger(fitnessMachineFeatures)
+        json.appendKey("target_setting_features_raw")
+        json.appendInteger(targetSettingFeatures)
+        json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
+    }
+}
+
+extension FitnessMachineStatus {
+    public func writeJSON(into json: inout JSONBuffer) {
+        json.openMessage(.fitnessMachineStatus)
+        if let rawOpCode {
+            json.appendKey("op_code")
+            json.appendInteger(rawOpCode)
+            json.appendKey("event")
+            json.appendString(opCode?.jsonName ?? "reserved")
+            json.appendParameters(parameterLayout, parameters)
+        }
+        json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
+    }
+}
+
+extension ControlPointMessage {
+    public func writeJSON(into json: inout JSONBuffer) {
+        json.openMessage(.fitnessMachineControlPoint)
+        switch self {
+        case .empty:
+            json.closeMessage(truncated: true, trailingBytes: 0)
+        case .request(let request):
+            json.appendKey("op_code")
+            json.appendInteger(request.rawOpCode)
+            json.appendKey("request")
+            json.appendString(request.opCode?.jsonName ?? "reserved")
+            json.appendParameters(request.parameterLayout, request.parameters)
+            if request.resistanceForm == .sint16 {
+                json.appendKey("parameter_form")
+                json.appendString("sint16" as StaticString)
+            }
+            json.closeMessage(truncated: request.truncated, trailingBytes: request.trailingBytes)
+        case .response(let response):
+            json.appendKey("op_code")
+            json.appendInteger(ControlPointOpCode.responseCode.rawValue)
+            if !response.truncated || response.parametersDecoded >= 1 {
+                json.appendKey("request_op_code")
+                json.appendInteger(response.requestOpCode)
+                json.appendKey("request")
+                json.appendString(response.request?.jsonName ?? "reserved")
+            }
+            if !response.truncated || response.parametersDecoded >= 2 {
+                json.appendKey("result_code")
+                json.appendInteger(response.rawResult)
+                json.appendKey("result")
+                json.appendString(response.result?.jsonName ?? "reserved")
+            }
+            json.appendParameters(response.parameterLayout, response.parameters)
+            json.closeMessage(truncated: response.truncated, trailingBytes: response.trailingBytes)
+        }
+    }
+}
+
+extension TrainingStatus {
+    public func writeJSON(into json: inout JSONBuffer) {
+        json.openMessage(.trainingStatus)
+        if let flags {
+            json.appendKey("flags")
+            json.appendInteger(flags)
+        }
+        if let rawStatus {
+            json.appendKey("training_status_code")
+            json.appendInteger(rawStatus)
+            json.appendKey("training_status")
+            json.appendString(statusName)
+        }
+        if let statusString {
+            json.appendKey("training_status_string")
+            json.appendString(statusString)
+        }
+        json.closeMessage(truncated: truncated, trailingBytes: 0)
+    }
+}
+
+extension SupportedRange {
+    public func writeJSON(into json: inout JSONBuffer) {
+        json.openMessage(kind.characteristic)
+        for (index, descriptor) in kind.layout.enumerated() {
+            guard let raw = raws[index] else { break }
+            json.appendField(descriptor, raw: raw)
+        }
+        json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
+    }
+}

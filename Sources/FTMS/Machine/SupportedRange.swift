@@ -1,0 +1,87 @@
+/// The Supported Speed, Inclination, Resistance Level, Heart Rate and Power Range
+/// characteristics (0x2AD4–0x2AD8): a minimum, a maximum and a minimum increment.
+///
+/// The Resistance Level Range is sint16 at 0.1 (SPEC §3) although data records carry
+/// resistance at resolution 1; the Control Point writer clamps to it (SPEC §4).
+public struct SupportedRange: Sendable, Equatable {
+    public enum Kind: Sendable, CaseIterable {
+        case speed, inclination, resistanceLevel, heartRate, power
+
+        public var characteristic: Characteristic {
+            switch self {
+            case .speed: .supportedSpeedRange
+            case .inclination: .supportedInclinationRange
+            case .resistanceLevel: .supportedResistanceLevelRange
+            case .heartRate: .supportedHeartRateRange
+            case .power: .supportedPowerRange
+            }
+        }
+
+        public var layout: [FieldDescriptor] {
+            switch self {
+            case .speed:
+                [FieldDescriptor("minimum_speed_kmh", .uint16, .hundredth),
+                 FieldDescriptor("maximum_speed_kmh", .uint16, .hundredth),
+                 FieldDescriptor("minimum_increment_kmh", .uint16, .hundredth)]
+            case .inclination:
+                [FieldDescriptor("minimum_inclination_percent", .sint16, .tenth),
+                 FieldDescriptor("maximum_inclination_percent", .sint16, .tenth),
+                 FieldDescriptor("minimum_increment_percent", .uint16, .tenth)]
+            case .resistanceLevel:
+                [FieldDescriptor("minimum_resistance_level", .sint16, .tenth),
+                 FieldDescriptor("maximum_resistance_level", .sint16, .tenth),
+                 FieldDescriptor("minimum_increment", .uint16, .tenth)]
+            case .heartRate:
+                [FieldDescriptor("minimum_heart_rate_bpm", .uint8),
+                 FieldDescriptor("maximum_heart_rate_bpm", .uint8),
+                 FieldDescriptor("minimum_increment_bpm", .uint8)]
+            case .power:
+                [FieldDescriptor("minimum_power_w", .sint16),
+                 FieldDescriptor("maximum_power_w", .sint16),
+                 FieldDescriptor("minimum_increment_w", .uint16)]
+            }
+        }
+    }
+
+    public let kind: Kind
+    /// Raw minimum, maximum and increment, as many as were complete.
+    public var raws: ParameterValues
+    public var truncated = false
+    public var trailingBytes = 0
+
+    public init(kind: Kind, minimum: Double, maximum: Double, increment: Double) {
+        self.kind = kind
+        let fields = kind.layout
+        raws = ParameterValues(zip(fields, [minimum, maximum, increment]).map { $0.scale.raw(ofValue: $1) })
+    }
+
+    public init(kind: Kind, decoding bytes: UnsafeRawBufferPointer) {
+        self.kind = kind
+        raws = ParameterValues()
+        var reader = ByteReader(bytes)
+        for descriptor in kind.layout {
+            guard let raw = reader.read(descriptor.format) else {
+                truncated = true
+                return
+            }
+            raws.append(raw)
+        }
+        trailingBytes = reader.remaining
+    }
+
+    public var minimum: Double? { value(0) }
+    public var maximum: Double? { value(1) }
+    public var increment: Double? { value(2) }
+
+    func value(_ index: Int) -> Double? {
+        raws[index].map { kind.layout[index].scale.value(ofRaw: $0) }
+    }
+
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        for (index, descriptor) in kind.layout.enumerated() {
+            writer.write(raws[index] ?? 0, as: descriptor.format)
+        }
+        return writer.bytes
+    }
+}

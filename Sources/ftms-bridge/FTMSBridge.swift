@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `ftms-bridge`: the gateway daemon and its operator tools (SPEC §9).
+///
+/// This target composes the library modules; it holds command-line plumbing and the
+/// process's edges (file descriptors), never protocol logic.
+@main
+struct FTMSBridge: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "ftms-bridge",
+        abstract: "Bridge SolidFocus FTMS bikes and rowers to sessions, uploads and live metrics.",
+        version: version,
+        subcommands: [DecodeCommand.self, DemoCommand.self]
+    )
+}

@@ -1,0 +1,55 @@
+import FTMS
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes to a file descriptor in large chunks, so a million JSON lines cost a few hundred
+/// `write` calls rather than a million.
+struct BufferedOutput {
+    let descriptor: Int32
+    let flushThreshold: Int
+
+    init(descriptor: Int32, flushThreshold: Int = 1 << 16) {
+        self.descriptor = descriptor
+        self.flushThreshold = flushThreshold
+    }
+
+    /// Writes `bytes` fully if it has reached the threshold (or when `force`), then clears it.
+    /// Returns false when the reader has gone away.
+    @discardableResult
+    func drain(_ bytes: inout [UInt8], force: Bool = false) -> Bool {
+        guard force || bytes.count >= flushThreshold, !bytes.isEmpty else { return true }
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return writeAll(bytes)
+    }
+
+    @discardableResult
+    func drain(_ json: inout JSONBuffer, force: Bool = false) -> Bool {
+        guard force || json.count >= flushThreshold, json.count > 0 else { return true }
+        defer { json.removeAll() }
+        return writeAll(json.bytes)
+    }
+
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return true }
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+}
+
+/// One line on stderr, the way every command reports a failure (SPEC §9).
+func printError(_ message: String) {
+    var line = Array("ftms-bridge: \(message)\n".utf8)
+    BufferedOutput(descriptor: 2).drain(&line, force: true)
+}
