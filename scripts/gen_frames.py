@@ -292,6 +292,11 @@ def frames(uuid, count, seed):
         yield frame(rng, uuid)
 
 
+def vocabulary():
+    """Every JSON key this generator can emit, for any characteristic."""
+    return {k for c in CHARACTERISTICS for _, o in frames(c, 3000, 0) for k in o}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--characteristic", "-c", default="2ad2", type=str.lower,

@@ -230,8 +230,11 @@ def decoder(uuid, bench=False):
         return data_record
     if uuid == "2ada":
         def status(b):
-            fields = MachineStatusModel._deserialize(io.BytesIO(b))._asdict()
-            code = fields.pop("code")
+            m = MachineStatusModel._deserialize(io.BytesIO(b))
+            if (code := m.code) is None:  # u1 0xFF is pyftms's "not available" value
+                raise ValueError("pyftms decodes op code 0xFF (Control Permission Lost) as None")
+            fields = m._asdict()
+            del fields["code"]
             return {**head, "op_code": code, "event": STATUS_EVENTS[MachineStatusCode(code).name],
                     **rename(fields)}
         return status

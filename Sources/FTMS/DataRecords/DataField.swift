@@ -34,9 +34,10 @@ public enum DataField: Int, CaseIterable, Sendable, Hashable {
         case .averageSpeed: FieldDescriptor("average_speed_kmh", .uint16, .hundredth, plausible: 0...10_000)
         case .instantaneousCadence: FieldDescriptor("instantaneous_cadence_rpm", .uint16, .half, plausible: 0...500)
         case .averageCadence: FieldDescriptor("average_cadence_rpm", .uint16, .half, plausible: 0...500)
-        case .strokeRate: FieldDescriptor("stroke_rate_spm", .uint8, .half, plausible: 0...160)
+        // Rowers stay under ~60 spm, but paddle ergometers on Rower Data (KayakPro) reach ~90.
+        case .strokeRate: FieldDescriptor("stroke_rate_spm", .uint8, .half, plausible: 0...200)
         case .strokeCount: FieldDescriptor("stroke_count", .uint16)
-        case .averageStrokeRate: FieldDescriptor("average_stroke_rate_spm", .uint8, .half, plausible: 0...160)
+        case .averageStrokeRate: FieldDescriptor("average_stroke_rate_spm", .uint8, .half, plausible: 0...200)
         case .totalDistance: FieldDescriptor("total_distance_m", .uint24)
         case .instantaneousPace: FieldDescriptor("instantaneous_pace_s_per_500m", .uint16)
         case .averagePace: FieldDescriptor("average_pace_s_per_500m", .uint16)

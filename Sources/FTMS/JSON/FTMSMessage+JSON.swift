@@ -131,6 +131,10 @@ extension FitnessMachineStatus {
             json.appendKey("event")
             json.appendString(opCode?.jsonName ?? "reserved")
             json.appendParameters(parameterLayout, parameters)
+            if opCode == .targetResistanceLevelChanged, parameterBytes >= 2 {
+                json.appendKey("parameter_form")
+                json.appendString("sint16" as StaticString)
+            }
         }
         json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
     }
