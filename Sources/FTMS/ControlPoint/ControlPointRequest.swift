@@ -79,17 +79,17 @@ public struct ControlPointRequest: Sendable, Equatable {
 
 /// The Control Point's response indication: `80 <request op code> <result> [parameters]`.
 public struct ControlPointResponse: Sendable, Equatable {
-    public var requestOpCode: UInt8
-    public var rawResult: UInt8
+    /// The echoed request op code; `nil` only when the indication was cut before it.
+    public var requestOpCode: UInt8?
+    /// The raw result code; `nil` only when the indication was cut before it.
+    public var rawResult: UInt8?
     /// Spin Down Control's target speeds (low, high) when it succeeded.
     public var parameters: ParameterValues
     public var truncated = false
     public var trailingBytes = 0
-    /// How many of the request-op-code and result bytes a truncated response carried.
-    public var parametersDecoded = 2
 
-    public var result: ResultCode? { ResultCode(rawValue: rawResult) }
-    public var request: ControlPointOpCode? { ControlPointOpCode(rawValue: requestOpCode) }
+    public var result: ResultCode? { rawResult.flatMap(ResultCode.init(rawValue:)) }
+    public var request: ControlPointOpCode? { requestOpCode.flatMap(ControlPointOpCode.init(rawValue:)) }
 
     public init(requestOpCode: UInt8, result: ResultCode, parameters: [Int32] = []) {
         self.requestOpCode = requestOpCode
@@ -98,14 +98,9 @@ public struct ControlPointResponse: Sendable, Equatable {
     }
 
     init(frame: OpCodeFrame) {
-        requestOpCode = UInt8(truncatingIfNeeded: frame.parameters[0] ?? 0)
-        rawResult = UInt8(truncatingIfNeeded: frame.parameters[1] ?? 0)
-        var rest = ParameterValues()
-        for index in 2..<max(2, frame.parameters.count) {
-            if let raw = frame.parameters[index] { rest.append(raw) }
-        }
-        parameters = rest
-        parametersDecoded = frame.parameters.count
+        requestOpCode = frame.parameters[0].map { UInt8(truncatingIfNeeded: $0) }
+        rawResult = frame.parameters[1].map { UInt8(truncatingIfNeeded: $0) }
+        parameters = ParameterValues(Array(frame.parameters.raws.dropFirst(2)))
         truncated = frame.truncated
         trailingBytes = frame.trailingBytes
     }
@@ -126,13 +121,15 @@ public struct ControlPointResponse: Sendable, Equatable {
     }
 
     public var parameterLayout: [ParameterDescriptor] {
-        Self.tail(requestOpCode: requestOpCode, result: rawResult)
+        guard let requestOpCode, let rawResult else { return [] }
+        return Self.tail(requestOpCode: requestOpCode, result: rawResult)
     }
 
     public func encoded() -> [UInt8] {
-        let all = ParameterValues([Int32(requestOpCode), Int32(rawResult)] + parameters.raws)
+        let header = [requestOpCode, rawResult].compactMap { $0.map(Int32.init) }
+        let all = ParameterValues(header + parameters.raws)
         return OpCodeFrame(opCode: ControlPointOpCode.responseCode.rawValue, parameters: all)
-            .encoded(layout: Self.header + parameterLayout)
+            .encoded(layout: Array(Self.header.prefix(header.count)) + parameterLayout)
     }
 }
 

@@ -160,15 +160,15 @@ extension ControlPointMessage {
         case .response(let response):
             json.appendKey("op_code")
             json.appendInteger(ControlPointOpCode.responseCode.rawValue)
-            if !response.truncated || response.parametersDecoded >= 1 {
+            if let requestOpCode = response.requestOpCode {
                 json.appendKey("request_op_code")
-                json.appendInteger(response.requestOpCode)
+                json.appendInteger(requestOpCode)
                 json.appendKey("request")
                 json.appendString(response.request?.jsonName ?? "reserved")
             }
-            if !response.truncated || response.parametersDecoded >= 2 {
+            if let rawResult = response.rawResult {
                 json.appendKey("result_code")
-                json.appendInteger(response.rawResult)
+                json.appendInteger(rawResult)
                 json.appendKey("result")
                 json.appendString(response.result?.jsonName ?? "reserved")
             }
