@@ -46,5 +46,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strict
         ),
+        // Runs the built `ftms-bridge` as a real process over real pipes and files.
+        .testTarget(name: "CLITests", dependencies: ["ftms-bridge"], swiftSettings: strict),
     ]
 )

@@ -11,7 +11,7 @@ omitted, energy sentinels (0xFFFF / 0xFFFF / 0xFF) -> null and no other sentinel
 shortest exact decimal form.
 
 Names for characteristics other than 0x2AD2/0x2AD1 follow the spec wording by the SPEC §3.1 rule
-but are not spelled out in SPEC; they all live in the tables below so they can be aligned in one place.
+but are not spelled out in SPEC; they live in the tables below (ftms-bridge uses the same names).
 
 usage: gen_frames.py --characteristic 2ad2 [--count N] [--seed S] [--hex-only] [--spaced]
 """
@@ -259,7 +259,8 @@ def frame(rng, uuid):
         if rng.random() < 0.3:                            # response indication
             req, res = rng.choice(sorted(CP_REQUESTS)), rng.choice(sorted(CP_RESULTS))
             out += bytes([0x80, req, res])
-            obj.update(op_code=0x80, request_op_code=req, result=CP_RESULTS[res])
+            obj.update(op_code=0x80, request_op_code=req, request=CP_REQUESTS[req][0],
+                       result_code=res, result=CP_RESULTS[res])
             if req == 0x13 and res == 1:                  # Spin Down success carries target speeds
                 emit(rng, SPIN_DOWN_RESPONSE, out, obj)
         else:
@@ -272,7 +273,7 @@ def frame(rng, uuid):
         flags = rng.choice([0, 1, 3])                     # bit 0 string present, bit 1 extended
         code = rng.randrange(len(TRAINING_STATUS))
         out += bytes([flags, code])
-        obj.update(flags=flags, training_status=TRAINING_STATUS[code])
+        obj.update(flags=flags, training_status_code=code, training_status=TRAINING_STATUS[code])
         if flags & 1:
             text = "".join(rng.choice(string.ascii_letters + string.digits + ' -_."\\/')
                            for _ in range(rng.randrange(16)))

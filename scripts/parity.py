@@ -26,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
 import gen_frames  # noqa: E402
 
 

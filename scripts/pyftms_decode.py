@@ -27,7 +27,6 @@ import logging
 import re
 import sys
 
-from pyftms.client import const
 from pyftms.client.properties.features import MachineSettings, read_features, read_supported_ranges
 from pyftms.models import (ControlCode, ControlIndicateModel, ControlModel, IndoorBikeData,
                            MachineStatusCode, MachineStatusModel, ResultCode, RowerData,
@@ -165,17 +164,16 @@ TARGET_SETTINGS = {
 }
 # Supported range characteristic -> (pyftms setting that makes it read it, our min/max/step names)
 RANGES = {
-    "2ad4": (MachineSettings.SPEED, const.SPEED_RANGE_UUID,
+    "2ad4": (MachineSettings.SPEED,
              ["minimum_speed_kmh", "maximum_speed_kmh", "minimum_increment_kmh"]),
-    "2ad5": (MachineSettings.INCLINE, const.INCLINATION_RANGE_UUID,
+    "2ad5": (MachineSettings.INCLINE,
              ["minimum_inclination_percent", "maximum_inclination_percent",
               "minimum_increment_percent"]),
-    "2ad6": (MachineSettings.RESISTANCE, const.RESISTANCE_LEVEL_RANGE_UUID,
+    "2ad6": (MachineSettings.RESISTANCE,
              ["minimum_resistance_level", "maximum_resistance_level", "minimum_increment"]),
-    "2ad7": (MachineSettings.HEART_RATE, const.HEART_RATE_RANGE_UUID,
+    "2ad7": (MachineSettings.HEART_RATE,
              ["minimum_heart_rate_bpm", "maximum_heart_rate_bpm", "minimum_increment_bpm"]),
-    "2ad8": (MachineSettings.POWER, const.POWER_RANGE_UUID,
-             ["minimum_power_w", "maximum_power_w", "minimum_increment_w"]),
+    "2ad8": (MachineSettings.POWER, ["minimum_power_w", "maximum_power_w", "minimum_increment_w"]),
 }
 NAMES = {"2ad2": "indoor_bike_data", "2ad1": "rower_data", "2acc": "fitness_machine_feature",
          "2ada": "fitness_machine_status", "2ad9": "fitness_machine_control_point",
@@ -217,6 +215,9 @@ def rename(d):
 def decoder(uuid, bench=False):
     """Return f(bytes) -> dict in ftms-bridge names, built on pyftms's parser for `uuid`.
     With bench=True, data records stop at pyftms's own result (what DataUpdater gets), unrenamed."""
+    if uuid not in NAMES:
+        raise SystemExit(f"pyftms_decode: unsupported characteristic {uuid!r} "
+                         f"(supported: {', '.join(NAMES)})")
     head = {"characteristic": NAMES[uuid], "uuid": uuid}
     if uuid in ("2ad2", "2ad1"):
         deserialize = get_serializer(IndoorBikeData if uuid == "2ad2" else RowerData).deserialize
@@ -243,8 +244,10 @@ def decoder(uuid, bench=False):
             bio = io.BytesIO(b)
             if b[:1] == b"\x80":
                 ind = ControlIndicateModel._deserialize(bio)
-                out = {**head, "op_code": int(ind.code), "request_op_code": int(ind.request_code),
-                       "result": CP_RESULTS[ResultCode(ind.result_code).name]}
+                req, res = ControlCode(ind.request_code), ResultCode(ind.result_code)
+                out = {**head, "op_code": int(ind.code), "request_op_code": int(req),
+                       "request": CP_REQUESTS[req.name], "result_code": int(res),
+                       "result": CP_RESULTS[res.name]}
                 s = SpinDownSpeedData._get_serializer()
                 if speed := bio.read(s.get_size()):
                     out.update(rename(s.deserialize(speed)._asdict()))
@@ -259,7 +262,8 @@ def decoder(uuid, bench=False):
         def training_status(b):
             bio = io.BytesIO(b)
             m = TrainingStatusModel._deserialize(bio)
-            out = {**head, "flags": int(m.flags), "training_status": TRAINING_STATUS[m.code.name]}
+            out = {**head, "flags": int(m.flags), "training_status_code": int(m.code),
+                   "training_status": TRAINING_STATUS[m.code.name]}
             if TrainingStatusFlags.STRING_PRESENT in m.flags:
                 if rest := bio.read():  # pyftms drops an empty string
                     out["training_status_string"] = rest.decode("utf-8")
@@ -275,14 +279,13 @@ def decoder(uuid, bench=False):
                     "target_setting_features_raw": int(settings)}
         return features
     if uuid in RANGES:
-        setting, _, names = RANGES[uuid]
+        setting, names = RANGES[uuid]
 
         def supported_range(b):
             ranges = run(read_supported_ranges(FakeClient(b), setting))
             (rng,) = ranges.values()
             return {**head, **{n: v for n, v in zip(names, rng) if v is not None}}
         return supported_range
-    raise SystemExit(f"pyftms_decode: unsupported characteristic {uuid!r}")
 
 
 def main():

@@ -59,7 +59,7 @@ public enum ControlPointOpCode: UInt8, CaseIterable, Sendable {
         case .setTargetResistanceLevel: TargetParameters.targetResistance(parameterBytes: parameterBytes)
         case .setTargetPower: TargetParameters.targetPower
         case .setTargetHeartRate: TargetParameters.targetHeartRate
-        case .stopOrPause: [ParameterDescriptor("stop_or_pause", .uint8, naming: .stopOrPause)]
+        case .stopOrPause: [ParameterDescriptor("control_information", .uint8, naming: .stopOrPause)]
         case .setTargetedExpendedEnergy: TargetParameters.targetedExpendedEnergy
         case .setTargetedNumberOfSteps: TargetParameters.targetedSteps
         case .setTargetedNumberOfStrides: TargetParameters.targetedStrides

@@ -26,9 +26,9 @@ public enum StatusOpCode: UInt8, CaseIterable, Sendable {
     public var jsonName: StaticString {
         switch self {
         case .reset: "reset"
-        case .stoppedOrPausedByUser: "stopped_or_paused_by_user"
-        case .stoppedBySafetyKey: "stopped_by_safety_key"
-        case .startedOrResumedByUser: "started_or_resumed_by_user"
+        case .stoppedOrPausedByUser: "fitness_machine_stopped_or_paused_by_the_user"
+        case .stoppedBySafetyKey: "fitness_machine_stopped_by_safety_key"
+        case .startedOrResumedByUser: "fitness_machine_started_or_resumed_by_the_user"
         case .targetSpeedChanged: "target_speed_changed"
         case .targetInclineChanged: "target_incline_changed"
         case .targetResistanceLevelChanged: "target_resistance_level_changed"
@@ -54,7 +54,7 @@ public enum StatusOpCode: UInt8, CaseIterable, Sendable {
     public func parameters(parameterBytes: Int) -> [ParameterDescriptor] {
         switch self {
         case .reset, .stoppedBySafetyKey, .startedOrResumedByUser, .controlPermissionLost: []
-        case .stoppedOrPausedByUser: [ParameterDescriptor("stop_or_pause", .uint8, naming: .stopOrPause)]
+        case .stoppedOrPausedByUser: [ParameterDescriptor("control_information", .uint8, naming: .stopOrPause)]
         case .targetSpeedChanged: TargetParameters.targetSpeed
         case .targetInclineChanged: TargetParameters.targetInclination
         case .targetResistanceLevelChanged: TargetParameters.targetResistance(parameterBytes: parameterBytes)

@@ -35,8 +35,8 @@ enum TargetParameters {
     static let indoorBikeSimulation = [
         ParameterDescriptor("wind_speed_mps", .sint16, .thousandth),
         ParameterDescriptor("grade_percent", .sint16, .hundredth),
-        ParameterDescriptor("crr", .uint8, .tenThousandth),
-        ParameterDescriptor("cw_kg_per_m", .uint8, .hundredth),
+        ParameterDescriptor("coefficient_of_rolling_resistance", .uint8, .tenThousandth),
+        ParameterDescriptor("wind_resistance_coefficient_kg_per_m", .uint8, .hundredth),
     ]
     static let wheelCircumference = [ParameterDescriptor("wheel_circumference_mm", .uint16, .tenth)]
     static let targetedCadence = [ParameterDescriptor("targeted_cadence_rpm", .uint16, .half)]

@@ -48,7 +48,7 @@ public struct FitnessMachineFeature: Sendable, Equatable {
         "targeted_expended_energy", "targeted_step_number", "targeted_stride_number", "targeted_distance",
         "targeted_training_time", "targeted_time_in_two_heart_rate_zones",
         "targeted_time_in_three_heart_rate_zones", "targeted_time_in_five_heart_rate_zones",
-        "indoor_bike_simulation", "wheel_circumference", "spin_down_control", "targeted_cadence",
+        "indoor_bike_simulation_parameters", "wheel_circumference", "spin_down_control", "targeted_cadence",
     ]
 
     public var fitnessMachineFeatureList: [String] {

@@ -48,7 +48,7 @@ public struct TrainingStatus: Sendable, Equatable {
         case 0x0A: "speed_outside_of_control_region_high"
         case 0x0B: "cool_down"
         case 0x0C: "watt_control"
-        case 0x0D: "manual_mode"
+        case 0x0D: "manual_mode_quick_start"
         case 0x0E: "pre_workout"
         case 0x0F: "post_workout"
         default: "reserved"

@@ -1,0 +1,31 @@
+// swift-tools-version: 6.1
+//
+// Benchmarks for ftms-bridge (ordo-one/benchmark). A package of its own, depending on the
+// product by path, so the daemon's build and `swift test` never compile the benchmark
+// harness. Run with `scripts/bench.sh` or `swift package benchmark` in this folder.
+import PackageDescription
+
+import struct Foundation.URL
+
+/// A path dependency is named after its folder, which differs between checkouts.
+let productPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "ftms-bridge-benchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "FTMSDecoding",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FTMS", package: productPackage),
+            ],
+            path: "Benchmarks/FTMSDecoding",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// `ftms-bridge decode` as users run it (SPEC §3.1, §9).
+@Suite("ftms-bridge decode")
+struct DecodeCommandTests {
+    static let ic4 = #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":7.3,"instantaneous_cadence_rpm":129,"instantaneous_power_w":290,"heart_rate_bpm":0}"#
+
+    @Test func framesAsArguments() throws {
+        let result = try ProcessRunner.run(["decode", "0x2AD2", "44 02 da 02 02 01 22 01 00", "44:02:da:02:02:01:22:01:00", "440202"])
+        #expect(result.status == 0)
+        #expect(result.lines.count == 3)
+        #expect(result.lines[0] == Self.ic4[...])
+        #expect(result.lines[1] == Self.ic4[...])
+        #expect(result.lines[2].contains(#""truncated":true"#))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func stdinWithBadLinesKeepsGoingAndFailsAtTheEnd() throws {
+        let input = "# a comment\n44 02 da 02 02 01 22 01 00\r\nnot hex\n\n   \n44 02 da 02 02 01 22 01 00\n54 0\n44 02 da 02 02 01 22 01 00"
+        let result = try ProcessRunner.run(["decode", "indoor-bike-data"], stdin: input)
+        #expect(result.status == 1)
+        let lines = result.lines
+        #expect(lines.count == 5)
+        #expect(lines[0] == Self.ic4[...])
+        #expect(lines[1] == #"{"line":3,"error":"invalid hex character 'n' at column 1"}"#)
+        #expect(lines[2] == Self.ic4[...])
+        #expect(lines[3] == #"{"line":7,"error":"odd number of hex digits in the group ending at column 4"}"#)
+        #expect(lines[4] == Self.ic4[...], "the last line has no newline and must still be decoded")
+        #expect(result.stderr == "ftms-bridge: decode: 2 of 8 lines could not be read\n")
+    }
+
+    @Test func unknownCharacteristicIsAOneLineError() throws {
+        let result = try ProcessRunner.run(["decode", "heart-rate", "00"])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("unknown characteristic 'heart-rate'"))
+    }
+
+    /// Garbage of every kind on stdin: NULs, invalid UTF-8, a megabyte with no newline.
+    @Test func garbageNeverCrashes() throws {
+        var random = SystemRandomNumberGenerator()
+        var garbage = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) })
+        garbage.append(Data(repeating: UInt8(ascii: "a"), count: 1 << 20))
+        garbage.append(Data("\n44 02 da 02 02 01 22 01 00\n".utf8))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString)")
+        try garbage.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try ProcessRunner.run(["decode", "2ad2"], stdinFile: file)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.lines.last == Self.ic4[...])
+        for line in result.lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line.prefix(120))")
+        }
+        #expect(result.lines.contains { $0.contains("longer than any frame") })
+    }
+
+    /// Memory must not grow with input: 250 times the frames, about the same peak RSS.
+    ///
+    /// `posix_spawn` children start inside the parent's address space, so their `ru_maxrss`
+    /// includes the test process's own memory. Both inputs are therefore written in small
+    /// chunks before either run, so the parent looks the same to both children and the
+    /// difference is the decoder's alone.
+    @Test func streamsInConstantMemory() throws {
+        func writeFrames(_ count: Int) throws -> URL {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(UUID().uuidString)")
+            FileManager.default.createFile(atPath: file.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            let chunk = Data(String(repeating: "54 08 95 04 3a 00 14 03 00 27 00 80 03\n", count: 1_000).utf8)
+            for _ in 0..<(count / 1_000) { try handle.write(contentsOf: chunk) }
+            return file
+        }
+        let smallInput = try writeFrames(2_000)
+        let largeInput = try writeFrames(500_000)
+        defer {
+            try? FileManager.default.removeItem(at: smallInput)
+            try? FileManager.default.removeItem(at: largeInput)
+        }
+        let small = try ProcessRunner.run(["decode", "2ad2"], stdinFile: smallInput)
+        let large = try ProcessRunner.run(["decode", "2ad2"], stdinFile: largeInput)
+        #expect(small.status == 0 && large.status == 0)
+        #expect(large.lines.count == 500_000)
+        #expect(large.maxResidentKiB - small.maxResidentKiB < 2_048,
+                "peak RSS grew from \(small.maxResidentKiB) KiB to \(large.maxResidentKiB) KiB")
+    }
+
+    @Test func demoDecodesEveryEmbeddedFrame() throws {
+        let result = try ProcessRunner.run(["demo", "--json"])
+        #expect(result.status == 0)
+        #expect(result.lines.count == 14)
+        #expect(result.lines.allSatisfy { $0.hasPrefix(#"{"characteristic":"#) })
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Runs the `ftms-bridge` binary that SwiftPM built next to this test bundle.
+struct ProcessRunner {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        /// Peak resident memory of the child, in KiB (from `wait4`'s rusage).
+        let maxResidentKiB: Int
+
+        var lines: [Substring] { stdout.split(separator: "\n", omittingEmptySubsequences: true) }
+    }
+
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ftms-bridge")
+    }
+
+    /// Runs with stdin from `input` (a file, so large inputs need no feeding thread) and
+    /// stdout/stderr to files, then reaps the child with `wait4` to read its peak memory.
+    static func run(_ arguments: [String], stdinFile: URL? = nil, stdin: String? = nil) throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var input = stdinFile
+        if let stdin {
+            let file = directory.appendingPathComponent("stdin")
+            try Data(stdin.utf8).write(to: file)
+            input = file
+        }
+        let outPath = directory.appendingPathComponent("stdout").path
+        let errPath = directory.appendingPathComponent("stderr").path
+
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        let argv = ([binary.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw CLIError("posix_spawn failed: \(spawned)") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Result(
+            status: exitStatus,
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+            maxResidentKiB: usage.ru_maxrss)
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing ftms-bridge needs on Debian 12, and nothing
+# that is already there. Safe to run again. Swift 6.3 itself is expected on PATH.
+#
+#   libdbus-1-dev     the DBus module binds libdbus-1 (pkg-config dbus-1)
+#   libbluetooth-dev  `ftms-bridge doctor` reads controller versions through libbluetooth
+#   dbus              tests start a private dbus-daemon in place of the system bus
+#   libsqlite3-dev    the session store (GRDB over the system SQLite)
+#   pkg-config, python3, hyperfine: build plumbing, the parity check and benchmarks
+set -euo pipefail
+packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+command -v swift >/dev/null || { echo "install-deps: swift is not on PATH; install Swift 6.3 first" >&2; exit 1; }
