@@ -154,3 +154,21 @@ struct GoldenVectorTests {
         #expect(record.implausibleFields == [.instantaneousSpeed, .averagePower, .heartRate])
     }
 }
+
+@Suite("Field tables agree")
+struct FieldTableTests {
+    /// The decoder's packed table must say what the descriptors say, for every field at
+    /// the top of its range (where a wrong width or sign shows).
+    @Test(arguments: DataField.allCases)
+    func formatMatchesDescriptor(field: DataField) {
+        var values = FieldValues()
+        values.set(field, raw: field.descriptor.format.rawRange.upperBound)
+        for kind in [DataRecord.Kind.indoorBikeData, .rowerData] {
+            guard kind.layout.entries.contains(where: { $0.field == field }) else { continue }
+            let record = DataRecord(kind: kind, values: values)
+            let decoded = record.encoded().withUnsafeBytes { DataRecord(kind: kind, decoding: $0) }
+            #expect(decoded.values.raw(field) == field.descriptor.format.rawRange.upperBound, "\(field) in \(kind)")
+            #expect(!decoded.truncated && decoded.trailingBytes == 0)
+        }
+    }
+}

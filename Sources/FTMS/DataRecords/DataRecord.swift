@@ -21,6 +21,18 @@ public struct DataRecord: Sendable, Equatable {
             case .rowerData: RecordLayout.rowerData
             }
         }
+
+        /// The layout's packed groups alone: a plain value with no references, so the
+        /// decoder copies it without the retain and release a whole ``RecordLayout`` costs.
+        var packedGroups: InlineArray<16, UInt32> {
+            switch self {
+            case .indoorBikeData: Self.indoorBikeGroups
+            case .rowerData: Self.rowerGroups
+            }
+        }
+
+        private static let indoorBikeGroups = RecordLayout.indoorBikeData.packedGroups
+        private static let rowerGroups = RecordLayout.rowerData.packedGroups
     }
 
     public let kind: Kind
@@ -69,12 +81,22 @@ public struct DataRecord: Sendable, Equatable {
             return
         }
         self.flags = flags
-        for entry in kind.layout.entries where RecordLayout.isPresent(flagBit: entry.flagBit, in: flags) {
-            guard let raw = reader.read(entry.field.descriptor.format) else {
-                truncated = true
-                return
+        let groups = kind.packedGroups
+        // Walk only the groups that are present, in flag-bit order, which is wire order.
+        // Bit 0 is inverted, and a reserved bit has an empty group.
+        var present = flags ^ 1
+        while present != 0 {
+            var group = groups[present.trailingZeroBitCount]
+            present &= present &- 1
+            while group != 0 {
+                let packed = group & 0xFF
+                group >>= 8
+                guard let raw = reader.read(packedCode: packed >> 5) else {
+                    truncated = true
+                    return
+                }
+                values.set(fieldNumber: Int(packed & 0x1F) &- 1, raw: raw)
             }
-            values.set(entry.field, raw: raw)
         }
         trailingBytes = reader.remaining
     }

@@ -44,6 +44,13 @@ public struct FieldValues: Sendable {
         presence |= field.bit
     }
 
+    /// For the decoder, whose packed layout yields field numbers that are valid by construction.
+    @inlinable
+    mutating func set(fieldNumber: Int, raw value: Int32) {
+        raw[fieldNumber] = value
+        presence |= 1 << UInt32(fieldNumber)
+    }
+
     @inlinable
     public mutating func remove(_ field: DataField) {
         presence &= ~field.bit

@@ -16,10 +16,22 @@ public struct RecordLayout: Sendable {
     public let entries: [Entry]
     /// Flag bits this layout defines; the rest are reserved for future use.
     public let definedFlags: UInt16
+    /// The same layout packed for the decoder's hot loop: for each flag bit, up to three
+    /// fields, one byte each, low byte first, 0 ending the group. A byte holds the field's
+    /// `rawValue + 1` in bits 0–4 and its ``WireFormat/packedCode`` in bits 5–6. Derived from
+    /// ``entries``, so the two can never disagree.
+    let packedGroups: InlineArray<16, UInt32>
 
     init(_ groups: [(UInt16, [DataField])]) {
         self.entries = groups.flatMap { group in group.1.map { Entry(flagBit: group.0, field: $0) } }
         self.definedFlags = groups.reduce(0) { $0 | (1 << $1.0) }
+        var packed = InlineArray<16, UInt32>(repeating: 0)
+        for (bit, fields) in groups {
+            packed[Int(bit)] = fields.reversed().reduce(0) { group, field in
+                group << 8 | UInt32(field.rawValue + 1) | UInt32(field.descriptor.format.packedCode) << 5
+            }
+        }
+        self.packedGroups = packed
     }
 
     /// Flags that make every field of this layout present (bit 0 clear, bits 1–12 set).

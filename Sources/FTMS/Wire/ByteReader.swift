@@ -33,6 +33,22 @@ struct ByteReader {
         }
     }
 
+    /// Reads a field by its packed format code (see ``WireFormat/packedCode``).
+    @inlinable
+    mutating func read(packedCode code: UInt32) -> Int32? {
+        let width = code == 3 ? 3 : (code == 0 ? 1 : 2)
+        guard remaining >= width else { return nil }
+        defer { offset += width }
+        let b0 = Int32(bytes[offset])
+        if code == 0 { return b0 }
+        let low16 = b0 | Int32(bytes[offset + 1]) << 8
+        switch code {
+        case 1: return low16
+        case 2: return Int32(Int16(truncatingIfNeeded: low16))
+        default: return low16 | Int32(bytes[offset + 2]) << 16
+        }
+    }
+
     @inlinable
     mutating func readUInt16() -> UInt16? {
         read(.uint16).map { UInt16(truncatingIfNeeded: $0) }

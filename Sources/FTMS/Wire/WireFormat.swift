@@ -14,6 +14,16 @@ public enum WireFormat: Sendable, Hashable {
         }
     }
 
+    /// Two bits naming the format inside ``RecordLayout``'s packed groups.
+    var packedCode: UInt8 {
+        switch self {
+        case .uint8: 0
+        case .uint16: 1
+        case .sint16: 2
+        case .uint24: 3
+        }
+    }
+
     /// The raw values this format can carry; encoders clamp into it instead of wrapping.
     @inlinable
     public var rawRange: ClosedRange<Int32> {
