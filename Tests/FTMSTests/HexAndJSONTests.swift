@@ -6,7 +6,7 @@ struct HexTests {
     @Test(arguments: [
         ("54 08 95", [0x54, 0x08, 0x95]), ("54:08:95", [0x54, 0x08, 0x95]), ("540895", [0x54, 0x08, 0x95]),
         ("0x54 0x08", [0x54, 0x08]), ("0x5408", [0x54, 0x08]), ("  AB\tcd ", [0xAB, 0xCD]), ("", []),
-        ("54,08", [0x54, 0x08]),
+        ("54,08", [0x54, 0x08]), ("0X54 0x08", [0x54, 0x08]), ("00 0a", [0x00, 0x0A]),
     ] as [(String, [UInt8])])
     func accepts(_ text: String, _ bytes: [UInt8]) {
         #expect(Hex.bytes(text) == bytes)
@@ -18,12 +18,25 @@ struct HexTests {
         ("5 40", "odd number of hex digits in the group ending at column 1"),
         ("54 g8", "invalid hex character 'g' at column 4"),
         ("500x", "invalid hex character 'x' at column 4"),
+        ("5x", "invalid hex character 'x' at column 2"),
+        ("00x1", "invalid hex character 'x' at column 3"),
+        ("@", "invalid hex character '@' at column 1"),
     ])
     func rejectsWithAReason(_ text: String, _ reason: String) {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)
-        let error = utf8.withUnsafeMutableBufferPointer { Hex.parse(UnsafeBufferPointer($0), into: &bytes) }
-        #expect(error?.description == reason)
+        guard case .failure(let error) = Hex.parse(text) else {
+            Issue.record("'\(text)' parsed")
+            return
+        }
+        #expect(error.description == reason)
+    }
+
+    @Test func framesLongerThanAnAttributeValueAreRejected() {
+        #expect(Hex.bytes(String(repeating: "ab", count: 512))?.count == 512)
+        guard case .failure(let error) = Hex.parse(String(repeating: "ab", count: 513)) else {
+            Issue.record("513 bytes parsed")
+            return
+        }
+        #expect(error.reason == .tooLong)
     }
 
     @Test func stringRoundTrips() {

@@ -127,8 +127,6 @@ public struct DataRecord: Sendable, Equatable {
 
     public func isImplausible(_ field: DataField) -> Bool {
         guard let raw = values.raw(field) else { return false }
-        let descriptor = field.descriptor
-        guard raw != descriptor.notAvailable, let plausible = descriptor.plausible else { return false }
-        return !plausible.contains(raw)
+        return field.descriptor.isImplausible(raw: raw)
     }
 }

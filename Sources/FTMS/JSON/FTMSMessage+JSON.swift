@@ -18,7 +18,7 @@ extension FTMSMessage {
     public var json: String {
         var buffer = JSONBuffer()
         writeJSON(into: &buffer)
-        return String(decoding: buffer.bytes, as: UTF8.self)
+        return buffer.string
     }
 }
 
@@ -91,8 +91,9 @@ extension DataRecord {
         var implausible: UInt32 = 0
         for entry in kind.layout.entries {
             guard let raw = values.raw(entry.field) else { continue }
-            json.appendField(entry.field.descriptor, raw: raw)
-            if isImplausible(entry.field) { implausible |= entry.field.bit }
+            let descriptor = entry.field.descriptor
+            json.appendField(descriptor, raw: raw)
+            if descriptor.isImplausible(raw: raw) { implausible |= entry.field.bit }
         }
         if implausible != 0 {
             json.appendKey("implausible")

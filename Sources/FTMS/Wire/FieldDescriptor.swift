@@ -22,4 +22,11 @@ public struct FieldDescriptor: Sendable {
         self.notAvailable = notAvailable
         self.plausible = plausible
     }
+
+    /// A present value outside ``plausible``; a "not available" sentinel never is.
+    @inlinable
+    public func isImplausible(raw: Int32) -> Bool {
+        guard raw != notAvailable, let plausible else { return false }
+        return !plausible.contains(raw)
+    }
 }

@@ -12,6 +12,7 @@ public enum Hex {
         public enum Reason: Sendable, Equatable {
             case invalidCharacter(UInt8)
             case oddDigitCount
+            case tooLong
         }
 
         public var description: String {
@@ -21,47 +22,74 @@ public enum Hex {
                 return "invalid hex character \(shown) at column \(column)"
             case .oddDigitCount:
                 return "odd number of hex digits in the group ending at column \(column)"
+            case .tooLong:
+                return "frame is longer than \(Hex.maximumFrameLength) bytes, the most an attribute value can hold"
             }
         }
     }
 
-    /// Parses `text` into `bytes` (cleared first, capacity kept), so a caller streaming
-    /// millions of lines reuses one buffer.
-    public static func parse(_ text: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) -> ParseError? {
-        bytes.removeAll(keepingCapacity: true)
-        var high: UInt8? = nil
+    /// The longest attribute value ATT allows (Core Spec Vol 3 Part F §3.2.9); no
+    /// notification, read or write can be longer.
+    public static let maximumFrameLength = 512
+
+    /// Parses `text` into `output`, returning the number of bytes written. The caller owns a
+    /// fixed buffer of ``maximumFrameLength`` bytes, so streaming millions of lines allocates
+    /// nothing.
+    public static func parse(
+        _ text: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> Result<Int, ParseError> {
+        var written = 0
+        var high: UInt8 = 0
+        var pending = false
         var index = 0
         let count = text.count
         while index < count {
             let character = text[index]
-            if let nibble = nibble(character) {
-                if let pending = high {
-                    bytes.append(pending << 4 | nibble)
-                    high = nil
-                } else {
-                    high = nibble
-                }
-            } else if isSeparator(character) {
-                if high != nil { return ParseError(column: index, reason: .oddDigitCount) }
-            } else if character == UInt8(ascii: "x") || character == UInt8(ascii: "X"),
-                high == 0, index >= 1, text[index - 1] == UInt8(ascii: "0"),
-                index == 1 || isSeparator(text[index - 2])
-            {
-                high = nil  // a `0x` prefix: the 0 was not a digit after all
-            } else {
-                return ParseError(column: index + 1, reason: .invalidCharacter(character))
-            }
             index += 1
+            let digit = character &- UInt8(ascii: "0")
+            let letter = (character | 0x20) &- UInt8(ascii: "a")
+            let nibble: UInt8
+            if digit < 10 {
+                nibble = digit
+            } else if letter < 6 {
+                nibble = letter &+ 10
+            } else if isSeparator(character) {
+                if pending { return .failure(ParseError(column: index - 1, reason: .oddDigitCount)) }
+                continue
+            } else if character | 0x20 == UInt8(ascii: "x"), pending, high == 0,
+                index == 2 || (index > 2 && isSeparator(text[index - 3]))
+            {
+                pending = false  // a `0x` prefix: the 0 was not a digit after all
+                continue
+            } else {
+                return .failure(ParseError(column: index, reason: .invalidCharacter(character)))
+            }
+            if pending {
+                guard written < output.count else { return .failure(ParseError(column: index, reason: .tooLong)) }
+                output[written] = high << 4 | nibble
+                written += 1
+                pending = false
+            } else {
+                high = nibble
+                pending = true
+            }
         }
-        if high != nil { return ParseError(column: count, reason: .oddDigitCount) }
-        return nil
+        if pending { return .failure(ParseError(column: count, reason: .oddDigitCount)) }
+        return .success(written)
     }
 
     public static func bytes(_ text: String) -> [UInt8]? {
-        var bytes: [UInt8] = []
+        try? parse(text).get()
+    }
+
+    /// Parses a whole string, for callers that are not streaming.
+    public static func parse(_ text: String) -> Result<[UInt8], ParseError> {
         var utf8 = Array(text.utf8)
-        let error = utf8.withUnsafeMutableBufferPointer { parse(UnsafeBufferPointer($0), into: &bytes) }
-        return error == nil ? bytes : nil
+        var output = [UInt8](repeating: 0, count: maximumFrameLength)
+        let result = utf8.withUnsafeMutableBufferPointer { text in
+            output.withUnsafeMutableBufferPointer { parse(UnsafeBufferPointer(text), into: $0) }
+        }
+        return result.map { Array(output.prefix($0)) }
     }
 
     /// Lowercase hex without separators, as `.ftmscap` stores frames.
@@ -72,16 +100,6 @@ public enum Hex {
             text.append(Character(UnicodeScalar(digit(byte & 0xF))))
         }
         return text
-    }
-
-    @inline(__always)
-    static func nibble(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character &- UInt8(ascii: "A") &+ 10
-        default: nil
-        }
     }
 
     @inline(__always)

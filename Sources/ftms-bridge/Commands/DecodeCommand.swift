@@ -54,17 +54,16 @@ struct DecodeCommand: ParsableCommand {
 }
 
 /// The per-line work of `decode`, with every buffer reused across lines.
-struct DecodeSession {
+struct DecodeSession: ~Copyable {
     let characteristic: Characteristic
     private(set) var lineNumber = 0
     private(set) var failedLines = 0
-    private var frame: [UInt8] = []
+    private var frame = [UInt8](repeating: 0, count: Hex.maximumFrameLength)
     private var json = JSONBuffer(capacity: 1 << 17)
     private let output = BufferedOutput(descriptor: 1)
 
     init(characteristic: Characteristic) {
         self.characteristic = characteristic
-        frame.reserveCapacity(512)
     }
 
     mutating func decodeLine(_ text: UnsafeBufferPointer<UInt8>, skipComments: Bool = true) {
@@ -73,11 +72,19 @@ struct DecodeSession {
             return  // blank
         }
         if skipComments, text[first] == UInt8(ascii: "#") { return }
-        if let error = Hex.parse(text, into: &frame) {
+        let characteristic = self.characteristic
+        let parsed = frame.withUnsafeMutableBufferPointer { output -> Result<FTMSMessage, Hex.ParseError> in
+            Hex.parse(text, into: output).map { count in
+                FTMSMessage(characteristic: characteristic, decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[..<count]))
+            }
+        }
+        let message: FTMSMessage
+        switch parsed {
+        case .success(let decoded): message = decoded
+        case .failure(let error):
             reportError(error.description)
             return
         }
-        let message = frame.withUnsafeBytes { FTMSMessage(characteristic: characteristic, decoding: $0) }
         message.writeJSON(into: &json)
         json.append(UInt8(ascii: "\n"))
         output.drain(&json)

@@ -25,7 +25,7 @@ struct DemoCommand: ParsableCommand {
             let message = FTMSMessage(characteristic: frame.characteristic, decoding: bytes)
             buffer.removeAll()
             message.writeJSON(into: &buffer)
-            let line = String(decoding: buffer.bytes, as: UTF8.self)
+            let line = buffer.string
             if json {
                 text += line + "\n"
             } else {

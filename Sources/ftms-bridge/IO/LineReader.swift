@@ -49,6 +49,15 @@ struct LineReader {
                 end = count
             }
             let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n"))
+            // The common case, a whole line inside the read buffer, is handed out in place.
+            if let newline, line.isEmpty, overflow == 0, newline - start <= maximumLineLength {
+                var stop = newline
+                if stop > start, buffer[stop - 1] == UInt8(ascii: "\r") { stop -= 1 }
+                let lineStart = start
+                start = newline + 1
+                buffer.withUnsafeBufferPointer { body(.line(UnsafeBufferPointer(rebasing: $0[lineStart..<stop]))) }
+                continue
+            }
             let stop = newline ?? end
             let room = maximumLineLength - line.count
             if stop - start <= room {

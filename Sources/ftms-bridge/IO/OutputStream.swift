@@ -28,23 +28,25 @@ struct BufferedOutput {
     func drain(_ json: inout JSONBuffer, force: Bool = false) -> Bool {
         guard force || json.count >= flushThreshold, json.count > 0 else { return true }
         defer { json.removeAll() }
-        return writeAll(json.bytes)
+        return json.withUnsafeBytes(writeAll)
     }
 
     private func writeAll(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return true }
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
+        bytes.withUnsafeBytes(writeAll)
+    }
+
+    private func writeAll(_ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let base = raw.baseAddress else { return true }
+        var offset = 0
+        while offset < raw.count {
+            let written = write(descriptor, base + offset, raw.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
             }
-            return true
+            offset += written
         }
+        return true
     }
 }
 
