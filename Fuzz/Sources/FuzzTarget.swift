@@ -6,7 +6,9 @@ import Glibc
 
 /// Fuzz target for every FTMS decoder.
 ///
-/// The first input byte picks the characteristic, the rest is the value. Beyond "never
+/// The first input byte picks the characteristic, the rest is the value; a first byte of
+/// 0xF0 or more instead feeds the rest to the hex parser, the CLI's first contact with
+/// untrusted text. Beyond "never
 /// traps", each input checks the codec's invariants: the JSON is well formed, a value that
 /// decoded cleanly re-encodes to the same bytes, and the merger accepts any record. A broken
 /// invariant stops the run with the input saved by libFuzzer.
@@ -21,8 +23,14 @@ enum FuzzTarget {
     nonisolated(unsafe) static var rowerMerger = RecordMerger(kind: .rowerData)
     nonisolated(unsafe) static var clock = Duration.zero
 
+    nonisolated(unsafe) static var frame = [UInt8](repeating: 0, count: Hex.maximumFrameLength)
+
     static func check(_ input: UnsafeRawBufferPointer) {
         guard let selector = input.first else { return }
+        if selector >= 0xF0 {
+            checkHex(UnsafeRawBufferPointer(rebasing: input.dropFirst()).bindMemory(to: UInt8.self))
+            return
+        }
         let characteristics = Characteristic.allCases
         let characteristic = characteristics[Int(selector) % characteristics.count]
         let value = UnsafeRawBufferPointer(rebasing: input.dropFirst())
@@ -48,6 +56,16 @@ enum FuzzTarget {
             message.encoded() != Array(value)
         {
             fatalError("re-encoding changed \(characteristic.shortUUID) \(Hex.string(value))")
+        }
+    }
+
+    /// Parsed hex re-printed and parsed again must give the same bytes.
+    static func checkHex(_ text: UnsafeBufferPointer<UInt8>) {
+        let result = frame.withUnsafeMutableBufferPointer { Hex.parse(text, into: $0) }
+        guard case .success(let count) = result else { return }
+        let again = Hex.bytes(Hex.string(frame.prefix(count)))
+        if again != Array(frame.prefix(count)) {
+            fatalError("hex round trip changed \(Hex.string(frame.prefix(count)))")
         }
     }
 
