@@ -66,6 +66,14 @@ extension JSONBuffer {
         }
     }
 
+    /// Marks a Target Resistance Level carried in the sint16 form some machines need
+    /// instead of FTMS 1.0's uint8 (SPEC §4), so a reader sees the quirk.
+    mutating func appendResistanceForm(sint16: Bool) {
+        guard sint16 else { return }
+        appendKey("parameter_form")
+        appendString("sint16" as StaticString)
+    }
+
     mutating func appendNameList(_ key: StaticString, bits: UInt32, names: [StaticString]) {
         appendKey(key)
         append(UInt8(ascii: "["))
@@ -132,10 +140,7 @@ extension FitnessMachineStatus {
             json.appendKey("event")
             json.appendString(opCode?.jsonName ?? "reserved")
             json.appendParameters(parameterLayout, parameters)
-            if opCode == .targetResistanceLevelChanged, parameterBytes >= 2 {
-                json.appendKey("parameter_form")
-                json.appendString("sint16" as StaticString)
-            }
+            json.appendResistanceForm(sint16: opCode == .targetResistanceLevelChanged && parameterBytes >= 2)
         }
         json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
     }
@@ -153,10 +158,7 @@ extension ControlPointMessage {
             json.appendKey("request")
             json.appendString(request.opCode?.jsonName ?? "reserved")
             json.appendParameters(request.parameterLayout, request.parameters)
-            if request.resistanceForm == .sint16 {
-                json.appendKey("parameter_form")
-                json.appendString("sint16" as StaticString)
-            }
+            json.appendResistanceForm(sint16: request.resistanceForm == .sint16)
             json.closeMessage(truncated: request.truncated, trailingBytes: request.trailingBytes)
         case .response(let response):
             json.appendKey("op_code")
