@@ -22,12 +22,17 @@ let package = Package(
     name: "ftms-bridge",
     products: [
         .library(name: "FTMS", targets: ["FTMS"]),
+        .library(name: "DBus", targets: ["DBus"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
+        // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(
@@ -46,6 +51,8 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strict
         ),
+        // The binding against a real private dbus-daemon.
+        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge"], swiftSettings: strict),
     ]

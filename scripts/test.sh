@@ -5,6 +5,8 @@
 #   2. parity: random frames from an independent generator written from the FTMS 1.0 tables
 #      (scripts/gen_frames.py) against `ftms-bridge decode`
 #   3. fuzz: libFuzzer over every decoder from the seed corpus, bounded (FUZZ_RUNS)
+#   4. the fake BlueZ (python-dbusmock's bluez5 template plus FTMS GATT, Tests/Fixtures/dbusmock)
+#      checks itself on a private dbus-daemon, so the fake the BlueZ tests rely on is known good
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -32,6 +34,11 @@ else
   failed=$((failed + 1))
 fi
 if scripts/fuzz.sh --runs "${FUZZ_RUNS:-1000000}" --seconds 300; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+if scripts/fake-bluez.sh selftest; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

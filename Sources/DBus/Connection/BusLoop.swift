@@ -1,0 +1,199 @@
+import CDBus
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The thread that owns one libdbus connection and makes every libdbus call on it.
+///
+/// libdbus stalls a caller while another thread blocks in its I/O, runs watch and timeout
+/// callbacks with its lock held, and must be dispatched from one thread (notes §4.2–4.3).
+/// So this loop polls the connection's watches plus an eventfd, honours libdbus's timeouts,
+/// runs jobs that other threads post, and dispatches until no data remains. All state marked
+/// "loop thread" is touched only there, which is what makes the `@unchecked Sendable` true.
+final class BusLoop: @unchecked Sendable {
+    /// Loop thread.
+    var connection: OpaquePointer?
+    /// Loop thread: called for every incoming message; returns true when it handled it.
+    var onMessage: ((OpaquePointer) -> Bool)?
+    private var watches: [OpaquePointer] = []
+    private var timeoutDeadlines: [OpaquePointer: Int64] = [:]
+
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let stopRequested = Atomic<Bool>(false)
+    private let wakeDescriptor: Int32
+
+    init() throws {
+        wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wakeDescriptor >= 0 else {
+            throw DBusError.connectFailed(address: "-", reason: "eventfd failed (errno \(errno))")
+        }
+    }
+
+    deinit {
+        close(wakeDescriptor)
+    }
+
+    /// Starts the thread; it keeps the loop alive until it stops.
+    func start() throws {
+        var thread = pthread_t()
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let loop = Unmanaged<BusLoop>.fromOpaque(argument).takeRetainedValue()
+            loop.run()
+            return nil
+        }, retained)
+        guard created == 0 else {
+            Unmanaged<BusLoop>.fromOpaque(retained).release()
+            throw DBusError.connectFailed(address: "-", reason: "cannot start the bus thread (error \(created))")
+        }
+        pthread_detach(thread)
+    }
+
+    /// Runs `job` on the loop thread, soon.
+    func post(_ job: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(job) }
+        wake()
+    }
+
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    /// Asks the loop to finish after the jobs already posted.
+    func stop() {
+        post { [self] in stopRequested.store(true, ordering: .releasing) }
+    }
+
+    // MARK: Loop thread
+
+    private func run() {
+        while !stopRequested.load(ordering: .acquiring) {
+            iterate()
+        }
+        // Jobs posted after the stop still run once, so no caller waits forever.
+        for job in jobs.withLock({ pending in defer { pending.removeAll() }; return pending }) { job() }
+    }
+
+    private func iterate() {
+        var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        var polledWatches: [OpaquePointer] = []
+        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
+            let flags = dbus_watch_get_flags(watch)
+            var events: Int16 = 0
+            if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+            descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+            polledWatches.append(watch)
+        }
+        var wait: Int64 = -1
+        let now = Self.milliseconds()
+        for (timeout, deadline) in timeoutDeadlines where dbus_timeout_get_enabled(timeout) != 0 {
+            let remaining = max(0, deadline - now)
+            wait = wait < 0 ? remaining : min(wait, remaining)
+        }
+        if let connection, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
+            wait = 0
+        }
+        let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(clamping: wait))
+        if ready > 0 {
+            for (index, watch) in polledWatches.enumerated() {
+                let revents = descriptors[index + 1].revents
+                // A handled watch may remove others: handle only those still registered.
+                guard revents != 0, watches.contains(watch) else { continue }
+                var flags: UInt32 = 0
+                if revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
+                if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
+                if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+                if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+                dbus_watch_handle(watch, flags)
+            }
+            if descriptors[0].revents != 0 {
+                var counter: UInt64 = 0
+                _ = read(wakeDescriptor, &counter, 8)
+            }
+        }
+        let later = Self.milliseconds()
+        for timeout in Array(timeoutDeadlines.keys) {
+            guard let deadline = timeoutDeadlines[timeout], deadline <= later,
+                dbus_timeout_get_enabled(timeout) != 0
+            else { continue }
+            timeoutDeadlines[timeout] = later + Int64(dbus_timeout_get_interval(timeout))
+            dbus_timeout_handle(timeout)
+        }
+        for job in jobs.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+            job()
+        }
+        if let connection {
+            while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+        }
+    }
+
+    /// Hands libdbus our watch, timeout, wakeup and filter callbacks. Loop thread, once.
+    func attach(_ connection: OpaquePointer) {
+        self.connection = connection
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_watch_functions(
+            connection,
+            { watch, context in
+                guard let watch, let context else { return 0 }
+                Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue().watches.append(watch)
+                return 1
+            },
+            { watch, context in
+                guard let watch, let context else { return }
+                Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue().watches.removeAll { $0 == watch }
+            },
+            { _, _ in },  // enabled state is re-read on every iteration
+            context, nil)
+        dbus_connection_set_timeout_functions(
+            connection,
+            { timeout, context in
+                guard let timeout, let context else { return 0 }
+                let loop = Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue()
+                loop.timeoutDeadlines[timeout] = BusLoop.milliseconds() + Int64(dbus_timeout_get_interval(timeout))
+                return 1
+            },
+            { timeout, context in
+                guard let timeout, let context else { return }
+                Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue().timeoutDeadlines[timeout] = nil
+            },
+            { timeout, context in
+                guard let timeout, let context else { return }
+                let loop = Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue()
+                loop.timeoutDeadlines[timeout] = BusLoop.milliseconds() + Int64(dbus_timeout_get_interval(timeout))
+            },
+            context, nil)
+        dbus_connection_set_wakeup_main_function(
+            connection,
+            { context in
+                guard let context else { return }
+                Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue().wake()
+            },
+            context, nil)
+        dbus_connection_add_filter(
+            connection,
+            { _, message, context in
+                guard let message, let context else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+                let loop = Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue()
+                return loop.onMessage?(message) == true ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            },
+            context, nil)
+    }
+
+    /// Forgets the connection's callbacks before it is closed. Loop thread.
+    func detach() {
+        connection = nil
+        watches.removeAll()
+        timeoutDeadlines.removeAll()
+    }
+
+    static func milliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+}

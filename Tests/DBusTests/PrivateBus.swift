@@ -1,0 +1,69 @@
+import Foundation
+
+/// A real `dbus-daemon` with a system-bus-like configuration, private to one test.
+final class PrivateBus: @unchecked Sendable {
+    let directory: URL
+    let address: String
+    private var pid: pid_t = 0
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socket = directory.appendingPathComponent("system_bus_socket").path
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+              </policy>
+            </busconfig>
+            """
+        let configFile = directory.appendingPathComponent("bus.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        address = "unix:path=\(socket)"
+        // posix_spawn and waitpid, not Foundation's Process: its waitUntilExit can miss the
+        // child's exit here and hang the suite.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let arguments = ["/usr/bin/dbus-daemon", "--config-file=\(configFile.path)", "--nofork", "--nopidfile"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw BusStartError(description: "cannot start dbus-daemon (error \(spawned))") }
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline else { throw BusStartError(description: "dbus-daemon did not create \(socket)") }
+            usleep(10_000)
+        }
+    }
+
+    /// Stops the daemon (TERM, then KILL after a second) and reaps it.
+    func stop() {
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for attempt in 0..<200 {
+            if waitpid(pid, &status, WNOHANG) == pid { break }
+            if attempt == 100 { kill(pid, SIGKILL) }
+            usleep(10_000)
+        }
+        pid = 0
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}
+
+struct BusStartError: Error, CustomStringConvertible {
+    let description: String
+}
