@@ -23,6 +23,8 @@ let package = Package(
     products: [
         .library(name: "FTMS", targets: ["FTMS"]),
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "BlueZTesting", targets: ["BlueZTesting"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
     ],
     dependencies: [
@@ -33,12 +35,18 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
+        .target(name: "BlueZ", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
+        // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
+        // tests and for integrators developing without hardware.
+        .target(name: "BlueZTesting", dependencies: ["DBus"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(
             name: "ftms-bridge",
             dependencies: [
                 "FTMS",
+                "BlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -52,7 +60,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // The binding against a real private dbus-daemon.
-        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge"], swiftSettings: strict),
     ]

@@ -1,3 +1,4 @@
+import BlueZTesting
 import DBus
 import Foundation
 import Testing

@@ -201,23 +201,33 @@ public final class DBusConnection: Sendable {
     /// Signals matching `rule`, in wire order, from the moment this returns. The match is
     /// registered with the bus before returning and removed when the stream is dropped.
     public func signals(matching rule: MatchRule) async throws -> AsyncStream<DBusMessage> {
-        try rule.validate()
+        try await signals(matchingAny: [rule])
+    }
+
+    /// Signals matching any of `rules` in one stream, so their relative wire order survives
+    /// (an object cache must see InterfacesAdded before the PropertiesChanged that follows).
+    public func signals(matchingAny rules: [MatchRule]) async throws -> AsyncStream<DBusMessage> {
+        for rule in rules { try rule.validate() }
         guard isConnected else { throw DBusError.disconnected }
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
         let state = state
         let id = await withCheckedContinuation { (registered: CheckedContinuation<UInt64, Never>) in
             loop.post {
-                registered.resume(returning: state.subscribe(rule: rule, continuation: continuation))
+                registered.resume(returning: state.subscribe(rules: rules, continuation: continuation))
             }
         }
-        _ = try await call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "AddMatch", arguments: [.string(rule.text)], timeout: .seconds(5))
+        for rule in rules {
+            _ = try await call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "AddMatch", arguments: [.string(rule.text)], timeout: .seconds(5))
+        }
         continuation.onTermination = { [weak self, loop] _ in
             loop.post { state.subscribers[id] = nil }
-            try? self?.send(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "RemoveMatch", arguments: [.string(rule.text)])
+            for rule in rules {
+                try? self?.send(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "RemoveMatch", arguments: [.string(rule.text)])
+            }
         }
         return stream
     }
@@ -300,18 +310,18 @@ public final class DBusConnection: Sendable {
 /// State only the loop thread touches.
 final class ConnectionState: @unchecked Sendable {
     var outstanding: [ObjectIdentifier: ReplyWaiter] = [:]
-    var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<DBusMessage>.Continuation)] = [:]
+    var subscribers: [UInt64: (rules: [MatchRule], continuation: AsyncStream<DBusMessage>.Continuation)] = [:]
     var exports: [String: Export] = [:]
     private var nextSubscriber: UInt64 = 0
 
-    func subscribe(rule: MatchRule, continuation: AsyncStream<DBusMessage>.Continuation) -> UInt64 {
+    func subscribe(rules: [MatchRule], continuation: AsyncStream<DBusMessage>.Continuation) -> UInt64 {
         nextSubscriber += 1
-        subscribers[nextSubscriber] = (rule, continuation)
+        subscribers[nextSubscriber] = (rules, continuation)
         return nextSubscriber
     }
 
     func deliver(_ message: DBusMessage) {
-        for subscriber in subscribers.values where subscriber.rule.matches(message) {
+        for subscriber in subscribers.values where subscriber.rules.contains(where: { $0.matches(message) }) {
             subscriber.continuation.yield(message)
         }
     }

@@ -1,12 +1,17 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A real `dbus-daemon` with a system-bus-like configuration, private to one test.
-final class PrivateBus: @unchecked Sendable {
+public final class PrivateBus: @unchecked Sendable {
     let directory: URL
-    let address: String
+    public var directoryPath: String { directory.path }
+    public let address: String
     private var pid: pid_t = 0
 
-    init() throws {
+    public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("system_bus_socket").path
@@ -48,7 +53,7 @@ final class PrivateBus: @unchecked Sendable {
     }
 
     /// Stops the daemon (TERM, then KILL after a second) and reaps it.
-    func stop() {
+    public func stop() {
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
         var status: Int32 = 0
@@ -64,6 +69,6 @@ final class PrivateBus: @unchecked Sendable {
     deinit { stop() }
 }
 
-struct BusStartError: Error, CustomStringConvertible {
-    let description: String
+public struct BusStartError: Error, CustomStringConvertible {
+    public let description: String
 }

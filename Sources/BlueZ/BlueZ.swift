@@ -1,0 +1,17 @@
+/// The BlueZ client: BlueZ 5.66's D-Bus API as the gateway needs it (SPEC §2).
+///
+/// Everything known about adapters, devices and GATT objects comes from one ObjectManager
+/// cache (``ObjectTree``), filled by `GetManagedObjects` *after* the signal match rules are in
+/// place, and kept current from InterfacesAdded, InterfacesRemoved and PropertiesChanged in
+/// wire order. Objects are found by UUID and parent link, never by hard-coded paths
+/// (notes/bluez-dbus.md §1.1).
+public enum BlueZNames {
+    public static let service = "org.bluez"
+    public static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    public static let properties = "org.freedesktop.DBus.Properties"
+    public static let adapter = "org.bluez.Adapter1"
+    public static let device = "org.bluez.Device1"
+    public static let gattService = "org.bluez.GattService1"
+    public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    public static let gattDescriptor = "org.bluez.GattDescriptor1"
+}

@@ -1,0 +1,55 @@
+import DBus
+
+extension BlueZClient {
+    /// Discovers for `duration` on every adapter and returns the machines `filter` takes.
+    ///
+    /// `SetDiscoveryFilter` narrows BlueZ to our service UUID on LE, but BlueZ ORs every
+    /// client's filter, so ``MachineFilter`` checks each device again. `InProgress` from
+    /// StartDiscovery (another client's session is starting) is retried a few times.
+    public func scan(for duration: Duration, filter: MachineFilter) async throws -> [DiscoveredMachine] {
+        let adapters = adapters
+        guard !adapters.isEmpty else { throw BlueZError.noAdapter }
+        var started: [String] = []
+        for adapter in adapters {
+            if try await startDiscovery(on: adapter, filter: filter) { started.append(adapter) }
+        }
+        try await Task.sleep(for: duration)
+        // Collect before stopping: BlueZ invalidates RSSI when discovery stops.
+        let found = machines(passing: filter)
+        for adapter in started {
+            _ = try? await connection.call(
+                destination: BlueZNames.service, path: adapter, interface: BlueZNames.adapter,
+                member: "StopDiscovery", timeout: .seconds(5))
+        }
+        return found
+    }
+
+    /// Returns false when the adapter cannot discover (powered off, vanished); throws only
+    /// when BlueZ itself is unreachable.
+    func startDiscovery(on adapter: String, filter: MachineFilter) async throws -> Bool {
+        let discoveryFilter = DBusValue.properties([
+            "UUIDs": .array(element: "s", filter.discoveryUUIDs.map(DBusValue.string)),
+            "Transport": .string("le"),
+        ])
+        do {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: adapter, interface: BlueZNames.adapter,
+                member: "SetDiscoveryFilter", arguments: [discoveryFilter], timeout: .seconds(5))
+        } catch let error as DBusError where error.remoteName != nil {
+            return false
+        }
+        for attempt in 0..<5 {
+            do {
+                _ = try await connection.call(
+                    destination: BlueZNames.service, path: adapter, interface: BlueZNames.adapter,
+                    member: "StartDiscovery", timeout: .seconds(5))
+                return true
+            } catch DBusError.remote(name: "org.bluez.Error.InProgress", _) where attempt < 4 {
+                try await Task.sleep(for: .milliseconds(200 * (attempt + 1)))
+            } catch let error as DBusError where error.remoteName != nil {
+                return false
+            }
+        }
+        return false
+    }
+}

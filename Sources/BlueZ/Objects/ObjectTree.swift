@@ -1,0 +1,87 @@
+public import DBus
+
+/// BlueZ's object tree as last reported: path → interface → property → value.
+///
+/// A value type fed by `GetManagedObjects` and the ObjectManager and Properties signals, so
+/// the whole of BlueZ's state can be tested without a bus. Badly typed or malformed signals
+/// change nothing (notes §7).
+public struct ObjectTree: Sendable, Equatable {
+    public typealias Properties = [String: DBusValue]
+    public private(set) var objects: [String: [String: Properties]] = [:]
+
+    public init() {}
+
+    /// What a signal did to the tree.
+    public enum Change: Sendable, Equatable {
+        case added(path: String, interfaces: [String])
+        case removed(path: String, interfaces: [String])
+        case changed(path: String, interface: String, properties: [String], invalidated: [String])
+    }
+
+    /// Replaces everything with a `GetManagedObjects` reply (`a{oa{sa{sv}}}`).
+    public mutating func load(managedObjects reply: DBusValue) {
+        objects = [:]
+        guard case .dictionary(_, _, let entries) = reply else { return }
+        for entry in entries {
+            guard let path = entry.key.string, let interfaces = Self.interfaces(entry.value) else { continue }
+            objects[path] = interfaces
+        }
+    }
+
+    /// Applies one ObjectManager or Properties signal; `nil` when it was not one or was malformed.
+    @discardableResult
+    public mutating func apply(_ signal: DBusMessage) -> Change? {
+        switch (signal.interface, signal.member) {
+        case (BlueZNames.objectManager, "InterfacesAdded"):
+            guard signal.arguments.count >= 2, let path = signal.arguments[0].string,
+                let interfaces = Self.interfaces(signal.arguments[1])
+            else { return nil }
+            objects[path, default: [:]].merge(interfaces) { _, new in new }
+            return .added(path: path, interfaces: interfaces.keys.sorted())
+        case (BlueZNames.objectManager, "InterfacesRemoved"):
+            guard signal.arguments.count >= 2, let path = signal.arguments[0].string,
+                let names = signal.arguments[1].strings
+            else { return nil }
+            for name in names { objects[path]?[name] = nil }
+            if objects[path]?.isEmpty == true { objects[path] = nil }
+            return .removed(path: path, interfaces: names)
+        case (BlueZNames.properties, "PropertiesChanged"):
+            guard signal.arguments.count >= 2, let path = signal.path, let interface = signal.arguments[0].string,
+                let changed = signal.arguments[1].stringDictionary
+            else { return nil }
+            let invalidated = signal.arguments.count >= 3 ? signal.arguments[2].strings ?? [] : []
+            // A change for an object we have not seen is dropped: its InterfacesAdded (or the
+            // next GetManagedObjects) brings the full state.
+            guard objects[path]?[interface] != nil else { return nil }
+            for (name, value) in changed { objects[path]?[interface]?[name] = value.unwrapped }
+            for name in invalidated { objects[path]?[interface]?[name] = nil }
+            return .changed(path: path, interface: interface, properties: changed.keys.sorted(), invalidated: invalidated)
+        default:
+            return nil
+        }
+    }
+
+    public mutating func removeAll() {
+        objects = [:]
+    }
+
+    public func properties(_ path: String, _ interface: String) -> Properties? {
+        objects[path]?[interface]
+    }
+
+    /// Paths carrying `interface`, sorted.
+    public func paths(with interface: String) -> [String] {
+        objects.compactMap { $0.value[interface] == nil ? nil : $0.key }.sorted()
+    }
+
+    /// `a{sa{sv}}` → interface → properties, with variants unwrapped.
+    static func interfaces(_ value: DBusValue) -> [String: Properties]? {
+        guard let byInterface = value.stringDictionary else { return nil }
+        var result: [String: Properties] = [:]
+        for (interface, properties) in byInterface {
+            guard let properties = properties.stringDictionary else { return nil }
+            result[interface] = properties.mapValues(\.unwrapped)
+        }
+        return result
+    }
+}

@@ -1,0 +1,86 @@
+public import DBus
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// python-dbusmock's `bluez5` template extended with SolidFocus FTMS machines
+/// (`Tests/Fixtures/dbusmock/ftms_bluez.py`), running as a real process on a ``PrivateBus``.
+///
+/// A BlueZ fake we did not write: its Adapter1/Device1 behaviour is dbusmock's, so our client
+/// is tested against someone else's reading of BlueZ, not only our own simulator's.
+public final class FakeBlueZ: @unchecked Sendable {
+    public let bus: PrivateBus
+    /// A connection for driving the fake's `org.bluez.Mock` controls.
+    public let control: DBusConnection
+    private var pid: pid_t = 0
+
+    /// Starts the fake from `template` and waits until it owns `org.bluez`.
+    public init(bus: PrivateBus, template: String) async throws {
+        self.bus = bus
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, bus.directoryPath + "/fake-bluez.log", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let arguments = ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        guard spawned == 0 else { throw BusStartError(description: "cannot start the fake BlueZ (error \(spawned))") }
+        control = try await DBusConnection.connect(address: bus.address)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while try await control.nameOwner("org.bluez") == nil {
+            guard ContinuousClock.now < deadline else {
+                throw BusStartError(description: "the fake BlueZ did not take org.bluez (see \(bus.directoryPath)/fake-bluez.log)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Calls one of the fake's `org.bluez.Mock` controls.
+    @discardableResult
+    public func mock(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await control.call(
+            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments,
+            timeout: .seconds(10))
+    }
+
+    @discardableResult
+    public func addAdapter(_ name: String = "hci0") async throws -> String {
+        try await mock("AddAdapter", [.string(name), .string("gateway")]).first?.string ?? ""
+    }
+
+    /// `kind` is "bike" or "rower"; returns the Device1 path.
+    @discardableResult
+    public func addMachine(adapter: String = "hci0", address: String, name: String, kind: String) async throws -> String {
+        try await mock("AddFTMSMachine", [.string(adapter), .string(address), .string(name), .string(kind)]).first?.string ?? ""
+    }
+
+    /// A device whose name looks like a machine but which does not advertise 0xFE01.
+    @discardableResult
+    public func addNameOnlyDevice(adapter: String = "hci0", address: String, name: String) async throws -> String {
+        try await mock("AddNameOnlyDevice", [.string(adapter), .string(address), .string(name)]).first?.string ?? ""
+    }
+
+    /// Kills the fake, as a crashing bluetoothd would go.
+    public func kill() {
+        guard pid > 0 else { return }
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        pid = 0
+    }
+
+    public func stop() {
+        control.close()
+        kill()
+    }
+
+    deinit { stop() }
+}
