@@ -63,6 +63,6 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["ftms-bridge"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]
 )

@@ -5,13 +5,13 @@ import ArgumentParser
 /// This target composes the library modules; it holds command-line plumbing and the
 /// process's edges (file descriptors), never protocol logic.
 @main
-struct FTMSBridge: ParsableCommand {
+struct FTMSBridge: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "ftms-bridge",
         abstract: "Bridge SolidFocus FTMS bikes and rowers to sessions, uploads and live metrics.",
         version: version,
-        subcommands: [DecodeCommand.self, DemoCommand.self]
+        subcommands: [DecodeCommand.self, ScanCommand.self, DemoCommand.self]
     )
 }

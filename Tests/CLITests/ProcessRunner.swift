@@ -18,7 +18,7 @@ struct ProcessRunner {
 
     /// Runs with stdin from `input` (a file, so large inputs need no feeding thread) and
     /// stdout/stderr to files, then reaps the child with `wait4` to read its peak memory.
-    static func run(_ arguments: [String], stdinFile: URL? = nil, stdin: String? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdinFile: URL? = nil, stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -41,7 +41,11 @@ struct ProcessRunner {
         let argv = ([binary.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { _, new in new }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw CLIError("posix_spawn failed: \(spawned)") }
         var status: Int32 = 0
         var usage = rusage()

@@ -1,0 +1,66 @@
+import ArgumentParser
+import BlueZ
+import DBus
+import Foundation
+
+/// `ftms-bridge scan [--timeout S] [--json]` (SPEC §9): machines in range.
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List the SolidFocus machines in range.",
+        discussion: "Uses the system bus, or DBUS_SYSTEM_BUS_ADDRESS when it is set."
+    )
+
+    @Option(help: "Seconds to discover for.")
+    var timeout: Double = 5
+
+    @Flag(help: "One JSON object per machine, one per line.")
+    var json = false
+
+    @Flag(help: "Also list any FTMS machine (service 0x1826), not only SolidFocus ones.")
+    var anyFtms = false
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+    }
+
+    func run() async throws {
+        let address = DBusConnection.systemBusAddress(environment: ProcessInfo.processInfo.environment)
+        do {
+            let connection = try await DBusConnection.connect(address: address)
+            defer { connection.close() }
+            let client = BlueZClient(connection: connection)
+            try await client.start()
+            let machines = try await client.scan(
+                for: .milliseconds(Int(timeout * 1000)), filter: MachineFilter(acceptGenericFTMS: anyFtms))
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                for machine in machines {
+                    print(String(decoding: try encoder.encode(machine), as: UTF8.self))
+                }
+            } else {
+                print(Self.table(machines))
+            }
+        } catch let error as DBusError {
+            printError("scan: \(error)")
+            throw ExitCode(1)
+        } catch let error as BlueZError {
+            printError("scan: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    static func table(_ machines: [DiscoveredMachine]) -> String {
+        guard !machines.isEmpty else { return "no machines found" }
+        let rows = [["NAME", "ADDRESS", "TYPE", "RSSI"]] + machines.map {
+            [$0.name, $0.address, $0.kind.rawValue, $0.rssi.map { "\($0) dBm" } ?? "-"]
+        }
+        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, text in
+                column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

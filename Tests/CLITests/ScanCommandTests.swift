@@ -1,0 +1,39 @@
+import BlueZTesting
+import Foundation
+import Testing
+
+/// `ftms-bridge scan` as a real process against the dbusmock BlueZ on a private bus.
+@Suite("ftms-bridge scan", .serialized)
+struct ScanCommandTests {
+    static let template = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/dbusmock/ftms_bluez.py").path
+
+    @Test func listsTheMachinesInRange() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let fake = try await FakeBlueZ(bus: bus, template: Self.template)
+        defer { fake.stop() }
+        try await fake.addAdapter("hci0")
+        try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
+        try await fake.addNameOnlyDevice(address: "C0:11:22:33:44:03", name: "SF-Bike-9999")
+        let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
+
+        let table = try ProcessRunner.run(["scan", "--timeout", "0.3"], environment: environment)
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.lines == ["NAME          ADDRESS            TYPE  RSSI", "SF-Bike-0001  C0:11:22:33:44:01  bike  -60 dBm"])
+
+        let json = try ProcessRunner.run(["scan", "--timeout", "0.3", "--json"], environment: environment)
+        #expect(json.status == 0)
+        #expect(json.lines.count == 1)
+        #expect(json.lines.first?.contains(#""name":"SF-Bike-0001""#) == true)
+    }
+
+    @Test func anUnreachableBusIsAOneLineError() throws {
+        let result = try ProcessRunner.run(["scan", "--timeout", "0.2"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/socket"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("ftms-bridge: scan: cannot connect to D-Bus"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
