@@ -11,7 +11,10 @@ public actor BlueZClient {
     /// a restart from an ordinary change.
     public private(set) var generation = 0
     private var pump: Task<Void, Never>?
-    private var waiters: [(check: @Sendable (ObjectTree) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [UInt64: (check: @Sendable (ObjectTree) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    private var nextWaiter: UInt64 = 0
+    private var listeners: [UInt64: (prefix: String, continuation: AsyncStream<DBusMessage>.Continuation)] = [:]
+    private var nextListener: UInt64 = 0
 
     public init(connection: DBusConnection) {
         self.connection = connection
@@ -67,25 +70,66 @@ public actor BlueZClient {
             }
         } else {
             tree.apply(signal)
+            if let path = signal.path {
+                for listener in listeners.values where path == listener.prefix || path.hasPrefix(listener.prefix + "/") {
+                    listener.continuation.yield(signal)
+                }
+            }
         }
         resumeWaiters()
     }
 
+    /// Every PropertiesChanged and ObjectManager signal for `path` and below, after the cache
+    /// has applied it. Each GATT notification is its own signal, identical values included.
+    public func signals(under path: String) -> AsyncStream<DBusMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
+        nextListener += 1
+        let id = nextListener
+        listeners[id] = (path, continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeListener(id) }
+        }
+        return stream
+    }
+
+    private func removeListener(_ id: UInt64) {
+        listeners[id] = nil
+    }
+
     /// Suspends until `condition` holds for the tree (checked now and on every change).
     public func wait(until condition: @escaping @Sendable (ObjectTree) -> Bool) async {
-        if condition(tree) { return }
-        await withCheckedContinuation { continuation in
-            waiters.append((condition, continuation))
+        _ = await wait(until: condition, timeout: nil)
+    }
+
+    /// As ``wait(until:)``, giving up after `timeout`; returns whether the condition held.
+    public func wait(until condition: @escaping @Sendable (ObjectTree) -> Bool, timeout: Duration?) async -> Bool {
+        if condition(tree) { return true }
+        nextWaiter += 1
+        let id = nextWaiter
+        if let timeout {
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                await self?.expireWaiter(id)
+            }
+        }
+        return await withCheckedContinuation { continuation in
+            waiters[id] = (condition, continuation)
         }
     }
 
-    private func resumeWaiters() {
-        var remaining: [(check: @Sendable (ObjectTree) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-        for waiter in waiters {
-            if waiter.check(tree) { waiter.continuation.resume() } else { remaining.append(waiter) }
-        }
-        waiters = remaining
+    private func expireWaiter(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.continuation.resume(returning: false)
     }
+
+    private func resumeWaiters() {
+        for (id, waiter) in waiters where waiter.check(tree) {
+            waiters[id] = nil
+            waiter.continuation.resume(returning: true)
+        }
+    }
+
+    /// Waiters and listeners alive: a soak test watches these for leaks.
+    public var pendingWaits: Int { waiters.count + listeners.count }
 
     // MARK: Views
 

@@ -1,0 +1,20 @@
+/// Why a machine could not be connected or driven, each a clear one-line reason.
+public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    case connectFailed(String)
+    case servicesNeverResolved
+    case disconnected
+    case missingCharacteristic(String)
+    case controlPointTimeout(operation: String)
+    case controlPointRejected(operation: String, result: String)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let reason): "connect failed: \(reason)"
+        case .servicesNeverResolved: "the machine's services never resolved"
+        case .disconnected: "the machine disconnected"
+        case .missingCharacteristic(let what): "the machine has no \(what) characteristic"
+        case .controlPointTimeout(let operation): "no Control Point response to \(operation)"
+        case .controlPointRejected(let operation, let result): "the machine answered \(operation) with \(result)"
+        }
+    }
+}

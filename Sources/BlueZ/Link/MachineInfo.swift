@@ -1,0 +1,16 @@
+public import FTMS
+
+/// What the connect sequence learned about a machine.
+public struct MachineInfo: Sendable, Equatable {
+    public var path: String
+    public var name: String
+    public var address: String
+    public var kind: MachineKind
+    /// Device Information 0x2A29, e.g. "SolidFocus".
+    public var manufacturer: String?
+    /// Device Information 0x2A24, e.g. "SF-Bike-M1".
+    public var model: String?
+    public var features: FitnessMachineFeature?
+    /// Supported Resistance Level Range (0x2AD6), when the machine has it.
+    public var resistanceRange: SupportedRange?
+}

@@ -1,0 +1,173 @@
+import DBus
+public import FTMS
+
+/// One machine's connection: the SPEC §2 connect sequence, its notifications, and its
+/// Control Point with one procedure in flight (SPEC §4).
+public actor MachineLink {
+    public let client: BlueZClient
+    public let device: String
+    public private(set) var info: MachineInfo?
+    private var gatt = GattMap(tree: ObjectTree(), device: "/")
+    private var pendingResponse: (id: UInt64, request: UInt8, continuation: CheckedContinuation<ControlPointResponse, any Error>)?
+    private var nextProcedure: UInt64 = 0
+    private var controlPointWatcher: Task<Void, Never>?
+
+    public init(client: BlueZClient, device: String) {
+        self.client = client
+        self.device = device
+    }
+
+    private var connection: DBusConnection { client.connection }
+
+    /// Connect, then wait for ServicesResolved (raced against Connected=false and removal),
+    /// then Device Information, Feature, subscriptions, indications, Request Control: the
+    /// order of SPEC §2.
+    public func connect(timeout: Duration = .seconds(20), resolveTimeout: Duration = .seconds(20)) async throws -> MachineInfo {
+        let device = device
+        do {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Connect", timeout: timeout)
+        } catch let error as DBusError {
+            throw LinkError.connectFailed(error.description)
+        }
+        let resolved = await client.wait(until: { tree in
+            let properties = tree.properties(device, BlueZNames.device)
+            return properties == nil || properties?["Connected"]?.bool == false || properties?["ServicesResolved"]?.bool == true
+        }, timeout: resolveTimeout)
+        let tree = await client.tree
+        guard let properties = tree.properties(device, BlueZNames.device), properties["Connected"]?.bool == true else {
+            throw LinkError.disconnected
+        }
+        guard resolved, properties["ServicesResolved"]?.bool == true else { throw LinkError.servicesNeverResolved }
+
+        gatt = GattMap(tree: tree, device: device)
+        let name = properties["Name"]?.string ?? properties["Alias"]?.string ?? ""
+        var kind = MachineKind(name: name)
+        if kind == .unknown { kind = gatt[.indoorBikeData] != nil ? .bike : (gatt[.rowerData] != nil ? .rower : .unknown) }
+        guard let data = kind == .rower ? gatt[.rowerData] : gatt[.indoorBikeData] else {
+            throw LinkError.missingCharacteristic(kind == .rower ? "Rower Data (0x2AD1)" : "Indoor Bike Data (0x2AD2)")
+        }
+        guard let controlPoint = gatt[.fitnessMachineControlPoint] else {
+            throw LinkError.missingCharacteristic("Control Point (0x2AD9)")
+        }
+        var info = MachineInfo(
+            path: device, name: name, address: properties["Address"]?.string ?? "", kind: kind)
+        if let path = gatt[AssignedNumbers.manufacturerNameString] { info.manufacturer = try? await readText(path) }
+        if let path = gatt[AssignedNumbers.modelNumberString] { info.model = try? await readText(path) }
+        if let path = gatt[.fitnessMachineFeature] {
+            info.features = try await read(path).withUnsafeBytes { FitnessMachineFeature(decoding: $0) }
+        }
+        if let path = gatt[.supportedResistanceLevelRange] {
+            info.resistanceRange = try? await read(path).withUnsafeBytes { SupportedRange(kind: .resistanceLevel, decoding: $0) }
+        }
+        try await startNotify(data)
+        if let status = gatt[.fitnessMachineStatus] { try await startNotify(status) }
+        watchControlPoint(controlPoint)
+        try await startNotify(controlPoint)
+        self.info = info
+        let response = try await perform(.requestControl, timeout: .seconds(5))
+        guard response.result == .success else {
+            throw LinkError.controlPointRejected(operation: "request_control", result: response.result.map { "\($0.jsonName)" } ?? "result \(response.rawResult ?? 0)")
+        }
+        return info
+    }
+
+    /// Every notification of the machine's data and status characteristics, as
+    /// (characteristic, bytes), in the order BlueZ sent them.
+    public func notifications() async -> AsyncStream<(Characteristic, [UInt8])> {
+        let watched: [String: Characteristic] = Dictionary(uniqueKeysWithValues: [Characteristic.indoorBikeData, .rowerData, .fitnessMachineStatus]
+            .compactMap { characteristic in gatt[characteristic].map { ($0, characteristic) } })
+        let signals = await client.signals(under: device)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await signal in signals {
+                    guard signal.member == "PropertiesChanged", let path = signal.path, let characteristic = watched[path],
+                        let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
+                    else { continue }
+                    continuation.yield((characteristic, value))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Runs one Control Point procedure: write with response, then the 0x80 indication that
+    /// echoes `request`'s op code. One at a time; a second caller waits its turn.
+    public func perform(_ request: ControlPointRequest, timeout: Duration = .seconds(3)) async throws -> ControlPointResponse {
+        guard let controlPoint = gatt[.fitnessMachineControlPoint] else { throw LinkError.missingCharacteristic("Control Point (0x2AD9)") }
+        while pendingResponse != nil { try await Task.sleep(for: .milliseconds(5)) }
+        let operation = request.opCode.map { "\($0.jsonName)" } ?? "op \(request.rawOpCode)"
+        let device = device
+        nextProcedure += 1
+        let id = nextProcedure
+        return try await withCheckedThrowingContinuation { continuation in
+            pendingResponse = (id, request.rawOpCode, continuation)
+            Task {
+                do {
+                    _ = try await connection.call(
+                        destination: BlueZNames.service, path: controlPoint, interface: BlueZNames.gattCharacteristic,
+                        member: "WriteValue", arguments: [.bytes(request.encoded()), .properties(["type": .string("request")])],
+                        timeout: timeout)
+                } catch {
+                    self.failPending(id, LinkError.connectFailed("\(operation) write on \(device): \(error)"))
+                    return
+                }
+                try? await Task.sleep(for: timeout)
+                self.failPending(id, LinkError.controlPointTimeout(operation: operation))
+            }
+        }
+    }
+
+    /// Fails procedure `id` if it is still the one waiting (it may long since have completed).
+    private func failPending(_ id: UInt64, _ error: LinkError) {
+        guard let pending = pendingResponse, pending.id == id else { return }
+        pendingResponse = nil
+        pending.continuation.resume(throwing: error)
+    }
+
+    private func watchControlPoint(_ path: String) {
+        controlPointWatcher?.cancel()
+        controlPointWatcher = Task { [client] in
+            for await signal in await client.signals(under: path) {
+                guard signal.path == path, signal.member == "PropertiesChanged",
+                    let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
+                else { continue }
+                self.controlPointIndication(value)
+            }
+        }
+    }
+
+    private func controlPointIndication(_ value: [UInt8]) {
+        guard case .response(let response) = value.withUnsafeBytes({ ControlPointMessage(decoding: $0) }),
+            let pending = pendingResponse, response.requestOpCode == pending.request
+        else { return }
+        pendingResponse = nil
+        pending.continuation.resume(returning: response)
+    }
+
+    public func disconnect() async {
+        controlPointWatcher?.cancel()
+        _ = try? await connection.call(
+            destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Disconnect", timeout: .seconds(5))
+    }
+
+    // MARK: GATT
+
+    private func read(_ path: String) async throws -> [UInt8] {
+        let reply = try await connection.call(
+            destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+            member: "ReadValue", arguments: [.properties([:])], timeout: .seconds(5))
+        return reply.first?.bytes ?? []
+    }
+
+    private func readText(_ path: String) async throws -> String {
+        String(decoding: try await read(path), as: UTF8.self)
+    }
+
+    private func startNotify(_ path: String) async throws {
+        _ = try await connection.call(
+            destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+            member: "StartNotify", timeout: .seconds(5))
+    }
+}
