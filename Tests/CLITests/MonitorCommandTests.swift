@@ -1,0 +1,56 @@
+import BlueZTesting
+import DBus
+import Foundation
+import Testing
+
+/// `ftms-bridge monitor` as a real process against the dbusmock BlueZ.
+@Suite("ftms-bridge monitor", .serialized)
+struct MonitorCommandTests {
+    @Test func streamsEveryNotifiedFrameDecodedAndInOrder() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let fake = try await FakeBlueZ(bus: bus, template: ScanCommandTests.template)
+        defer { fake.stop() }
+        try await fake.addAdapter("hci0")
+        let device = try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
+        let paths = try await fake.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
+        let data = try #require(paths["2ad2"]?.string)
+        let frames = ["540895043a00140300270080 03", "4402da020201220100", "0000d007", "0b"]
+
+        // The monitor runs as a process; frames are notified once it has taken control.
+        let monitor = Task.detached {
+            try ProcessRunner.run(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"],
+                                  environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        }
+        let controlPoint = try #require(paths["2ad9"]?.string)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try await fake.mock("GetWrites", [.string(controlPoint)]).first?.array ?? []).isEmpty {
+            guard ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        for frame in frames {
+            try await fake.mock("NotifyValue", [.string(data), .string(frame)])
+        }
+        let result = try await monitor.value
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines == [
+            #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":2132,"more_data":false,"instantaneous_speed_kmh":11.73,"instantaneous_cadence_rpm":29,"total_distance_m":788,"instantaneous_power_w":39,"elapsed_time_s":896}"#,
+            #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":7.3,"instantaneous_cadence_rpm":129,"instantaneous_power_w":290,"heart_rate_bpm":0}"#,
+            #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":0,"more_data":false,"instantaneous_speed_kmh":20}"#,
+            #"{"characteristic":"indoor_bike_data","uuid":"2ad2","truncated":true}"#,
+        ])
+    }
+
+    @Test func anUnknownMachineIsAOneLineError() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let fake = try await FakeBlueZ(bus: bus, template: ScanCommandTests.template)
+        defer { fake.stop() }
+        try await fake.addAdapter("hci0")
+        let result = try ProcessRunner.run(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],
+                                           environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        #expect(result.status == 1)
+        #expect(result.stderr == "ftms-bridge: monitor: no machine named or addressed 'SF-Bike-4242' is known to BlueZ\n")
+    }
+}
