@@ -51,8 +51,10 @@ struct ScanTests {
         defer { connection.close() }
         let client = BlueZClient(connection: connection)
         try await client.start()
-        async let found = client.scan(for: .milliseconds(600), filter: MachineFilter())
-        try await Task.sleep(for: .milliseconds(100))
+        async let found = client.scan(for: .seconds(2), filter: MachineFilter())
+        // Add the machine once discovery is really on, whatever the machine's load.
+        let discovering = await client.wait(until: { $0.properties("/org/bluez/hci0", BlueZNames.adapter)?["Discovering"]?.bool == true }, timeout: .seconds(5))
+        #expect(discovering)
         try await fake.addMachine(address: "C0:11:22:33:44:05", name: "SF-Rower-0005", kind: "rower")
         #expect(try await found.map(\.name) == ["SF-Rower-0005"])
     }

@@ -64,7 +64,7 @@ struct DecodeCommandTests {
     @Test func streamsInConstantMemory() throws {
         func writeFrames(_ count: Int) throws -> URL {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
             let chunk = Data(String(repeating: "54 08 95 04 3a 00 14 03 00 27 00 80 03\n", count: 1_000).utf8)

@@ -28,7 +28,8 @@ struct MonitorCommandTests {
             guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Request Control comes after the subscriptions, and the link buffers from before
+        // them, so frames notified now cannot be lost.
         for frame in frames {
             try await fake.mock("NotifyValue", [.string(data), .string(frame)])
         }

@@ -18,7 +18,12 @@ struct ProcessRunner {
 
     /// Runs with stdin from `input` (a file, so large inputs need no feeding thread) and
     /// stdout/stderr to files, then reaps the child with `wait4` to read its peak memory.
-    static func run(_ arguments: [String], stdinFile: URL? = nil, stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+    /// A child still running at `timeout` is killed, so a hang fails one test instead of
+    /// stalling the suite.
+    static func run(
+        _ arguments: [String], stdinFile: URL? = nil, stdin: String? = nil, environment extra: [String: String] = [:],
+        timeout: Duration = .seconds(120)
+    ) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -49,7 +54,17 @@ struct ProcessRunner {
         guard spawned == 0 else { throw CLIError("posix_spawn failed: \(spawned)") }
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let reaped = wait4(pid, &status, WNOHANG, &usage)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+                break
+            }
+            usleep(2_000)
+        }
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(
             status: exitStatus,

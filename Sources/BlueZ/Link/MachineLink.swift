@@ -11,6 +11,10 @@ public actor MachineLink {
     private var pendingResponse: (id: UInt64, request: UInt8, continuation: CheckedContinuation<ControlPointResponse, any Error>)?
     private var nextProcedure: UInt64 = 0
     private var controlPointWatcher: Task<Void, Never>?
+    /// Filled from before the first StartNotify, so no frame between subscribing and the
+    /// caller's first read is lost.
+    private var buffered: AsyncStream<(Characteristic, [UInt8])>?
+    private var bufferTask: Task<Void, Never>?
 
     public init(client: BlueZClient, device: String) {
         self.client = client
@@ -60,6 +64,7 @@ public actor MachineLink {
         if let path = gatt[.supportedResistanceLevelRange] {
             info.resistanceRange = try? await read(path).withUnsafeBytes { SupportedRange(kind: .resistanceLevel, decoding: $0) }
         }
+        await startBuffering()
         try await startNotify(data)
         if let status = gatt[.fitnessMachineStatus] { try await startNotify(status) }
         watchControlPoint(controlPoint)
@@ -72,24 +77,31 @@ public actor MachineLink {
         return info
     }
 
-    /// Every notification of the machine's data and status characteristics, as
-    /// (characteristic, bytes), in the order BlueZ sent them.
-    public func notifications() async -> AsyncStream<(Characteristic, [UInt8])> {
+    /// Every notification of the machine's data and status characteristics since the
+    /// connect sequence subscribed, as (characteristic, bytes), in the order BlueZ sent them.
+    /// One consumer: the stream is handed out once per connection.
+    public func notifications() -> AsyncStream<(Characteristic, [UInt8])> {
+        defer { buffered = nil }
+        return buffered ?? AsyncStream { $0.finish() }
+    }
+
+    private func startBuffering() async {
         let watched: [String: Characteristic] = Dictionary(uniqueKeysWithValues: [Characteristic.indoorBikeData, .rowerData, .fitnessMachineStatus]
             .compactMap { characteristic in gatt[characteristic].map { ($0, characteristic) } })
         let signals = await client.signals(under: device)
-        return AsyncStream { continuation in
-            let task = Task {
-                for await signal in signals {
-                    guard signal.member == "PropertiesChanged", let path = signal.path, let characteristic = watched[path],
-                        let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
-                    else { continue }
-                    continuation.yield((characteristic, value))
-                }
-                continuation.finish()
+        let (stream, continuation) = AsyncStream.makeStream(of: (Characteristic, [UInt8]).self)
+        bufferTask?.cancel()
+        bufferTask = Task {
+            for await signal in signals {
+                guard signal.member == "PropertiesChanged", let path = signal.path, let characteristic = watched[path],
+                    let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
+                else { continue }
+                continuation.yield((characteristic, value))
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.finish()
         }
+        continuation.onTermination = { [bufferTask] _ in bufferTask?.cancel() }
+        buffered = stream
     }
 
     /// Runs one Control Point procedure: write with response, then the 0x80 indication that
@@ -148,6 +160,7 @@ public actor MachineLink {
 
     public func disconnect() async {
         controlPointWatcher?.cancel()
+        bufferTask?.cancel()
         _ = try? await connection.call(
             destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Disconnect", timeout: .seconds(5))
     }
