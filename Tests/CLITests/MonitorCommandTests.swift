@@ -18,9 +18,9 @@ struct MonitorCommandTests {
         let frames = ["540895043a00140300270080 03", "4402da020201220100", "0000d007", "0b"]
 
         // The monitor runs as a process; frames are notified once it has taken control.
-        let monitor = Task.detached {
-            try ProcessRunner.run(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"],
-                                  environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        let monitor = Task {
+            try await ProcessRunner.runDetached(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"],
+                                                environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
         let controlPoint = try #require(paths["2ad9"]?.string)
         let deadline = ContinuousClock.now + .seconds(20)
@@ -30,8 +30,14 @@ struct MonitorCommandTests {
         }
         // Request Control comes after the subscriptions, and the link buffers from before
         // them, so frames notified now cannot be lost.
-        for frame in frames {
-            try await fake.mock("NotifyValue", [.string(data), .string(frame)])
+        do {
+            for frame in frames {
+                try await fake.mock("NotifyValue", [.string(data), .string(frame)])
+            }
+        } catch {
+            let result = try await monitor.value
+            Issue.record("the fake refused a notification (\(error)); monitor exited \(result.status): \(result.stderr)")
+            return
         }
         let result = try await monitor.value
         #expect(result.status == 0, "\(result.stderr)")
@@ -49,8 +55,8 @@ struct MonitorCommandTests {
         let fake = try await FakeBlueZ(bus: bus, template: ScanCommandTests.template)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
-        let result = try ProcessRunner.run(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],
-                                           environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        let result = try await ProcessRunner.runDetached(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],
+                                                         environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         #expect(result.status == 1)
         #expect(result.stderr == "ftms-bridge: monitor: no machine named or addressed 'SF-Bike-4242' is known to BlueZ\n")
     }

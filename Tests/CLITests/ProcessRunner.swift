@@ -78,3 +78,18 @@ struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension ProcessRunner {
+    /// ``run(_:stdinFile:stdin:environment:timeout:)`` on a thread of its own, for async tests:
+    /// waiting for a child must not hold one of the few cooperative threads other tests need.
+    static func runDetached(
+        _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Swift.Result { try run(arguments, environment: environment, timeout: timeout) })
+            }
+            thread.start()
+        }
+    }
+}

@@ -19,11 +19,11 @@ struct ScanCommandTests {
         try await fake.addNameOnlyDevice(address: "C0:11:22:33:44:03", name: "SF-Bike-9999")
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
 
-        let table = try ProcessRunner.run(["scan", "--timeout", "0.3"], environment: environment)
+        let table = try await ProcessRunner.runDetached(["scan", "--timeout", "0.3"], environment: environment)
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.lines == ["NAME          ADDRESS            TYPE  RSSI", "SF-Bike-0001  C0:11:22:33:44:01  bike  -60 dBm"])
 
-        let json = try ProcessRunner.run(["scan", "--timeout", "0.3", "--json"], environment: environment)
+        let json = try await ProcessRunner.runDetached(["scan", "--timeout", "0.3", "--json"], environment: environment)
         #expect(json.status == 0)
         #expect(json.lines.count == 1)
         #expect(json.lines.first?.contains(#""name":"SF-Bike-0001""#) == true)
