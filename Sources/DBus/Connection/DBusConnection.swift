@@ -94,17 +94,7 @@ public final class DBusConnection: Sendable {
         destination: String, path: String, interface: String, member: String,
         arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
     ) async throws -> [DBusValue] {
-        try Validation.busName(destination)
-        try Validation.objectPath(path)
-        try Validation.interface(interface)
-        try Validation.member(member)
-        guard let message = destination.withCString({ destination in
-            path.withCString { path in
-                interface.withCString { interface in
-                    member.withCString { dbus_message_new_method_call(destination, path, interface, $0) }
-                }
-            }
-        }) else { throw DBusError.invalidArgument("cannot create a call to \(member)") }
+        let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member)
         do {
             try MessageWriter.append(arguments, to: message)
         } catch {
@@ -162,17 +152,7 @@ public final class DBusConnection: Sendable {
     public func send(
         destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = []
     ) throws {
-        try Validation.busName(destination)
-        try Validation.objectPath(path)
-        try Validation.interface(interface)
-        try Validation.member(member)
-        guard let message = destination.withCString({ destination in
-            path.withCString { path in
-                interface.withCString { interface in
-                    member.withCString { dbus_message_new_method_call(destination, path, interface, $0) }
-                }
-            }
-        }) else { throw DBusError.invalidArgument("cannot create a call to \(member)") }
+        let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member)
         dbus_message_set_no_reply(message, 1)
         try post(message, arguments: arguments)
     }
@@ -266,6 +246,22 @@ public final class DBusConnection: Sendable {
     public func unexport(path: String) {
         let state = state
         loop.post { state.exports[path] = nil }
+    }
+
+    /// A new method call message (owned by the caller), every name validated first.
+    private static func methodCall(destination: String, path: String, interface: String, member: String) throws -> OpaquePointer {
+        try Validation.busName(destination)
+        try Validation.objectPath(path)
+        try Validation.interface(interface)
+        try Validation.member(member)
+        guard let message = destination.withCString({ destination in
+            path.withCString { path in
+                interface.withCString { interface in
+                    member.withCString { dbus_message_new_method_call(destination, path, interface, $0) }
+                }
+            }
+        }) else { throw DBusError.invalidArgument("cannot create a call to \(member)") }
+        return message
     }
 
     // MARK: Loop thread

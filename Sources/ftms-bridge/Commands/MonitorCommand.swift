@@ -1,6 +1,5 @@
 import ArgumentParser
 import BlueZ
-import DBus
 import FTMS
 import Foundation
 
@@ -25,17 +24,14 @@ struct MonitorCommand: AsyncParsableCommand {
     var scanTimeout: Double = 5
 
     func run() async throws {
-        let address = DBusConnection.systemBusAddress(environment: ProcessInfo.processInfo.environment)
-        do {
-            let connection = try await DBusConnection.connect(address: address)
-            defer { connection.close() }
-            let client = BlueZClient(connection: connection)
-            try await client.start()
+        try await withBlueZ(command: "monitor") { client in
             let filter = MachineFilter(acceptGenericFTMS: true)
-            var found = await client.machines(passing: filter).first { $0.name == machine || $0.address.caseInsensitiveCompare(machine) == .orderedSame }
+            let matches = { (candidate: DiscoveredMachine) in
+                candidate.name == machine || candidate.address.caseInsensitiveCompare(machine) == .orderedSame
+            }
+            var found = await client.machines(passing: filter).first(where: matches)
             if found == nil {
-                found = try await client.scan(for: .milliseconds(Int(scanTimeout * 1000)), filter: filter)
-                    .first { $0.name == machine || $0.address.caseInsensitiveCompare(machine) == .orderedSame }
+                found = try await client.scan(for: .milliseconds(Int(scanTimeout * 1000)), filter: filter).first(where: matches)
             }
             guard let target = found else { throw BlueZError.machineNotFound(machine) }
             let link = MachineLink(client: client, device: target.path)
@@ -55,15 +51,6 @@ struct MonitorCommand: AsyncParsableCommand {
                 if let count, printed >= count { break }
             }
             await link.disconnect()
-        } catch let error as DBusError {
-            printError("monitor: \(error)")
-            throw ExitCode(1)
-        } catch let error as BlueZError {
-            printError("monitor: \(error)")
-            throw ExitCode(1)
-        } catch let error as LinkError {
-            printError("monitor: \(machine): \(error)")
-            throw ExitCode(1)
         }
     }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import BlueZ
-import DBus
 import Foundation
 
 /// `ftms-bridge scan [--timeout S] [--json]` (SPEC §9): machines in range.
@@ -25,12 +24,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let address = DBusConnection.systemBusAddress(environment: ProcessInfo.processInfo.environment)
-        do {
-            let connection = try await DBusConnection.connect(address: address)
-            defer { connection.close() }
-            let client = BlueZClient(connection: connection)
-            try await client.start()
+        try await withBlueZ(command: "scan") { client in
             let machines = try await client.scan(
                 for: .milliseconds(Int(timeout * 1000)), filter: MachineFilter(acceptGenericFTMS: anyFtms))
             if json {
@@ -42,12 +36,6 @@ struct ScanCommand: AsyncParsableCommand {
             } else {
                 print(Self.table(machines))
             }
-        } catch let error as DBusError {
-            printError("scan: \(error)")
-            throw ExitCode(1)
-        } catch let error as BlueZError {
-            printError("scan: \(error)")
-            throw ExitCode(1)
         }
     }
 
