@@ -6,7 +6,9 @@ struct ProcessRunner {
         let status: Int32
         let stdout: String
         let stderr: String
-        /// Peak resident memory of the child, in KiB (from `wait4`'s rusage).
+        /// Peak resident memory of the child's own program, in KiB: the highest `VmHWM` read
+        /// from `/proc/PID/status` while it ran. (`wait4`'s `ru_maxrss` would also count the
+        /// parent's memory at spawn time, which parallel tests make vary.)
         let maxResidentKiB: Int
 
         var lines: [Substring] { stdout.split(separator: "\n", omittingEmptySubsequences: true) }
@@ -55,7 +57,9 @@ struct ProcessRunner {
         var status: Int32 = 0
         var usage = rusage()
         let deadline = ContinuousClock.now + timeout
+        var peak = 0
         while true {
+            peak = max(peak, residentHighWaterMark(of: pid))
             let reaped = wait4(pid, &status, WNOHANG, &usage)
             if reaped == pid || (reaped < 0 && errno != EINTR) { break }
             if ContinuousClock.now > deadline {
@@ -70,7 +74,15 @@ struct ProcessRunner {
             status: exitStatus,
             stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-            maxResidentKiB: usage.ru_maxrss)
+            maxResidentKiB: peak)
+    }
+
+    /// `VmHWM` of a running process, in KiB; 0 once it has exited.
+    static func residentHighWaterMark(of pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 }
 

@@ -15,6 +15,8 @@ public actor BlueZClient {
     private var nextWaiter: UInt64 = 0
     private var listeners: [UInt64: (prefix: String, continuation: AsyncStream<DBusMessage>.Continuation)] = [:]
     private var nextListener: UInt64 = 0
+    private var barriers: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextBarrier: UInt64 = 0
 
     public init(connection: DBusConnection) {
         self.connection = connection
@@ -34,12 +36,15 @@ public actor BlueZClient {
             for await signal in stream {
                 await self?.handle(signal)
             }
+            await self?.signalsEnded()
         }
     }
 
     public func stop() {
         pump?.cancel()
         pump = nil
+        for barrier in barriers.values { barrier.resume() }
+        barriers.removeAll()
     }
 
     /// Reloads the whole tree. A missing BlueZ leaves it empty rather than failing.
@@ -58,7 +63,29 @@ public actor BlueZClient {
         resumeWaiters()
     }
 
+    /// The bus is gone: nothing will come through the stream again, so no barrier may wait.
+    private func signalsEnded() {
+        for barrier in barriers.values { barrier.resume() }
+        barriers.removeAll()
+    }
+
+    /// Returns once the cache has applied every signal that arrived before now, in
+    /// particular those BlueZ sent before a reply the caller has just received.
+    public func sync() async {
+        guard pump != nil, connection.isConnected else { return }
+        nextBarrier += 1
+        let id = nextBarrier
+        await withCheckedContinuation { continuation in
+            barriers[id] = continuation
+            connection.sendBarrier(id)
+        }
+    }
+
     private func handle(_ signal: DBusMessage) async {
+        if signal.interface == DBusConnection.barrierInterface, signal.member == "Barrier" {
+            if case .uint64(let id)? = signal.arguments.first { barriers.removeValue(forKey: id)?.resume() }
+            return
+        }
         if signal.member == "NameOwnerChanged" {
             // bluetoothd restarted or went away: every object is gone, and a new owner
             // starts from its own state (notes §7).

@@ -34,6 +34,8 @@ public actor MachineLink {
         } catch let error as DBusError {
             throw LinkError.connectFailed(error.description)
         }
+        // BlueZ sent Connected=true before its reply: make the cache show it before judging.
+        await client.sync()
         let resolved = await client.wait(until: { tree in
             let properties = tree.properties(device, BlueZNames.device)
             return properties == nil || properties?["Connected"]?.bool == false || properties?["ServicesResolved"]?.bool == true

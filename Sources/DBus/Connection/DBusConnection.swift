@@ -212,6 +212,24 @@ public final class DBusConnection: Sendable {
         return stream
     }
 
+    /// Puts a marker into every signal stream *after* everything already dispatched.
+    ///
+    /// A reply resumes its caller directly, while signals travel through streams their
+    /// consumers drain at their own pace; a consumer that sees this marker has seen every
+    /// signal that arrived before the reply the caller already holds. BlueZ sends
+    /// `Connected=true` before the Connect reply, and this is how a cache proves it applied it.
+    public func sendBarrier(_ id: UInt64) {
+        let state = state
+        loop.post {
+            let marker = DBusMessage(kind: .signal, path: "/org/freedesktop/DBus/Local", interface: Self.barrierInterface,
+                                     member: "Barrier", arguments: [.uint64(id)])
+            for subscriber in state.subscribers.values { subscriber.continuation.yield(marker) }
+        }
+    }
+
+    /// The interface of ``sendBarrier(_:)``'s marker; no bus peer can send it.
+    public static let barrierInterface = "org.freedesktop.DBus.Local"
+
     // MARK: Names and objects
 
     /// Takes a well-known name; false when another connection owns it.
