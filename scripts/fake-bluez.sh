@@ -39,21 +39,9 @@ python=/usr/bin/python3
 pidfile="$dir/fake-bluez.pid"
 logfile="$dir/fake-bluez.log"
 
-# Whether pid is a live process (a zombie waiting for its reaper counts as gone).
-alive() {
-  local state
-  state=$(sed -n 's/^.*) \([A-Za-z]\).*$/\1/p' "/proc/$1/stat" 2>/dev/null) || return 1
-  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-
-running_pid() {
-  [ -f "$pidfile" ] || return 1
-  local pid
-  pid=$(cat "$pidfile" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] && alive "$pid" || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "$template" || return 1
-  echo "$pid"
-}
+# shellcheck source=lib/pids.sh
+source "$(dirname "$0")/lib/pids.sh"
+running_pid() { recorded_pid "$pidfile" "$template"; }
 
 owner_answers() {
   timeout 2 dbus-send --bus="$DBUS_SYSTEM_BUS_ADDRESS" --dest=org.bluez --type=method_call --print-reply \

@@ -32,23 +32,9 @@ pidfile="$dir/dbus-daemon.pid"
 logfile="$dir/dbus-daemon.log"
 address="unix:path=$socket"
 
-# The pid recorded in DIR, if that process is still our dbus-daemon (pids get reused).
-# Whether pid is a live process (a zombie waiting for its reaper counts as gone).
-alive() {
-  local state
-  state=$(sed -n 's/^.*) \([A-Za-z]\).*$/\1/p' "/proc/$1/stat" 2>/dev/null) || return 1
-  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-
-running_pid() {
-  [ -f "$pidfile" ] || return 1
-  local pid
-  pid=$(cat "$pidfile" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  alive "$pid" || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "--config-file=$config" || return 1
-  echo "$pid"
-}
+# shellcheck source=lib/pids.sh
+source "$(dirname "$0")/lib/pids.sh"
+running_pid() { recorded_pid "$pidfile" "--config-file=$config"; }
 
 # Whether the bus answers a call (not only whether the socket file exists).
 bus_answers() {

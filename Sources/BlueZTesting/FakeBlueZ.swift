@@ -16,8 +16,14 @@ public final class FakeBlueZ: @unchecked Sendable {
     public let control: DBusConnection
     private var pid: pid_t = 0
 
+    /// The template in this repository (`Tests/Fixtures/dbusmock/ftms_bluez.py`), found from
+    /// this file's own place in the tree.
+    public static let repositoryTemplate = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Fixtures/dbusmock/ftms_bluez.py").path
+
     /// Starts the fake from `template` and waits until it owns `org.bluez`.
-    public init(bus: PrivateBus, template: String) async throws {
+    public init(bus: PrivateBus, template: String = FakeBlueZ.repositoryTemplate) async throws {
         self.bus = bus
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

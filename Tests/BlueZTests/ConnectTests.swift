@@ -29,7 +29,7 @@ struct ConnectTests {
 
     func rig(kind: String = "bike", name: String = "SF-Bike-0001") async throws -> Rig {
         let bus = try PrivateBus()
-        let fake = try await FakeBlueZ(bus: bus, template: ScanTests.template)
+        let fake = try await FakeBlueZ(bus: bus)
         try await fake.addAdapter("hci0")
         let device = try await fake.addMachine(address: "C0:11:22:33:44:01", name: name, kind: kind)
         let connection = try await DBusConnection.connect(address: bus.address)

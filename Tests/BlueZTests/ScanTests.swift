@@ -7,14 +7,10 @@ import Testing
 /// Discovery against python-dbusmock's BlueZ, a fake we did not write.
 @Suite("Scan against the dbusmock BlueZ", .serialized)
 struct ScanTests {
-    static let template = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/dbusmock/ftms_bluez.py").path
-
     @Test func scanTakesExactlyTheMachinesThatAdvertiseFE01() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: Self.template)
+        let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
         try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
@@ -44,7 +40,7 @@ struct ScanTests {
     @Test func machinesAddedDuringTheScanAreSeen() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: Self.template)
+        let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
         let connection = try await DBusConnection.connect(address: bus.address)
@@ -62,7 +58,7 @@ struct ScanTests {
     @Test func noAdapterIsAClearError() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: Self.template)
+        let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         let connection = try await DBusConnection.connect(address: bus.address)
         defer { connection.close() }
@@ -77,7 +73,7 @@ struct ScanTests {
     @Test func cacheFollowsABluetoothdRestart() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: Self.template)
+        let fake = try await FakeBlueZ(bus: bus)
         try await fake.addAdapter("hci0")
         try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
         let connection = try await DBusConnection.connect(address: bus.address)
@@ -87,7 +83,7 @@ struct ScanTests {
         #expect(await client.machines(passing: MachineFilter()).count == 1)
         fake.stop()
         await client.wait { $0.paths(with: BlueZNames.device).isEmpty }
-        let restarted = try await FakeBlueZ(bus: bus, template: Self.template)
+        let restarted = try await FakeBlueZ(bus: bus)
         defer { restarted.stop() }
         try await restarted.addAdapter("hci0")
         try await restarted.addMachine(address: "C0:11:22:33:44:07", name: "SF-Rower-0007", kind: "rower")

@@ -9,7 +9,7 @@ struct MonitorCommandTests {
     @Test func streamsEveryNotifiedFrameDecodedAndInOrder() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: ScanCommandTests.template)
+        let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
         let device = try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
@@ -52,7 +52,7 @@ struct MonitorCommandTests {
     @Test func anUnknownMachineIsAOneLineError() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: ScanCommandTests.template)
+        let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
         let result = try await ProcessRunner.runDetached(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],

@@ -5,14 +5,10 @@ import Testing
 /// `ftms-bridge scan` as a real process against the dbusmock BlueZ on a private bus.
 @Suite("ftms-bridge scan", .serialized)
 struct ScanCommandTests {
-    static let template = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/dbusmock/ftms_bluez.py").path
-
     @Test func listsTheMachinesInRange() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let fake = try await FakeBlueZ(bus: bus, template: Self.template)
+        let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
         try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
