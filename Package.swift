@@ -25,7 +25,11 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZTesting", targets: ["BlueZTesting"]),
+        .library(name: "Workout", targets: ["Workout"]),
+        .library(name: "Capture", targets: ["Capture"]),
+        .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
+        .executable(name: "ftms-sim", targets: ["ftms-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +46,18 @@ let package = Package(
         .target(name: "BlueZTesting", dependencies: ["DBus"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        // Pure workout engine: samples and a clock in, session events out (SPEC §5).
+        .target(name: "Workout", dependencies: ["FTMS"], swiftSettings: strict),
+        // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (SPEC §8).
+        .target(name: "Capture", dependencies: ["FTMS"], swiftSettings: strict),
+        // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
+        // integrators, and the peer of the integration tests.
+        .target(name: "Simulator", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
+        .executableTarget(
+            name: "ftms-sim",
+            dependencies: ["Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "ftms-bridge",
             dependencies: [
@@ -62,6 +78,18 @@ let package = Package(
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),
+        .testTarget(
+            name: "CaptureTests",
+            dependencies: ["Capture", "FTMS"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["Simulator", "BlueZ", "BlueZTesting"],
+            swiftSettings: strict
+        ),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]

@@ -1,0 +1,2 @@
+/// The BlueZ + machine simulator. Placeholder until it lands.
+enum SimulatorModule {}

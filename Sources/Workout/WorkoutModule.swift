@@ -1,0 +1,2 @@
+/// The workout engine (SPEC §5). Placeholder until the engine lands.
+enum WorkoutModule {}

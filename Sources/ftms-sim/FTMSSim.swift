@@ -1,0 +1,4 @@
+@main
+struct FTMSSim {
+    static func main() {}
+}
