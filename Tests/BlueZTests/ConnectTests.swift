@@ -8,34 +8,8 @@ import Testing
 /// The SPEC §2 connect sequence and the Control Point, against the dbusmock BlueZ.
 @Suite("Connect and control against the dbusmock BlueZ", .serialized)
 struct ConnectTests {
-    struct Rig {
-        let bus: PrivateBus
-        let fake: FakeBlueZ
-        let connection: DBusConnection
-        let client: BlueZClient
-        let device: String
-
-        func stop() {
-            connection.close()
-            fake.stop()
-            bus.stop()
-        }
-
-        func gattPath(_ key: String) async throws -> String {
-            let paths = try await fake.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
-            return try #require(paths[key]?.string, "no \(key) in \(paths.keys.sorted())")
-        }
-    }
-
-    func rig(kind: String = "bike", name: String = "SF-Bike-0001") async throws -> Rig {
-        let bus = try PrivateBus()
-        let fake = try await FakeBlueZ(bus: bus)
-        try await fake.addAdapter("hci0")
-        let device = try await fake.addMachine(address: "C0:11:22:33:44:01", name: name, kind: kind)
-        let connection = try await DBusConnection.connect(address: bus.address)
-        let client = BlueZClient(connection: connection)
-        try await client.start()
-        return Rig(bus: bus, fake: fake, connection: connection, client: client, device: device)
+    func rig(kind: String = "bike", name: String = "SF-Bike-0001") async throws -> FakeRig {
+        try await FakeRig(kind: kind, name: name)
     }
 
     @Test func connectReadsInfoSubscribesAndTakesControl() async throws {
@@ -50,8 +24,7 @@ struct ConnectTests {
         #expect(info.features?.supports(target: "resistance_target") == true)
         #expect(info.resistanceRange?.maximum != nil)
         // Request Control was the first, and only, Control Point write.
-        let writes = try await rig.fake.mock("GetWrites", [.string(try await rig.gattPath("2ad9"))]).first?.array ?? []
-        #expect(writes.compactMap(\.bytes) == [[0x00]])
+        #expect(try await rig.controlPointWrites() == [[0x00]])
 
         // Every notified frame arrives, decoded, in order.
         let stream = await link.notifications()
@@ -87,8 +60,7 @@ struct ConnectTests {
         try await rig.fake.mock("SetResistanceForm", [.string(rig.device), .string("sint16")])
         #expect(try await link.perform(.setTargetResistanceLevel(9.3)).result == .invalidParameter)
         #expect(try await link.perform(.setTargetResistanceLevel(9.3, form: .sint16)).result == .success)
-        let writes = try await rig.fake.mock("GetWrites", [.string(try await rig.gattPath("2ad9"))]).first?.array?.compactMap(\.bytes) ?? []
-        #expect(writes == [[0x00], [0x05, 0x96, 0x00], [0x04, 0x5d], [0x04, 0x5d, 0x00]])
+        #expect(try await rig.controlPointWrites() == [[0x00], [0x05, 0x96, 0x00], [0x04, 0x5d], [0x04, 0x5d, 0x00]])
     }
 
     @Test func aDroppedLinkIsAClearError() async throws {

@@ -17,6 +17,10 @@ public actor BlueZClient {
     private var nextListener: UInt64 = 0
     private var barriers: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextBarrier: UInt64 = 0
+    /// How many callers want discovery on now: it starts with the first and stops with the
+    /// last, so several machines being searched for share one session per adapter.
+    var discoveryHolders = 0
+    var discoveringAdapters: [String] = []
 
     public init(connection: DBusConnection) {
         self.connection = connection
@@ -133,14 +137,24 @@ public actor BlueZClient {
         if condition(tree) { return true }
         nextWaiter += 1
         let id = nextWaiter
-        if let timeout {
+        let timer = timeout.map { timeout in
             Task { [weak self] in
                 try? await Task.sleep(for: timeout)
                 await self?.expireWaiter(id)
             }
         }
-        return await withCheckedContinuation { continuation in
-            waiters[id] = (condition, continuation)
+        defer { timer?.cancel() }
+        // Cancellation gives up the wait, so a supervisor being stopped never hangs here.
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(returning: false)
+                } else {
+                    waiters[id] = (condition, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.expireWaiter(id) }
         }
     }
 
@@ -164,12 +178,6 @@ public actor BlueZClient {
 
     /// Devices that pass `filter`, sorted by name.
     public func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
-        tree.paths(with: BlueZNames.device).compactMap { path -> DiscoveredMachine? in
-            guard let properties = tree.properties(path, BlueZNames.device),
-                let machine = DiscoveredMachine(path: path, properties: properties),
-                filter.accepts(name: properties["Name"]?.string, address: machine.address, uuids: DiscoveredMachine.uuids(properties))
-            else { return nil }
-            return machine
-        }.sorted { ($0.name, $0.address) < ($1.name, $1.address) }
+        tree.machines(passing: filter)
     }
 }

@@ -6,6 +6,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingCharacteristic(String)
     case controlPointTimeout(operation: String)
     case controlPointRejected(operation: String, result: String)
+    case writeFailed(operation: String, device: String, reason: String)
+    case notReady(String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingCharacteristic(let what): "the machine has no \(what) characteristic"
         case .controlPointTimeout(let operation): "no Control Point response to \(operation)"
         case .controlPointRejected(let operation, let result): "the machine answered \(operation) with \(result)"
+        case .writeFailed(let operation, let device, let reason): "\(operation) write on \(device) failed: \(reason)"
+        case .notReady(let machine): "\(machine) is not connected yet"
         }
     }
 }

@@ -9,6 +9,16 @@ public actor MachineLink {
     public private(set) var info: MachineInfo?
     private var gatt = GattMap(tree: ObjectTree(), device: "/")
     private var pendingResponse: (id: UInt64, request: UInt8, continuation: CheckedContinuation<ControlPointResponse, any Error>)?
+    /// One procedure at a time (SPEC §4), and a command's fallbacks and re-requests hold it
+    /// throughout, so no other write lands between them.
+    private var gateHeld = false
+    private var gateQueue: [CheckedContinuation<Void, Never>] = []
+    /// Whether our Request Control stands: false until granted, and again after Status 0xFF
+    /// or a 0x05 answer.
+    var controlGranted = false
+    private var closed = false
+    /// Learned resistance forms, shared with every link to the same model.
+    public let resistanceForms: ResistanceFormMemory
     private var nextProcedure: UInt64 = 0
     private var controlPointWatcher: Task<Void, Never>?
     /// Filled from before the first StartNotify, so no frame between subscribing and the
@@ -16,9 +26,10 @@ public actor MachineLink {
     private var buffered: AsyncStream<(Characteristic, [UInt8])>?
     private var bufferTask: Task<Void, Never>?
 
-    public init(client: BlueZClient, device: String) {
+    public init(client: BlueZClient, device: String, resistanceForms: ResistanceFormMemory = ResistanceFormMemory()) {
         self.client = client
         self.device = device
+        self.resistanceForms = resistanceForms
     }
 
     private var connection: DBusConnection { client.connection }
@@ -72,10 +83,10 @@ public actor MachineLink {
         watchControlPoint(controlPoint)
         try await startNotify(controlPoint)
         self.info = info
-        let response = try await perform(.requestControl, timeout: .seconds(5))
-        guard response.result == .success else {
-            throw LinkError.controlPointRejected(operation: "request_control", result: response.result.map { "\($0.jsonName)" } ?? "result \(response.rawResult ?? 0)")
-        }
+        await acquireGate()
+        defer { releaseGate() }
+        var written: [[UInt8]] = []
+        try await requestControl(written: &written)
         return info
     }
 
@@ -98,6 +109,7 @@ public actor MachineLink {
                 guard signal.member == "PropertiesChanged", let path = signal.path, let characteristic = watched[path],
                     let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
                 else { continue }
+                if characteristic == .fitnessMachineStatus { self.statusArrived(value) }
                 continuation.yield((characteristic, value))
             }
             continuation.finish()
@@ -106,17 +118,42 @@ public actor MachineLink {
         buffered = stream
     }
 
-    /// Runs one Control Point procedure: write with response, then the 0x80 indication that
-    /// echoes `request`'s op code. One at a time; a second caller waits its turn.
+    /// Runs one Control Point procedure as it is: the raw primitive under ``send(_:timeout:)``,
+    /// for callers that choose their own bytes. One procedure at a time; others queue.
     public func perform(_ request: ControlPointRequest, timeout: Duration = .seconds(3)) async throws -> ControlPointResponse {
-        guard let controlPoint = gatt[.fitnessMachineControlPoint] else { throw LinkError.missingCharacteristic("Control Point (0x2AD9)") }
-        while pendingResponse != nil { try await Task.sleep(for: .milliseconds(5)) }
+        await acquireGate()
+        defer { releaseGate() }
+        var written: [[UInt8]] = []
+        return try await exchange(request, timeout: timeout, written: &written)
+    }
+
+    /// Write, then wait for the 0x80 indication that echoes the op code; on a timeout, one
+    /// retry, then a clear error (SPEC §4). Callers hold the gate.
+    func exchange(_ request: ControlPointRequest, timeout: Duration, written: inout [[UInt8]]) async throws -> ControlPointResponse {
         let operation = request.opCode.map { "\($0.jsonName)" } ?? "op \(request.rawOpCode)"
+        for attempt in 0...1 {
+            written.append(request.encoded())
+            do {
+                return try await exchangeOnce(request, operation: operation, timeout: timeout)
+            } catch LinkError.controlPointTimeout where attempt == 0 {
+                continue
+            }
+        }
+        throw LinkError.controlPointTimeout(operation: operation)
+    }
+
+    private func exchangeOnce(_ request: ControlPointRequest, operation: String, timeout: Duration) async throws -> ControlPointResponse {
+        guard let controlPoint = gatt[.fitnessMachineControlPoint] else { throw LinkError.missingCharacteristic("Control Point (0x2AD9)") }
+        guard !closed else { throw LinkError.disconnected }
         let device = device
         nextProcedure += 1
         let id = nextProcedure
         return try await withCheckedThrowingContinuation { continuation in
             pendingResponse = (id, request.rawOpCode, continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                self.failPending(id, LinkError.controlPointTimeout(operation: operation))
+            }
             Task {
                 do {
                     _ = try await connection.call(
@@ -124,11 +161,9 @@ public actor MachineLink {
                         member: "WriteValue", arguments: [.bytes(request.encoded()), .properties(["type": .string("request")])],
                         timeout: timeout)
                 } catch {
-                    self.failPending(id, LinkError.connectFailed("\(operation) write on \(device): \(error)"))
-                    return
+                    timer.cancel()
+                    self.failPending(id, LinkError.writeFailed(operation: operation, device: device, reason: "\(error)"))
                 }
-                try? await Task.sleep(for: timeout)
-                self.failPending(id, LinkError.controlPointTimeout(operation: operation))
             }
         }
     }
@@ -160,9 +195,42 @@ public actor MachineLink {
         pending.continuation.resume(returning: response)
     }
 
-    public func disconnect() async {
+    func acquireGate() async {
+        guard gateHeld else {
+            gateHeld = true
+            return
+        }
+        await withCheckedContinuation { gateQueue.append($0) }
+    }
+
+    /// Hands the gate to the next waiter in arrival order, so commands run as they were sent.
+    func releaseGate() {
+        if gateQueue.isEmpty {
+            gateHeld = false
+        } else {
+            gateQueue.removeFirst().resume()
+        }
+    }
+
+    /// Status 0xFF: another client took control, so the next command asks again first.
+    func statusArrived(_ value: [UInt8]) {
+        if value.first == StatusOpCode.controlPermissionLost.rawValue { controlGranted = false }
+    }
+
+    /// Stops the link's tasks and fails a waiting procedure, without asking BlueZ to
+    /// disconnect: for a link that has already dropped.
+    public func close() {
+        closed = true
         controlPointWatcher?.cancel()
         bufferTask?.cancel()
+        if let pending = pendingResponse {
+            pendingResponse = nil
+            pending.continuation.resume(throwing: LinkError.disconnected)
+        }
+    }
+
+    public func disconnect() async {
+        close()
         _ = try? await connection.call(
             destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Disconnect", timeout: .seconds(5))
     }

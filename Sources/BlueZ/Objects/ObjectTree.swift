@@ -85,3 +85,16 @@ public struct ObjectTree: Sendable, Equatable {
         return result
     }
 }
+
+extension ObjectTree {
+    /// Devices that pass `filter`, sorted by name, then address.
+    public func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
+        paths(with: BlueZNames.device).compactMap { path -> DiscoveredMachine? in
+            guard let properties = properties(path, BlueZNames.device),
+                let machine = DiscoveredMachine(path: path, properties: properties),
+                filter.accepts(name: properties["Name"]?.string, address: machine.address, uuids: DiscoveredMachine.uuids(properties))
+            else { return nil }
+            return machine
+        }.sorted { ($0.name, $0.address) < ($1.name, $1.address) }
+    }
+}

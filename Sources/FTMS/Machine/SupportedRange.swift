@@ -85,3 +85,21 @@ public struct SupportedRange: Sendable, Equatable {
         return writer.bytes
     }
 }
+
+extension SupportedRange {
+    /// `value` brought inside the range and onto its increment grid, counted from the
+    /// minimum. A machine may answer "invalid parameter" to a level between steps, so the
+    /// Control Point writer sends only levels the machine declared (SPEC §4). A range
+    /// with missing or inverted bounds leaves the value alone.
+    public func clamped(_ value: Double) -> Double {
+        guard let minimum, let maximum, minimum <= maximum, value.isFinite else { return value }
+        var result = Swift.min(Swift.max(value, minimum), maximum)
+        if let increment, increment > 0 {
+            let steps = ((result - minimum) / increment).rounded()
+            result = Swift.min(minimum + steps * increment, maximum)
+        }
+        // Onto the characteristic's own resolution, so 2.9999999 does not encode as 29 tenths.
+        let scale = kind.layout[0].scale
+        return scale.value(ofRaw: scale.raw(ofValue: result))
+    }
+}

@@ -1,0 +1,21 @@
+public import FTMS
+
+/// What a machine answered to one ``MachineCommand``, after the writer's retries.
+public struct CommandOutcome: Sendable, Equatable {
+    public var command: MachineCommand
+    /// The bytes of the request that got the final answer.
+    public var request: [UInt8]
+    /// The machine's answer to that request.
+    public var response: ControlPointResponse
+    /// Every request written, in order, Request Control included: the audit trail an
+    /// operator sees when a fallback or a re-request happened.
+    public var written: [[UInt8]]
+
+    public var succeeded: Bool { response.result == .success }
+
+    /// The result's FTMS name, or its raw code when FTMS reserves it.
+    public var resultName: String {
+        if let result = response.result { return "\(result.jsonName)" }
+        return response.rawResult.map { "result 0x\(String($0, radix: 16))" } ?? "no result"
+    }
+}

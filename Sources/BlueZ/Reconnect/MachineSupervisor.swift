@@ -1,0 +1,129 @@
+import FTMS
+
+/// Keeps one machine connected for as long as it runs (SPEC §2): find it (from BlueZ's
+/// cache when it is known, else by discovery), run the connect sequence, stream its
+/// notifications, and after any failure or drop try again after a bounded, jittered backoff.
+///
+/// Every fault of notes §7 ends the same way: the link is closed, half-open links are told
+/// to disconnect, and the loop comes round. The only exit is cancellation.
+public actor MachineSupervisor {
+    public let client: BlueZClient
+    public private(set) var target: MachineTarget
+    public let filter: MachineFilter
+    public let resistanceForms: ResistanceFormMemory
+    /// The live link while the machine is ready, for commands.
+    public private(set) var link: MachineLink?
+    public nonisolated let events: AsyncStream<SupervisorEvent>
+    private let continuation: AsyncStream<SupervisorEvent>.Continuation
+    private var backoff: Backoff
+    private let random: @Sendable () -> Double
+    private let timing: Timing
+
+    /// How long each step may take before it counts as a failure.
+    public struct Timing: Sendable {
+        public var locate: Duration = .seconds(10)
+        public var connect: Duration = .seconds(20)
+        public var resolve: Duration = .seconds(20)
+
+        public init(locate: Duration = .seconds(10), connect: Duration = .seconds(20), resolve: Duration = .seconds(20)) {
+            self.locate = locate
+            self.connect = connect
+            self.resolve = resolve
+        }
+    }
+
+    public init(
+        client: BlueZClient, target: MachineTarget, filter: MachineFilter = MachineFilter(),
+        resistanceForms: ResistanceFormMemory = ResistanceFormMemory(), backoff: Backoff = Backoff(),
+        timing: Timing = Timing(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.client = client
+        self.target = target
+        self.filter = filter
+        self.resistanceForms = resistanceForms
+        self.backoff = backoff
+        self.timing = timing
+        self.random = random
+        (events, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
+    }
+
+    /// Runs until the calling task is cancelled, then disconnects and finishes ``events``.
+    public func run() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            attempt += 1
+            let reason: String
+            do {
+                let machine = try await client.locate(target, filter: filter, timeout: timing.locate)
+                target.remember(machine)
+                continuation.yield(.connecting(target, attempt: attempt))
+                let link = MachineLink(client: client, device: machine.path, resistanceForms: resistanceForms)
+                self.link = link
+                let info: MachineInfo
+                do {
+                    info = try await link.connect(timeout: timing.connect, resolveTimeout: timing.resolve)
+                } catch {
+                    // Half-open (connected, no control): let BlueZ drop it so the next try starts clean.
+                    await link.disconnect()
+                    self.link = nil
+                    throw error
+                }
+                backoff.reset()
+                attempt = 0
+                continuation.yield(.ready(info))
+                reason = await stream(link, path: machine.path)
+                await link.close()
+                self.link = nil
+                if Task.isCancelled { break }
+                continuation.yield(.disconnected(reason: reason))
+            } catch {
+                if Task.isCancelled { break }
+                reason = "\(error)"
+            }
+            let delay = backoff.next(random: random())
+            continuation.yield(.retrying(after: delay, reason: reason))
+            try? await Task.sleep(for: delay)
+        }
+        await link?.disconnect()
+        link = nil
+        continuation.finish()
+    }
+
+    /// Runs `command` on the live link (see ``MachineLink/send(_:timeout:)``).
+    public func send(_ command: MachineCommand) async throws -> CommandOutcome {
+        guard let link else { throw LinkError.notReady(target.description) }
+        return try await link.send(command)
+    }
+
+    /// Forwards notifications until the device is no longer connected (or vanished, or
+    /// bluetoothd restarted and its new tree lacks the connection); returns why.
+    private func stream(_ link: MachineLink, path: String) async -> String {
+        let notifications = await link.notifications()
+        let client = client
+        let continuation = continuation
+        return await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                for await (characteristic, value) in notifications {
+                    continuation.yield(.notification(characteristic, value))
+                }
+                return nil
+            }
+            group.addTask {
+                let generation = await client.generation
+                let dropped = await client.wait(until: { tree in
+                    tree.properties(path, BlueZNames.device)?["Connected"]?.bool != true
+                }, timeout: nil)
+                guard dropped else { return nil }
+                if await client.generation != generation { return "bluetoothd restarted" }
+                return await client.tree.properties(path, BlueZNames.device) == nil ? "the machine vanished" : "the link dropped"
+            }
+            var reason: String?
+            while reason == nil, let next = await group.next() {
+                reason = next
+                if Task.isCancelled { break }
+            }
+            group.cancelAll()
+            return reason ?? "stopped"
+        }
+    }
+}
