@@ -49,6 +49,43 @@ struct MonitorCommandTests {
         ])
     }
 
+    @Test func keepsStreamingAcrossALinkDrop() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let fake = try await FakeBlueZ(bus: bus)
+        defer { fake.stop() }
+        try await fake.addAdapter("hci0")
+        let device = try await fake.addMachine(address: "C0:11:22:33:44:01", name: "SF-Bike-0001", kind: "bike")
+        let paths = try await fake.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
+        let data = try #require(paths["2ad2"]?.string)
+        let controlPoint = try #require(paths["2ad9"]?.string)
+        let monitor = Task {
+            try await ProcessRunner.runDetached(["monitor", "SF-Bike-0001", "--json", "--count", "2"],
+                                                environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
+        }
+        /// Waits until the monitor has written Request Control `count` times in all.
+        func controlTaken(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while (try await fake.mock("GetWrites", [.string(controlPoint)]).first?.array ?? []).count < count {
+                guard ContinuousClock.now < deadline else { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await controlTaken(1)
+        try await fake.mock("NotifyValue", [.string(data), .string("0000e803")])
+        try await Task.sleep(for: .milliseconds(200))
+        try await fake.mock("DisconnectDevice", [.string("hci0"), .string("C0:11:22:33:44:01")])
+        try await controlTaken(2)
+        try await fake.mock("NotifyValue", [.string(data), .string("0000d007")])
+        let result = try await monitor.value
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines == [
+            #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":0,"more_data":false,"instantaneous_speed_kmh":10}"#,
+            #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":0,"more_data":false,"instantaneous_speed_kmh":20}"#,
+        ])
+        #expect(result.stderr.hasPrefix("ftms-bridge: monitor: SF-Bike-0001 (C0:11:22:33:44:01): the link dropped\n"), "\(result.stderr)")
+    }
+
     @Test func anUnknownMachineIsAOneLineError() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }

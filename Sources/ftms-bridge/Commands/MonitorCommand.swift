@@ -26,31 +26,38 @@ struct MonitorCommand: AsyncParsableCommand {
     func run() async throws {
         try await withBlueZ(command: "monitor") { client in
             let filter = MachineFilter(acceptGenericFTMS: true)
-            let matches = { (candidate: DiscoveredMachine) in
-                candidate.name == machine || candidate.address.caseInsensitiveCompare(machine) == .orderedSame
-            }
-            var found = await client.machines(passing: filter).first(where: matches)
-            if found == nil {
-                found = try await client.scan(for: .milliseconds(Int(scanTimeout * 1000)), filter: filter).first(where: matches)
-            }
-            guard let target = found else { throw BlueZError.machineNotFound(machine) }
-            let link = MachineLink(client: client, device: target.path)
-            let info = try await link.connect()
-            let stream = await link.notifications()
-            if !json {
-                print("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.kind.rawValue)")
-            }
+            // The first search gives a clear error; after that the supervisor finds it again
+            // by address, through link drops and bluetoothd restarts, until we stop.
+            let found = try await client.locate(
+                MachineTarget(machine), filter: filter, timeout: .milliseconds(Int(scanTimeout * 1000)))
+            var target = MachineTarget(machine)
+            target.remember(found)
+            let supervisor = MachineSupervisor(client: client, target: target, filter: filter)
+            let running = Task { await supervisor.run() }
             var printed = 0
             var buffer = JSONBuffer()
-            for await (characteristic, value) in stream {
-                let message = value.withUnsafeBytes { FTMSMessage(characteristic: characteristic, decoding: $0) }
-                buffer.removeAll()
-                message.writeJSON(into: &buffer)
-                print(json ? buffer.string : Self.readable(message, json: buffer.string))
-                printed += 1
-                if let count, printed >= count { break }
+            for await event in supervisor.events {
+                switch event {
+                case .ready(let info):
+                    if !json {
+                        printLine("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.kind.rawValue)")
+                    }
+                case .notification(let characteristic, let value):
+                    let message = value.withUnsafeBytes { FTMSMessage(characteristic: characteristic, decoding: $0) }
+                    buffer.removeAll()
+                    message.writeJSON(into: &buffer)
+                    let delivered = printLine(json ? buffer.string : Self.readable(message, json: buffer.string))
+                    printed += 1
+                    if !delivered || count.map({ printed >= $0 }) == true { running.cancel() }
+                case .disconnected(let reason):
+                    printError("monitor: \(target): \(reason)")
+                case .retrying(let delay, let reason):
+                    printError("monitor: \(target): \(reason); retrying in \(delay.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+                case .connecting:
+                    break
+                }
             }
-            await link.disconnect()
+            await running.value
         }
     }
 

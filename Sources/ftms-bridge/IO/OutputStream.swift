@@ -55,3 +55,12 @@ func printError(_ message: String) {
     var line = Array("ftms-bridge: \(message)\n".utf8)
     BufferedOutput(descriptor: 2).drain(&line, force: true)
 }
+
+/// One line on stdout, written at once: a live display reading our pipe sees each frame as
+/// it comes rather than a block at a time. False when the reader has gone away.
+@discardableResult
+func printLine(_ text: String) -> Bool {
+    var line = Array(text.utf8)
+    line.append(UInt8(ascii: "\n"))
+    return BufferedOutput(descriptor: 1).drain(&line, force: true)
+}
