@@ -1,0 +1,79 @@
+/// Everything the engine knows about the session in progress; also the checkpoint's payload.
+///
+/// Monotonic instants are nanoseconds on the engine's clock. Movement time accrues from
+/// holds: a counted sample stands for the time until the next input, capped at
+/// ``SessionRules/sampleHoldCap``, and is only accumulated once that time is known. So every
+/// second of `moving` lies between the start and ``lastActiveEnd``, which is what makes
+/// `duration ≤ elapsed` hold by construction.
+struct OpenSession: Sendable, Hashable, Codable {
+    let id: String
+    private(set) var startedAt: Int64
+    let startWall: UTCTime
+    var phase: SessionPhase
+    /// The last moving sample, or the Status event that started or resumed the session: what
+    /// the idle timers count from.
+    var lastActivity: Int64
+    /// The end of the last accumulated hold: where the summary says the session ended.
+    private(set) var lastActiveEnd: Int64
+    /// After a Status pause, movement resumes only once the machine was seen still, so a
+    /// flywheel spinning down does not undo the rider's pause.
+    var awaitingStillness = false
+    private(set) var held: HeldSample?
+    private(set) var moving: Int64 = 0
+    var sampleCount = 0
+    var counters = SessionCounters()
+    private(set) var integrated = IntegratedTotals()
+    private(set) var averages = SessionAverages()
+
+    init(id: String, at time: Int64, wall: UTCTime) {
+        self.id = id
+        startedAt = time
+        startWall = wall
+        phase = .active
+        lastActivity = time
+        lastActiveEnd = time
+    }
+
+    /// Opens the hold of a counted sample (active and moving).
+    mutating func hold(_ reading: SampleReading, at time: Int64) {
+        averages.note(reading)
+        held = HeldSample(at: time, reading: reading)
+    }
+
+    /// Closes the open hold at `time` (capped) and accumulates it.
+    mutating func closeHold(at time: Int64, cap: Int64) {
+        guard let held else { return }
+        self.held = nil
+        let span = min(max(Nanoseconds.subtract(time, held.at), 0), cap)
+        lastActiveEnd = max(lastActiveEnd, Nanoseconds.add(held.at, span))
+        guard span > 0 else { return }
+        moving += span
+        let seconds = Nanoseconds.seconds(span)
+        averages.add(held.reading, for: seconds)
+        integrated.add(held.reading, for: seconds)
+    }
+
+    /// Progress at `time`, counting the open hold as far as it reaches.
+    func progress(at time: Int64, cap: Int64) -> SessionProgress {
+        var moving = self.moving
+        if let held { moving += min(max(Nanoseconds.subtract(time, held.at), 0), cap) }
+        return SessionProgress(
+            sessionID: id,
+            startedAt: startWall,
+            elapsed: Nanoseconds.duration(max(0, Nanoseconds.subtract(time, startedAt))),
+            moving: Nanoseconds.duration(moving)
+        )
+    }
+
+    /// The same session on a clock whose origin moved by `offset` (restoring a checkpoint in
+    /// a new process, whose monotonic clock starts elsewhere).
+    func shifted(by offset: Int64) -> OpenSession {
+        var copy = self
+        copy.startedAt = Nanoseconds.add(startedAt, offset)
+        copy.lastActivity = Nanoseconds.add(lastActivity, offset)
+        copy.lastActiveEnd = Nanoseconds.add(lastActiveEnd, offset)
+        copy.held = held.map { HeldSample(at: Nanoseconds.add($0.at, offset), reading: $0.reading) }
+        copy.counters = counters.shifted(by: offset)
+        return copy
+    }
+}

@@ -1,0 +1,27 @@
+/// Where an open session stands at an event: what SPEC §7's `session_state` carries.
+public struct SessionProgress: Sendable, Hashable {
+    /// The session's UUID, lowercase (the summary's `session_id`, the socket's `sessionId`).
+    public var sessionID: String
+    /// Wall-clock start, to the millisecond; `startEpoch` is its seconds.
+    public var startedAt: UTCTime
+    /// Time since the start, pauses included, at the event: `elapsedMs`. Never decreases
+    /// within a session, so a reader can use it to order `session_state` messages (seed 002).
+    public var elapsed: Duration
+    /// Time of movement so far (the workout timer).
+    public var moving: Duration
+
+    public init(sessionID: String, startedAt: UTCTime, elapsed: Duration, moving: Duration) {
+        self.sessionID = sessionID
+        self.startedAt = startedAt
+        self.elapsed = elapsed
+        self.moving = moving
+    }
+
+    /// SPEC §7 `startEpoch`: unix seconds of the start.
+    public var startEpoch: Int64 { startedAt.secondsSince1970 }
+
+    /// SPEC §7 `elapsedMs`.
+    public var elapsedMilliseconds: Int64 { Nanoseconds.of(elapsed) / Nanoseconds.perMillisecond }
+
+    public var movingMilliseconds: Int64 { Nanoseconds.of(moving) / Nanoseconds.perMillisecond }
+}
