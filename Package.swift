@@ -67,6 +67,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Long-running soak of many machines through injected faults (scripts/soak.sh, CI runs a short one).
+        .executableTarget(name: "ftms-soak", dependencies: ["BlueZ", "BlueZTesting", "FTMS", "DBus"], swiftSettings: strict),
         // libFuzzer entry point; built only by scripts/fuzz.sh with -sanitize=fuzzer.
         .executableTarget(name: "ftms-fuzz", dependencies: ["FTMS"], path: "Fuzz/Sources", swiftSettings: strict),
         .testTarget(

@@ -27,5 +27,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Whole-process latency against a BlueZ peer on a private bus (scripts/bench-bluez-latency.sh).
+        .executableTarget(
+            name: "ftms-latency",
+            dependencies: [
+                .product(name: "DBus", package: productPackage),
+                .product(name: "BlueZTesting", package: productPackage),
+            ],
+            path: "Benchmarks/BlueZLatency",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -7,6 +7,8 @@
 #   3. fuzz: libFuzzer over every decoder from the seed corpus, bounded (FUZZ_RUNS)
 #   4. the fake BlueZ (python-dbusmock's bluez5 template plus FTMS GATT, Tests/Fixtures/dbusmock)
 #      checks itself on a private dbus-daemon, so the fake the BlueZ tests rely on is known good
+#   5. soak: 8 machines kept connected through link drops and commands (SOAK_SECONDS, default
+#      30; scripts/soak.sh runs it for longer), failing on growth in memory, descriptors or calls
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -41,6 +43,13 @@ fi
 if scripts/fake-bluez.sh selftest; then
   passed=$((passed + 1))
 else
+  failed=$((failed + 1))
+fi
+if .build/debug/ftms-soak --seconds "${SOAK_SECONDS:-30}" > .build/soak.log 2>&1; then
+  tail -n 2 .build/soak.log
+  passed=$((passed + 1))
+else
+  cat .build/soak.log >&2
   failed=$((failed + 1))
 fi
 echo "summary: $passed passed, $failed failed"

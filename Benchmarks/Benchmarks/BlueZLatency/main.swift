@@ -1,0 +1,170 @@
+// Whole-process latency figures for issue 3's bars, against a BlueZ peer on a private bus:
+//
+// 1. D-Bus round trip: `Properties.Get(Device1, "Name")` from our binding to the peer, N times.
+// 2. Notification → `ftms-bridge monitor --json` output: the time from just before the peer is
+//    told to notify (so an upper bound: it includes the peer's own handling) to the moment the
+//    decoded line arrives on monitor's stdout pipe.
+//
+//   ftms-latency --bridge PATH [--peer sim|dbusmock] [--sim PATH] [--calls N] [--frames N]
+//
+// Prints median, p90, p99 and max for each, in microseconds.
+import BlueZTesting
+import DBus
+import Foundation
+
+struct Options {
+    var bridge = "../.build/release/ftms-bridge"
+    var peer = "dbusmock"
+    var sim = "../.build/release/ftms-sim"
+    var calls = 5_000
+    var frames = 2_000
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let flag = iterator.next() {
+            guard let value = iterator.next() else { throw Failure("\(flag) needs a value") }
+            switch flag {
+            case "--bridge": bridge = value
+            case "--peer": peer = value
+            case "--sim": sim = value
+            case "--calls": calls = Int(value) ?? calls
+            case "--frames": frames = Int(value) ?? frames
+            default: throw Failure("unknown option \(flag)")
+            }
+        }
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The peer under test: the dbusmock BlueZ, or our simulator.
+protocol Peer: Sendable {
+    func mock(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue]
+    func stop()
+}
+
+extension FakeBlueZ: Peer {}
+
+func summary(_ label: String, _ samples: [Duration]) -> String {
+    let micros = samples.map { Double($0.components.attoseconds) / 1e12 + Double($0.components.seconds) * 1e6 }.sorted()
+    func quantile(_ q: Double) -> Double { micros[min(micros.count - 1, Int(Double(micros.count) * q))] }
+    return String(format: "%@: n=%d median %.1f µs, p90 %.1f µs, p99 %.1f µs, max %.1f µs",
+                  label, micros.count, quantile(0.5), quantile(0.9), quantile(0.99), micros.last ?? 0)
+}
+
+/// Timestamps each line monitor writes, on a thread of its own so reading never waits on us.
+final class LineClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arrivals: [ContinuousClock.Instant] = []
+
+    func start(reading handle: FileHandle) {
+        let thread = Thread {
+            var pending = 0
+            let descriptor = handle.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { return }
+                let now = ContinuousClock.now
+                let lines = buffer[0..<count].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                pending += lines
+                self.lock.lock()
+                for _ in 0..<lines { self.arrivals.append(now) }
+                self.lock.unlock()
+            }
+        }
+        thread.start()
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return arrivals.count
+    }
+
+    func arrival(_ index: Int) -> ContinuousClock.Instant? {
+        lock.lock()
+        defer { lock.unlock() }
+        return index < arrivals.count ? arrivals[index] : nil
+    }
+}
+
+@main
+struct Main {
+    static func main() async {
+        do {
+            try await run(try Options(CommandLine.arguments))
+        } catch {
+            FileHandle.standardError.write(Data("ftms-latency: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run(_ options: Options) async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let peer: any Peer = try await startPeer(options, bus: bus)
+        defer { peer.stop() }
+        _ = try await peer.mock("AddAdapter", [.string("hci0"), .string("gateway")])
+        let device = try await peer.mock(
+            "AddFTMSMachine", [.string("hci0"), .string("C0:11:22:33:44:01"), .string("SF-Bike-0001"), .string("bike")]
+        ).first?.string ?? ""
+
+        // 1. Round trips.
+        let connection = try await DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let clock = ContinuousClock()
+        var roundTrips: [Duration] = []
+        for index in 0..<(options.calls + 200) {
+            let started = clock.now
+            _ = try await connection.call(
+                destination: "org.bluez", path: device, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                arguments: [.string("org.bluez.Device1"), .string("Name")], timeout: .seconds(5))
+            if index >= 200 { roundTrips.append(clock.now - started) }  // after warm-up
+        }
+        print(summary("Properties.Get round trip (\(options.peer))", roundTrips))
+
+        // 2. Notification → monitor output.
+        let paths = try await peer.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
+        guard let data = paths["2ad2"]?.string, let controlPoint = paths["2ad9"]?.string else { throw Failure("no GATT paths") }
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: options.bridge)
+        monitor.arguments = ["monitor", "SF-Bike-0001", "--json", "--count", "\(options.frames + 50)"]
+        monitor.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": bus.address]) { $1 }
+        let pipe = Pipe()
+        monitor.standardOutput = pipe
+        try monitor.run()
+        defer { if monitor.isRunning { monitor.terminate() } }
+        let lines = LineClock()
+        lines.start(reading: pipe.fileHandleForReading)
+        let deadline = clock.now + .seconds(30)
+        while (try await peer.mock("GetWrites", [.string(controlPoint)]).first?.array ?? []).isEmpty {
+            guard clock.now < deadline else { throw Failure("monitor never took control") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var latencies: [Duration] = []
+        for index in 0..<(options.frames + 50) {
+            let frame = String(format: "0000%02x%02x", index & 0xFF, (index >> 8) & 0xFF)
+            let started = clock.now
+            _ = try await peer.mock("NotifyValue", [.string(data), .string(frame)])
+            while lines.count <= index {
+                guard clock.now - started < .seconds(5) else { throw Failure("frame \(index) never reached monitor's output") }
+                try await Task.sleep(for: .microseconds(50))
+            }
+            if index >= 50, let arrived = lines.arrival(index) { latencies.append(arrived - started) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        print(summary("notification → monitor output (\(options.peer), upper bound)", latencies))
+        monitor.waitUntilExit()
+    }
+
+    static func startPeer(_ options: Options, bus: PrivateBus) async throws -> any Peer {
+        switch options.peer {
+        case "dbusmock": return try await FakeBlueZ(bus: bus)
+        default: throw Failure("unknown peer \(options.peer) (sim support lands with ftms-sim)")
+        }
+    }
+}
