@@ -169,6 +169,26 @@ struct ReconnectTests {
         await running.stop()
     }
 
+    @Test func anAdapterUnpluggedAndBackIsSurvived() async throws {
+        let rig = try await FakeRig()
+        defer { rig.stop() }
+        let running = await supervise(rig)
+        _ = try await running.until(Self.isReady)
+        try await rig.fake.mock("RemoveAdapterWithDevices", [.string("hci0")])
+        _ = try await running.until {
+            if case .disconnected(let reason) = $0 { reason == "the machine vanished" } else { false }
+        }
+        // No adapter: attempts fail clearly and keep coming, within the bound.
+        let failing = try await running.until {
+            if case .retrying(_, let reason) = $0 { reason == "\(BlueZError.noAdapter)" } else { false }
+        }
+        #expect(!failing.contains(where: Self.isReady))
+        try await rig.fake.addAdapter("hci0")
+        try await rig.fake.addMachine(address: FakeRig.address, name: "SF-Bike-0001", kind: "bike")
+        _ = try await running.until(Self.isReady)
+        await running.stop()
+    }
+
     @Test func aMachineNotYetInRangeIsFoundByDiscovery() async throws {
         let rig = try await FakeRig()
         defer { rig.stop() }

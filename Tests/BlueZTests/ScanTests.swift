@@ -55,6 +55,29 @@ struct ScanTests {
         #expect(try await found.map(\.name) == ["SF-Rower-0005"])
     }
 
+    /// The kernel refusing StartDiscovery for a while (another session starting) is retried.
+    @Test func inProgressOnStartDiscoveryIsRetried() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let fake = try await FakeBlueZ(bus: bus)
+        defer { fake.stop() }
+        try await fake.addAdapter("hci0")
+        try await fake.mock("SetDiscoveryFailures", [.string("hci0"), .uint32(3)])
+        let connection = try await DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let client = BlueZClient(connection: connection)
+        try await client.start()
+        async let found = client.scan(for: .seconds(2), filter: MachineFilter())
+        let discovering = await client.wait(until: { $0.properties("/org/bluez/hci0", BlueZNames.adapter)?["Discovering"]?.bool == true }, timeout: .seconds(8))
+        #expect(discovering, "discovery never started after three InProgress refusals")
+        try await fake.addMachine(address: "C0:11:22:33:44:05", name: "SF-Rower-0005", kind: "rower")
+        #expect(try await found.map(\.name) == ["SF-Rower-0005"])
+        let starts = try await fake.control.call(
+            destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.freedesktop.DBus.Mock", member: "GetMethodCalls",
+            arguments: [.string("StartDiscovery")], timeout: .seconds(5))
+        #expect(starts.first?.array?.count == 4, "\(starts)")
+    }
+
     @Test func noAdapterIsAClearError() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
