@@ -28,11 +28,13 @@ let package = Package(
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Simulator", targets: ["Simulator"]),
+        .library(name: "Publish", targets: ["Publish"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -50,6 +52,12 @@ let package = Package(
         .target(name: "Workout", dependencies: ["FTMS"], swiftSettings: strict),
         // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (SPEC §8).
         .target(name: "Capture", dependencies: ["FTMS"], swiftSettings: strict),
+        // The local metrics socket (SPEC §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
+        .target(
+            name: "Publish",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
         // integrators, and the peer of the integration tests.
         .target(name: "Simulator", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
@@ -80,6 +88,7 @@ let package = Package(
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "PublishTests", dependencies: ["Publish"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",

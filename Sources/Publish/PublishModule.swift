@@ -1,0 +1,2 @@
+/// The metrics socket (SPEC §7). Placeholder until it lands.
+enum PublishModule {}
