@@ -102,7 +102,10 @@ struct ReconnectTests {
         let events = try await running.until(Self.isReady)
         let recovered = clock.now - dropped
         #expect(events.contains { if case .disconnected(let reason) = $0 { reason == "the link dropped" } else { false } })
-        #expect(recovered < Self.bound + .seconds(2), "recovered in \(recovered)")
+        // The wait before reconnecting is within the bound; the connect sequence itself adds to
+        // it, loosely limited here because CI machines are shared.
+        #expect(events.allSatisfy { if case .retrying(let delay, _) = $0 { delay <= Self.bound } else { true } })
+        #expect(recovered < Self.bound + .seconds(10), "recovered in \(recovered)")
         // Control was asked for again on the new link, and frames flow again.
         try await notify(rig, power: 222)
         #expect(try await running.until { Self.power($0) != nil }.compactMap(Self.power) == [222])
