@@ -52,17 +52,19 @@ public struct SessionEngine: Sendable {
         let now = advance(to: time, into: &events)
         disconnectedAt = nil
         let reading = SampleReading(record.values)
-        if session != nil {
-            // Locals, not `resolved.…` inline: reading `self` while `session` is being mutated
-            // in place is an overlapping access.
-            let rules = resolved
-            session?.closeHold(at: now, cap: rules.sampleHoldCap)
-            // Optional chaining flattens: `nil` here is "no counter fell back".
-            guard session?.counters.observe(record.values, at: now, rules: rules) != nil else {
-                continueSession(with: reading, at: now, into: &events)
-                return events
-            }
+        // A local: reading `self.resolved` during the in-place mutation of `session` would
+        // be an overlapping access.
+        let rules = resolved
+        switch session?.take(record.values, reading, at: now, rules: rules) {
+        case .taken?:
+            return events
+        case .resumed?:
+            appendProgress(at: now, into: &events, SessionEvent.resumed)
+            return events
+        case .fellBack?:
             end(at: now, reason: .counterFallback, into: &events)
+        case nil:
+            break
         }
         startIfMoving(reading, values: record.values, at: now, wall: time.wall, into: &events)
         return events
@@ -94,7 +96,7 @@ public struct SessionEngine: Sendable {
             } else {
                 session?.lastActivity = now
                 session?.awaitingStillness = false
-                resumeIfPaused(at: now, into: &events)
+                if session?.resume() == true { appendProgress(at: now, into: &events, SessionEvent.resumed) }
             }
         default:
             break

@@ -1,2 +1,0 @@
-/// The metrics socket (SPEC §7). Placeholder until it lands.
-enum PublishModule {}
