@@ -47,7 +47,7 @@ struct OpenSession: Sendable, Hashable, Codable {
         let span = min(max(Nanoseconds.subtract(time, held.at), 0), cap)
         lastActiveEnd = max(lastActiveEnd, Nanoseconds.add(held.at, span))
         guard span > 0 else { return }
-        moving += span
+        moving = Nanoseconds.add(moving, span)
         let seconds = Nanoseconds.seconds(span)
         averages.add(held.reading, for: seconds)
         integrated.add(held.reading, for: seconds)
@@ -56,7 +56,7 @@ struct OpenSession: Sendable, Hashable, Codable {
     /// Progress at `time`, counting the open hold as far as it reaches.
     func progress(at time: Int64, cap: Int64) -> SessionProgress {
         var moving = self.moving
-        if let held { moving += min(max(Nanoseconds.subtract(time, held.at), 0), cap) }
+        if let held { moving = Nanoseconds.add(moving, min(max(Nanoseconds.subtract(time, held.at), 0), cap)) }
         return SessionProgress(
             sessionID: id,
             startedAt: startWall,

@@ -26,23 +26,19 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// Parses `YYYY-MM-DD`.
     public init?(_ text: some StringProtocol) {
         var scanner = DigitScanner(Array(text.utf8))
-        guard let year = scanner.number(digits: 4), scanner.take("-"),
-              let month = scanner.number(digits: 2), scanner.take("-"),
-              let day = scanner.number(digits: 2), scanner.atEnd,
-              CivilDate.isValid(year: year, month: month, day: day)
-        else { return nil }
-        dayNumber = CivilDate.days(year: year, month: month, day: day)
+        guard let days = scanner.date(), scanner.atEnd else { return nil }
+        dayNumber = days
     }
 
     /// `YYYY-MM-DD`.
     public var description: String {
         let (year, month, day) = CivilDate.date(days: dayNumber)
         var text = year < 0 ? "-" : ""
-        UTCTime.append(year.magnitude, width: 4, to: &text)
+        DecimalText.appendPadded(year.magnitude, width: 4, to: &text)
         text.append("-")
-        UTCTime.append(UInt64(month), width: 2, to: &text)
+        DecimalText.appendPadded(UInt64(month), width: 2, to: &text)
         text.append("-")
-        UTCTime.append(UInt64(day), width: 2, to: &text)
+        DecimalText.appendPadded(UInt64(day), width: 2, to: &text)
         return text
     }
 

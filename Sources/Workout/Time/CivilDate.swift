@@ -1,10 +1,17 @@
 /// Days since 1970-01-01 ⇄ proleptic Gregorian year, month, day.
 ///
-/// Howard Hinnant's `days_from_civil` / `civil_from_days`: exact for every Int64 day number a
-/// timestamp can produce, with no tables and no Foundation, so summary times format the same
-/// on every machine.
+/// Howard Hinnant's `days_from_civil` / `civil_from_days`, with no tables and no Foundation,
+/// so summary times format the same on every machine. Exact within ``yearLimit`` years of
+/// the epoch, which covers every millisecond an Int64 can hold; beyond it values are clamped
+/// rather than allowed to overflow.
 enum CivilDate {
+    static let yearLimit: Int64 = 1 << 40
+    static let dayLimit: Int64 = yearLimit * 365
+
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let year = min(max(year, -yearLimit), yearLimit)
+        let month = min(max(month, 1), 12)
+        let day = min(max(day, 1), 31)
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -15,7 +22,7 @@ enum CivilDate {
     }
 
     static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
+        let z = min(max(days, -dayLimit), dayLimit) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
@@ -27,7 +34,7 @@ enum CivilDate {
     }
 
     static func isValid(year: Int64, month: Int64, day: Int64) -> Bool {
-        guard (1...12).contains(month), day >= 1 else { return false }
+        guard (-yearLimit...yearLimit).contains(year), (1...12).contains(month), (1...31).contains(day) else { return false }
         let next = month == 12 ? days(year: year + 1, month: 1, day: 1) : days(year: year, month: month + 1, day: 1)
         return day <= next - days(year: year, month: month, day: 1)
     }
