@@ -8,7 +8,7 @@
 /// and grace timers fire when no samples come. Session ids come from an injected
 /// ``SessionIDSource``.
 ///
-/// The per-sample path (``SessionEngine/ingest(_:at:)-(DataRecord,_)``) allocates nothing:
+/// The per-sample path (``SessionEngine``'s `ingest` of a merged record) allocates nothing:
 /// every accumulator is a fixed-size value, and events, which are rare, are the only boxes.
 public enum WorkoutEngine {
     /// Bumped when the summary JSON changes in a way a reader can observe.

@@ -13,26 +13,3 @@ public protocol SessionCheckpointStore: Sendable {
     /// finished session must not delete the checkpoint of the session that followed it.
     func remove(machineAddress: String, sessionID: String) async throws
 }
-
-/// Checkpoints in a dictionary.
-public actor InMemoryCheckpointStore: SessionCheckpointStore {
-    private var snapshots: [String: SessionSnapshot] = [:]
-
-    public init() {}
-
-    public func save(_ snapshot: SessionSnapshot) {
-        snapshots[snapshot.machine.address] = snapshot
-    }
-
-    public func load(machineAddress: String) -> SessionSnapshot? {
-        snapshots[machineAddress]
-    }
-
-    public func loadAll() -> [SessionSnapshot] {
-        snapshots.values.sorted { $0.machine.address < $1.machine.address }
-    }
-
-    public func remove(machineAddress: String, sessionID: String) {
-        if snapshots[machineAddress]?.sessionID == sessionID { snapshots[machineAddress] = nil }
-    }
-}
