@@ -58,36 +58,36 @@ struct WorkoutStatsTests {
         #expect(stats.lastWorkoutDate?.description == last)
     }
 
+    /// The zone's rules give a three-day streak; its standard (or summer) offset all year
+    /// round puts one session on the wrong day and breaks the streak in two.
+    static func expectDaylightSaving(
+        _ instants: [String], zone: String, lastDay: String, fixedOffsetHours: Int, fixedLastDay: String
+    ) throws {
+        let sessions = try instants.map { try summary($0) }
+        let stats = WorkoutStats(summaries: sessions, timeZone: try Self.zone(zone))
+        #expect(stats.streak == 3)
+        #expect(stats.lastWorkoutDate?.description == lastDay)
+        let fixed = WorkoutStats(summaries: sessions, timeZone: try #require(TimeZone(secondsFromGMT: fixedOffsetHours * 3600)))
+        #expect(fixed.streak == 2)
+        #expect(fixed.lastWorkoutDate?.description == fixedLastDay)
+    }
+
     /// New York springs forward on 2026-03-08. A ride at 00:30 EDT on the 9th is 04:30Z; with
-    /// the winter offset (−5) it would wrongly fall on the 8th and break the streak in two.
+    /// the winter offset (−5) it would fall on the 8th.
     @Test func springForward() throws {
-        let sessions = try [
-            Self.summary("2026-03-07T17:00:00Z"),  // 12:00 EST, 7th
-            Self.summary("2026-03-08T16:00:00Z"),  // 12:00 EDT, 8th
-            Self.summary("2026-03-09T04:30:00Z"),  // 00:30 EDT, 9th
-        ]
-        let newYork = WorkoutStats(summaries: sessions, timeZone: try Self.zone("America/New_York"))
-        #expect(newYork.streak == 3)
-        #expect(newYork.lastWorkoutDate?.description == "2026-03-09")
-        let winterAllYear = WorkoutStats(summaries: sessions, timeZone: try #require(TimeZone(secondsFromGMT: -5 * 3600)))
-        #expect(winterAllYear.streak == 2)
-        #expect(winterAllYear.lastWorkoutDate?.description == "2026-03-08")
+        try Self.expectDaylightSaving(
+            ["2026-03-07T17:00:00Z", "2026-03-08T16:00:00Z", "2026-03-09T04:30:00Z"],  // 12:00 EST, 12:00 EDT, 00:30 EDT
+            zone: "America/New_York", lastDay: "2026-03-09", fixedOffsetHours: -5, fixedLastDay: "2026-03-08"
+        )
     }
 
     /// Berlin falls back on 2026-10-25 (03:00 CEST → 02:00 CET). 23:30 CET on the 25th is
-    /// 22:30Z: still the 25th, though summer time would have made it the 26th.
+    /// 22:30Z: still the 25th, though summer time (+2) would make it the 26th.
     @Test func fallBack() throws {
-        let sessions = try [
-            Self.summary("2026-10-24T21:30:00Z"),  // 23:30 CEST, 24th
-            Self.summary("2026-10-25T22:30:00Z"),  // 23:30 CET, 25th
-            Self.summary("2026-10-26T22:30:00Z"),  // 23:30 CET, 26th
-        ]
-        let berlin = WorkoutStats(summaries: sessions, timeZone: try Self.zone("Europe/Berlin"))
-        #expect(berlin.streak == 3)
-        #expect(berlin.lastWorkoutDate?.description == "2026-10-26")
-        let summerAllYear = WorkoutStats(summaries: sessions, timeZone: try #require(TimeZone(secondsFromGMT: 2 * 3600)))
-        #expect(summerAllYear.streak == 2)
-        #expect(summerAllYear.lastWorkoutDate?.description == "2026-10-27")
+        try Self.expectDaylightSaving(
+            ["2026-10-24T21:30:00Z", "2026-10-25T22:30:00Z", "2026-10-26T22:30:00Z"],  // 23:30 CEST, CET, CET
+            zone: "Europe/Berlin", lastDay: "2026-10-26", fixedOffsetHours: 2, fixedLastDay: "2026-10-27"
+        )
     }
 
     @Test func statsRoundTripThroughCodable() throws {
