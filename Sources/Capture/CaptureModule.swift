@@ -1,2 +1,0 @@
-/// Capture formats (SPEC §8). Placeholder until the readers land.
-enum CaptureModule {}
