@@ -34,6 +34,7 @@ struct JSONLineScanner {
         }
     }
 
+    @inline(__always)
     mutating func skipSpace() {
         while index < line.count {
             switch line[index] {
@@ -43,6 +44,7 @@ struct JSONLineScanner {
         }
     }
 
+    @inline(__always)
     mutating func peek() -> UInt8? {
         skipSpace()
         return index < line.count ? line[index] : nil
@@ -52,6 +54,7 @@ struct JSONLineScanner {
         Failure(column: (position ?? index) + 1, reason: reason)
     }
 
+    @inline(__always)
     mutating func expect(_ character: UInt8, _ what: String) throws(Failure) {
         guard peek() == character else {
             throw failure(index >= line.count ? "line ends where \(what) should be" : "expected \(what)")
@@ -68,6 +71,7 @@ struct JSONLineScanner {
 
     /// The next member's key, consuming the `,` before it and the `:` after it; `nil` once
     /// the object's `}` is consumed. `first` tracks whether a comma is due.
+    @inline(__always)
     mutating func nextKey(_ first: inout Bool) throws(Failure) -> Text? {
         guard let next = peek() else { throw failure("line ends inside an object") }
         if next == UInt8(ascii: "}") {
@@ -91,6 +95,7 @@ struct JSONLineScanner {
     }
 
     /// A string value (the cursor must be at its opening quote).
+    @inline(__always)
     mutating func string() throws(Failure) -> Text {
         guard peek() == UInt8(ascii: "\"") else { throw failure("expected a string") }
         index += 1
@@ -112,6 +117,7 @@ struct JSONLineScanner {
     }
 
     /// The bytes of a number, `true`, `false` or `null`: everything up to the next delimiter.
+    @inline(__always)
     mutating func bareValue() throws(Failure) -> Range<Int> {
         skipSpace()
         let start = index
@@ -169,6 +175,7 @@ struct JSONLineScanner {
     }
 
     /// Whether a raw (unescaped) token spells `name` exactly.
+    @inline(__always)
     func matches(_ text: Text, _ name: StaticString) -> Bool {
         guard !text.escaped, text.range.count == name.utf8CodeUnitCount else { return false }
         let bytes = name.utf8Start

@@ -41,21 +41,27 @@ struct BtsnoopBuilder {
         snapshot: Int? = nil
     ) {
         let header = Self.littleEndian(handle | boundary << 12) + Self.littleEndian(UInt16(payload.count))
-        var packet = header + payload
         let received = direction == .toHost
-        let flags: UInt32
+        framed(
+            header + payload, h4Type: 0x02, flags: received ? 1 : 0, monitorOpcode: received ? 5 : 4, at: microseconds,
+            snapshot: snapshot)
+    }
+
+    /// Frames an HCI packet as the datalink does: an H4 type byte, direction and
+    /// command/event flags, or btmon's index and opcode.
+    private mutating func framed(
+        _ packet: [UInt8], h4Type: UInt8, flags: UInt32, monitorOpcode: UInt32, at microseconds: Int64, snapshot: Int? = nil
+    ) {
+        var framed = packet
+        var recordFlags = flags
         switch datalink {
-        case .h4:
-            packet.insert(0x02, at: 0)
-            flags = received ? 1 : 0
-        case .hci:
-            flags = received ? 1 : 0
-        case .monitor:
-            flags = UInt32(controller) << 16 | (received ? 5 : 4)
+        case .h4: framed.insert(h4Type, at: 0)
+        case .hci: break
+        case .monitor: recordFlags = UInt32(controller) << 16 | monitorOpcode
         }
-        let original = packet.count
-        if let snapshot { packet = Array(packet.prefix(snapshot)) }
-        record(packet, flags: flags, at: microseconds, original: original)
+        let original = framed.count
+        if let snapshot { framed = Array(framed.prefix(snapshot)) }
+        record(framed, flags: recordFlags, at: microseconds, original: original)
     }
 
     /// An L2CAP PDU on `cid`, cut into ACL fragments of at most `fragment` bytes.
@@ -81,34 +87,13 @@ struct BtsnoopBuilder {
 
     /// An HCI event, framed for the datalink.
     mutating func event(code: UInt8, _ parameters: [UInt8], at microseconds: Int64) {
-        var packet = [code, UInt8(parameters.count)] + parameters
-        let flags: UInt32
-        switch datalink {
-        case .h4:
-            packet.insert(0x04, at: 0)
-            flags = 3
-        case .hci:
-            flags = 3
-        case .monitor:
-            flags = UInt32(controller) << 16 | 3
-        }
-        record(packet, flags: flags, at: microseconds)
+        framed([code, UInt8(parameters.count)] + parameters, h4Type: 0x04, flags: 3, monitorOpcode: 3, at: microseconds)
     }
 
     /// An HCI command (which the reader must pass over).
     mutating func command(_ opcode: UInt16, _ parameters: [UInt8], at microseconds: Int64) {
-        var packet = Self.littleEndian(opcode) + [UInt8(parameters.count)] + parameters
-        let flags: UInt32
-        switch datalink {
-        case .h4:
-            packet.insert(0x01, at: 0)
-            flags = 2
-        case .hci:
-            flags = 2
-        case .monitor:
-            flags = UInt32(controller) << 16 | 2
-        }
-        record(packet, flags: flags, at: microseconds)
+        let packet = Self.littleEndian(opcode) + [UInt8(parameters.count)] + parameters
+        framed(packet, h4Type: 0x01, flags: 2, monitorOpcode: 2, at: microseconds)
     }
 
     mutating func connectionComplete(
