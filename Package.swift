@@ -55,7 +55,7 @@ let package = Package(
         // The local metrics socket (SPEC §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["FTMS", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
@@ -71,6 +71,8 @@ let package = Package(
             dependencies: [
                 "FTMS",
                 "BlueZ",
+                "Capture",
+                "Workout",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -88,7 +90,11 @@ let package = Package(
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting"], swiftSettings: strict),
-        .testTarget(name: "PublishTests", dependencies: ["Publish"], swiftSettings: strict),
+        .testTarget(
+            name: "PublishTests",
+            dependencies: ["Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",

@@ -16,4 +16,12 @@ public enum MachineType: String, Sendable, Hashable, Codable, CaseIterable {
         case .rowerData: self = .rower
         }
     }
+
+    /// The data record kind this machine's notifications decode and merge as.
+    public var dataKind: DataRecord.Kind {
+        switch self {
+        case .bike: .indoorBikeData
+        case .rower: .rowerData
+        }
+    }
 }

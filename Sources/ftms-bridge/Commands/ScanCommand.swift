@@ -44,11 +44,6 @@ struct ScanCommand: AsyncParsableCommand {
         let rows = [["NAME", "ADDRESS", "TYPE", "RSSI"]] + machines.map {
             [$0.name, $0.address, $0.kind.rawValue, $0.rssi.map { "\($0) dBm" } ?? "-"]
         }
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, text in
-                column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return renderTable(rows)
     }
 }

@@ -1,0 +1,66 @@
+public import FTMS
+
+/// One machine's path from raw notifications to session events: decode, merge split
+/// records, feed the engine (SPEC §1: "one code path from decoded sample onwards").
+///
+/// Live BLE and replay both drive this, with the only difference being where the bytes and
+/// the times come from. Value type, one owner, no allocation per notification.
+public struct MachinePipeline: Sendable {
+    public private(set) var engine: SessionEngine
+    private var merger: RecordMerger
+
+    public init(machine: MachineIdentity, rules: SessionRules = SessionRules(), ids: some SessionIDSource) {
+        engine = SessionEngine(machine: machine, rules: rules, ids: ids)
+        merger = RecordMerger(kind: machine.type.dataKind)
+    }
+
+    /// What one notification produced.
+    public struct Output: Sendable {
+        /// A whole merged sample, when this notification closed a record.
+        public var sample: DataRecord?
+        /// The decoded Fitness Machine Status event, when it was one.
+        public var status: FitnessMachineStatus?
+        public var events = SessionEvents()
+    }
+
+    /// A notification of `characteristic` carrying `bytes`, at `time`. Characteristics the
+    /// engine has no use for (the Control Point, another machine type's data) change nothing.
+    public mutating func notification(_ characteristic: Characteristic, _ bytes: UnsafeRawBufferPointer, at time: Timestamp) -> Output {
+        var output = Output()
+        switch characteristic {
+        case merger.kind.characteristic:
+            let record = DataRecord(kind: merger.kind, decoding: bytes)
+            if let sample = merger.ingest(record, at: time.monotonic) {
+                output.sample = sample
+                output.events = engine.ingest(sample, at: time)
+            } else {
+                output.events = engine.tick(at: time)
+            }
+        case .fitnessMachineStatus:
+            let status = FitnessMachineStatus(decoding: bytes)
+            output.status = status
+            output.events = engine.ingest(status, at: time)
+        default:
+            output.events = engine.tick(at: time)
+        }
+        return output
+    }
+
+    public mutating func connected(at time: Timestamp) -> SessionEvents {
+        engine.connected(at: time)
+    }
+
+    /// A dropped link also discards a half-merged record (FTMS §4.18).
+    public mutating func disconnected(at time: Timestamp) -> SessionEvents {
+        merger.reset()
+        return engine.disconnected(at: time)
+    }
+
+    public mutating func tick(at time: Timestamp) -> SessionEvents {
+        engine.tick(at: time)
+    }
+
+    public mutating func close(at time: Timestamp, reason: EndReason) -> SessionEvents {
+        engine.close(at: time, reason: reason)
+    }
+}
