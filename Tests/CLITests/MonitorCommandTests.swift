@@ -59,8 +59,10 @@ struct MonitorCommandTests {
         let paths = try await fake.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
         let data = try #require(paths["2ad2"]?.string)
         let controlPoint = try #require(paths["2ad9"]?.string)
+        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString).ftmscap").path
+        defer { try? FileManager.default.removeItem(atPath: recording) }
         let monitor = Task {
-            try await ProcessRunner.runDetached(["monitor", "SF-Bike-0001", "--json", "--count", "2"],
+            try await ProcessRunner.runDetached(["monitor", "SF-Bike-0001", "--json", "--count", "2", "--record", recording],
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
         /// Waits until the monitor has written Request Control `count` times in all.
@@ -84,6 +86,17 @@ struct MonitorCommandTests {
             #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":0,"more_data":false,"instantaneous_speed_kmh":20}"#,
         ])
         #expect(result.stderr.hasPrefix("ftms-bridge: monitor: SF-Bike-0001 (C0:11:22:33:44:01): the link dropped\n"), "\(result.stderr)")
+
+        // The recording holds the machine, both links and both frames, and replays cleanly.
+        let lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first?.contains(#""machine":{"name":"SF-Bike-0001","address":"C0:11:22:33:44:01","manufacturer":"SolidFocus","model":"SF-Bike-M1","type":"bike","feature":"#) == true, "\(lines.first ?? "")")
+        let events = lines.dropFirst().map { line in
+            ["disconnected", "connected", "0000e803", "0000d007"].first { line.contains($0) } ?? String(line)
+        }
+        #expect(events == ["connected", "0000e803", "disconnected", "connected", "0000d007"])
+        let replayed = try ProcessRunner.run(["replay", "--json", recording], timeout: .seconds(30))
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        #expect(replayed.stdout.isEmpty)
     }
 
     @Test func anUnknownMachineIsAOneLineError() async throws {

@@ -11,6 +11,8 @@ public struct MachineInfo: Sendable, Equatable {
     /// Device Information 0x2A24, e.g. "SF-Bike-M1".
     public var model: String?
     public var features: FitnessMachineFeature?
+    /// 0x2ACC as read, for captures to record exactly what the machine said.
+    public var featureBytes: [UInt8]?
     /// Supported Resistance Level Range (0x2AD6), when the machine has it.
     public var resistanceRange: SupportedRange?
 }

@@ -72,7 +72,9 @@ public actor MachineLink {
         if let path = gatt[AssignedNumbers.manufacturerNameString] { info.manufacturer = try? await readText(path) }
         if let path = gatt[AssignedNumbers.modelNumberString] { info.model = try? await readText(path) }
         if let path = gatt[.fitnessMachineFeature] {
-            info.features = try await read(path).withUnsafeBytes { FitnessMachineFeature(decoding: $0) }
+            let bytes = try await read(path)
+            info.featureBytes = bytes
+            info.features = bytes.withUnsafeBytes { FitnessMachineFeature(decoding: $0) }
         }
         if let path = gatt[.supportedResistanceLevelRange] {
             info.resistanceRange = try? await read(path).withUnsafeBytes { SupportedRange(kind: .resistanceLevel, decoding: $0) }

@@ -20,6 +20,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many frames.")
     var count: Int?
 
+    @Option(help: "Also record what the link sees to this .ftmscap file, for replay.")
+    var record: String?
+
     @Option(help: "Seconds to discover for when the machine is not already known.")
     var scanTimeout: Double = 5
 
@@ -32,6 +35,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 MachineTarget(machine), filter: filter, timeout: .milliseconds(Int(scanTimeout * 1000)))
             var target = MachineTarget(machine)
             target.remember(found)
+            let recorder = try record.map { try CaptureRecorder(path: $0) }
             let supervisor = MachineSupervisor(client: client, target: target, filter: filter)
             let running = Task { await supervisor.run() }
             var printed = 0
@@ -39,10 +43,12 @@ struct MonitorCommand: AsyncParsableCommand {
             for await event in supervisor.events {
                 switch event {
                 case .ready(let info):
+                    recorder?.ready(info)
                     if !json {
                         printLine("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.kind.rawValue)")
                     }
                 case .notification(let characteristic, let value):
+                    recorder?.notified(characteristic, value)
                     let message = value.withUnsafeBytes { FTMSMessage(characteristic: characteristic, decoding: $0) }
                     buffer.removeAll()
                     message.writeJSON(into: &buffer)
@@ -50,6 +56,7 @@ struct MonitorCommand: AsyncParsableCommand {
                     printed += 1
                     if !delivered || count.map({ printed >= $0 }) == true { running.cancel() }
                 case .disconnected(let reason):
+                    recorder?.disconnected()
                     printError("monitor: \(target): \(reason)")
                 case .retrying(let delay, let reason):
                     printError("monitor: \(target): \(reason); retrying in \(delay.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
