@@ -1,0 +1,183 @@
+public import DBus
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `org.bluez.Mock` controls both BlueZ peers offer (the Python fake and `ftms-sim`), so a
+/// test can be written once and run against either.
+public protocol BlueZMockControls: Sendable {
+    /// Calls one `org.bluez.Mock` control on `/`.
+    func mock(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue]
+}
+
+extension BlueZMockControls {
+    @discardableResult
+    public func addAdapter(_ name: String = "hci0") async throws -> String {
+        try await mock("AddAdapter", [.string(name), .string("gateway")]).first?.string ?? ""
+    }
+
+    /// A machine known from an earlier connection; `kind` is "bike" or "rower". Returns its path.
+    @discardableResult
+    public func addMachine(adapter: String = "hci0", address: String, name: String, kind: String) async throws -> String {
+        try await mock("AddFTMSMachine", [.string(adapter), .string(address), .string(name), .string(kind)]).first?.string ?? ""
+    }
+
+    @discardableResult
+    public func addNameOnlyDevice(adapter: String = "hci0", address: String, name: String) async throws -> String {
+        try await mock("AddNameOnlyDevice", [.string(adapter), .string(address), .string(name)]).first?.string ?? ""
+    }
+
+    /// `"2ad9"`, `"2ad9/2902"`, … → object path.
+    public func gattPaths(_ device: String) async throws -> [String: String] {
+        (try await mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]).compactMapValues(\.string)
+    }
+
+    /// Every value written to `characteristic`, oldest first.
+    public func writes(_ characteristic: String) async throws -> [[UInt8]] {
+        (try await mock("GetWrites", [.string(characteristic)]).first?.array ?? []).compactMap(\.bytes)
+    }
+}
+
+extension FakeBlueZ: BlueZMockControls {}
+
+/// `ftms-sim`, the Swift simulator of BlueZ 5.66 and SolidFocus machines, started as a real
+/// process on a ``PrivateBus``.
+///
+/// Its stdout (the ready line) and stderr (one line per event) go to files in the bus's
+/// directory, so a failing test can show what the simulator saw.
+public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
+    public let bus: PrivateBus
+    /// A connection for the `org.bluez.Mock` controls.
+    public let control: DBusConnection
+    /// `ready NAME=ADDRESS …`, as printed.
+    public let readyLine: String
+    public let logPath: String
+    private var pid: pid_t = 0
+
+    /// The built `ftms-sim`: `FTMS_SIM` when set, else next to the running test bundle (where
+    /// SwiftPM puts every product of the build).
+    public static func builtBinary() -> String {
+        if let path = ProcessInfo.processInfo.environment["FTMS_SIM"], !path.isEmpty { return path }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ftms-sim").path
+    }
+
+    /// Starts `ftms-sim ARGUMENTS --bus BUS` and returns once it printed its ready line, which it
+    /// does after taking `org.bluez`.
+    public init(bus: PrivateBus, arguments: [String] = [], binary: String = SimulatedBlueZ.builtBinary(), timeout: Duration = .seconds(20)) async throws {
+        self.bus = bus
+        logPath = bus.directoryPath + "/ftms-sim.log"
+        let readyPath = bus.directoryPath + "/ftms-sim.out"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw BusStartError(description: "no ftms-sim at \(binary): build it first (swift build --product ftms-sim) or set FTMS_SIM")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, readyPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        let argv = ([binary] + arguments + ["--bus", bus.address]).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // Test threads run with most signals blocked, and a child inherits the mask: start it
+        // with none blocked, so SIGTERM stops it as it would stop bluetoothd.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let spawned = posix_spawn(&pid, binary, &actions, &attributes, argv, environ)
+        guard spawned == 0 else { throw BusStartError(description: "cannot start \(binary) (error \(spawned))") }
+        let deadline = ContinuousClock.now + timeout
+        var ready: String?
+        while ready == nil {
+            let output = (try? String(contentsOfFile: readyPath, encoding: .utf8)) ?? ""
+            ready = output.split(separator: "\n").first { $0.hasPrefix("ready") }.map(String.init)
+            if ready != nil { break }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                pid = 0
+                throw BusStartError(description: "ftms-sim exited before it was ready: \(Self.tail(of: logPath))")
+            }
+            guard ContinuousClock.now < deadline else {
+                Glibc.kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                pid = 0
+                throw BusStartError(description: "ftms-sim was not ready in time: \(Self.tail(of: logPath))")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        readyLine = ready ?? ""
+        control = try await DBusConnection.connect(address: bus.address)
+    }
+
+    /// The machines the ready line announced: name → address.
+    public var machines: [String: String] {
+        Dictionary(readyLine.split(separator: " ").dropFirst().compactMap { pair -> (String, String)? in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+        }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Everything it logged so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    @discardableResult
+    public func mock(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await control.call(
+            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments,
+            timeout: .seconds(10))
+    }
+
+    /// SIGTERM, then SIGKILL if it has not exited within `grace`; returns its exit status
+    /// (128 + signal when killed), or nil when it was not running.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(5)) -> Int32? {
+        control.close()
+        guard pid > 0 else { return nil }
+        Glibc.kill(pid, SIGTERM)
+        return reap(within: grace)
+    }
+
+    /// SIGKILL, as a crashing bluetoothd goes.
+    public func kill() {
+        control.close()
+        guard pid > 0 else { return }
+        Glibc.kill(pid, SIGKILL)
+        reap(within: .seconds(5))
+    }
+
+    /// Waits for the process to exit by itself (the bus went away, say).
+    @discardableResult
+    public func waitForExit(within limit: Duration) -> Int32? {
+        guard pid > 0 else { return nil }
+        return reap(within: limit, killAtEnd: false)
+    }
+
+    @discardableResult
+    private func reap(within limit: Duration, killAtEnd: Bool = true) -> Int32? {
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) != pid {
+            if ContinuousClock.now >= deadline {
+                guard killAtEnd else { return nil }
+                Glibc.kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                break
+            }
+            usleep(5_000)
+        }
+        pid = 0
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    private static func tail(of path: String) -> String {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(3).joined(separator: " | ")
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,81 @@
+/// Injected failures: those configured at start, and a bluetoothd restart.
+extension BlueZSimulator {
+    func applyStartFaults() {
+        for fault in configuration.faults {
+            switch fault {
+            case .connectAbort(let times): script(.abort, times)
+            case .connectHang(let times): script(.hang, times)
+            case .noResolve(let times): script(.noResolve, times)
+            case .earlyResolve(let times): script(.earlyResolve, times)
+            case .linkDrop(let frames): for device in devices.values { device.dropAfterFrames = frames }
+            case .loseControl(let frames): for device in devices.values { device.loseControlAfterFrames = frames }
+            case .restart(let delay, let down):
+                after(delay, owner: "fault") { self.restartBluetoothd(down: down) }
+            case .powerCycle(let delay, let off):
+                after(delay, owner: "fault") {
+                    for adapter in self.adapters.values { self.setPowered(adapter, false) }
+                    self.after(off, owner: "fault") {
+                        for adapter in self.adapters.values { self.setPowered(adapter, true) }
+                    }
+                }
+            case .discoveryFailures(let count): for adapter in adapters.values { adapter.failuresToInject = count }
+            case .badTypes: badTypes = true
+            case .controlPointResult(let op, let result): for device in devices.values { device.controlPoint.forcedResults[op] = result }
+            }
+        }
+    }
+
+    private func script(_ mode: ConnectPlan.Mode, _ times: Int) {
+        for device in devices.values { device.plan.scripted += Array(repeating: mode, count: times) }
+    }
+
+    /// bluetoothd goes away and comes back: the name is released (clients see
+    /// NameOwnerChanged), waiting callers get the bus's NoReply, and after `down` a fresh
+    /// process owns `org.bluez` with only what BlueZ persists: adapters, and devices connected
+    /// before with their GATT cache, disconnected and without RSSI.
+    func restartBluetoothd(down: Duration) {
+        guard let old = connection else { return }
+        log("bluetoothd restarting: \(BusNames.service) gone for \(down.milliseconds) ms")
+        generation += 1
+        cancelAllTimers()
+        for device in devices.values {
+            device.streamTask?.cancel()
+            device.streamTask = nil
+            // Dropped unanswered: the bus daemon answers their callers when we leave.
+            device.pendingConnect = nil
+            device.pendingWrites = [:]
+            device.disconnectRepliers = []
+            device.connected = false
+            device.resolved = false
+            device.disconnecting = false
+            device.controlPoint.loseControl()
+            device.reportedRSSI = nil
+        }
+        for adapter in adapters.values {
+            adapter.sessions = []
+            adapter.filters = [:]
+            adapter.discovering = false
+            adapter.powered = true
+        }
+        departed = []
+        agents = [:]
+        connection = nil
+        old.close()
+        buildTree()
+        let generation = generation
+        Task { [weak self] in
+            try? await Task.sleep(for: down)
+            await self?.reattach(generation)
+        }
+    }
+
+    private func reattach(_ expected: Int) async {
+        guard generation == expected, outcome == nil else { return }
+        do {
+            try await attach()
+            log("bluetoothd back on \(busAddress)")
+        } catch {
+            finish(.busLost("could not take \(BusNames.service) back: \(error)"))
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import FTMS
+
+/// The rider model's frames, notified at the machine's rate while a client is subscribed.
+extension BlueZSimulator {
+    /// (Re)starts the frame clock of a resolved link. Deadlines, not sleeps between frames,
+    /// so the rate does not drift with load.
+    func startStreaming(_ device: DeviceState) {
+        device.streamTask?.cancel()
+        device.streamTask = nil
+        guard device.connected, device.spec.streamRate > 0, device.spec.kind.hasGatt else { return }
+        let interval = Duration.seconds(1 / device.spec.streamRate)
+        let path = device.path
+        let link = device.link
+        let generation = generation
+        device.streamTask = Task { [weak self] in
+            var deadline = ContinuousClock.now
+            while !Task.isCancelled {
+                deadline += interval
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                guard !Task.isCancelled, let self,
+                    await self.streamTick(path, link: link, generation: generation, interval: interval)
+                else { return }
+            }
+        }
+    }
+
+    /// One frame, if a client listens; false ends the stream (link gone, source exhausted).
+    private func streamTick(_ path: String, link: Int, generation: Int, interval: Duration) -> Bool {
+        guard generation == self.generation, let device = devices[path], device.connected, device.link == link else { return false }
+        defer { flush() }
+        guard let data = device.characteristic(device.source.characteristic.rawValue), data.hasActiveSession else { return true }
+        guard let frame = device.source.nextFrame(after: interval) else {
+            log("data source of \(device.spec.name) ended")
+            return false
+        }
+        deliver(data, frame)
+        device.framesThisLink += 1
+        if configuration.verbose { log("frame \(device.spec.name) \(Hex.string(frame))") }
+        if let frames = device.loseControlAfterFrames, device.framesThisLink == frames { loseControl(device) }
+        if let frames = device.dropAfterFrames, device.framesThisLink >= frames {
+            linkDown(device, reason: "link lost after \(frames) frames (injected)")
+            return false
+        }
+        return true
+    }
+}

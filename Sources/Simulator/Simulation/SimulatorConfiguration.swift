@@ -1,0 +1,62 @@
+/// Everything a simulator run starts from.
+public struct SimulatorConfiguration: Sendable, Equatable {
+    /// Adapter names, `hci0` first.
+    public var adapters: [String]
+    public var machines: [MachineSpec]
+    public var timing: SimulatorTiming
+    public var faults: [Fault]
+    /// Log every call and every notified frame, not only what changes state.
+    public var verbose: Bool
+
+    public init(
+        adapters: [String] = ["hci0"], machines: [MachineSpec] = [], timing: SimulatorTiming = SimulatorTiming(),
+        faults: [Fault] = [], verbose: Bool = false
+    ) {
+        self.adapters = adapters
+        self.machines = machines
+        self.timing = timing
+        self.faults = faults
+        self.verbose = verbose
+    }
+
+    /// A gym: bikes, rowers, look-alikes without 0xFE01 and other makers' FTMS bikes, spread
+    /// round-robin over the adapters, named and addressed by kind and number:
+    /// `SF-Bike-0001` at `C0:5F:00:00:00:01`, `SF-Rower-0001` at `C0:5F:00:00:00:02`, …,
+    /// name-only `SF-Bike-9001` at `C0:5F:00:00:01:01`, FTMS `FTMS-Bike-01` at `C0:5F:00:00:02:01`.
+    public static func gym(
+        adapters: Int = 1, bikes: Int = 1, rowers: Int = 0, nameOnly: Int = 0, genericFTMS: Int = 0,
+        rate: Double = 1, seed: UInt64 = 1, known: Bool = false, resistanceForm: MachineSpec.ResistanceForm = .uint8
+    ) -> SimulatorConfiguration {
+        let adapterNames = (0..<max(adapters, 1)).map { "hci\($0)" }
+        var machines: [MachineSpec] = []
+        func add(_ name: String, _ group: UInt8, _ number: Int, _ kind: MachineSpec.Kind) {
+            let index = machines.count
+            let address = "C0:5F:00:00:" + hexByte(group).uppercased() + ":" + hexByte(UInt8(truncatingIfNeeded: number)).uppercased()
+            machines.append(MachineSpec(
+                name: name, address: address, kind: kind, adapter: adapterNames[index % adapterNames.count],
+                seed: SeededRandom.derive(seed, index), streamRate: kind.hasGatt ? rate : 0,
+                resistanceForm: resistanceForm, known: known, rssi: -55 - 4 * (index % 8)))
+        }
+        var number = 0
+        for bike in 1...max(bikes, 1) where bikes > 0 {
+            number += 1
+            add("SF-Bike-" + pad(bike, 4), 0x00, number, .bike)
+        }
+        for rower in 1...max(rowers, 1) where rowers > 0 {
+            number += 1
+            add("SF-Rower-" + pad(rower, 4), 0x00, number, .rower)
+        }
+        for lookAlike in 1...max(nameOnly, 1) where nameOnly > 0 {
+            add("SF-Bike-" + pad(9000 + lookAlike, 4), 0x01, lookAlike, .nameOnly)
+        }
+        for other in 1...max(genericFTMS, 1) where genericFTMS > 0 {
+            add("FTMS-Bike-" + pad(other, 2), 0x02, other, .genericFTMS)
+        }
+        return SimulatorConfiguration(adapters: adapterNames, machines: machines)
+    }
+}
+
+private func pad(_ number: Int, _ width: Int) -> String {
+    let digits = String(number)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
+}

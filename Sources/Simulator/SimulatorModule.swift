@@ -1,2 +1,0 @@
-/// The BlueZ + machine simulator. Placeholder until it lands.
-enum SimulatorModule {}

@@ -1,0 +1,77 @@
+import BlueZ
+import BlueZTesting
+import DBus
+import Foundation
+import Testing
+
+/// A private dbus-daemon, `ftms-sim` on it as a real process, and our BlueZ client.
+struct SimulatorRig {
+    let bus: PrivateBus
+    let simulator: SimulatedBlueZ
+    let connection: DBusConnection
+    let client: BlueZClient
+
+    static func start(_ arguments: [String]) async throws -> SimulatorRig {
+        let bus = try PrivateBus()
+        do {
+            let simulator = try await SimulatedBlueZ(bus: bus, arguments: arguments)
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let client = BlueZClient(connection: connection)
+            try await client.start()
+            return SimulatorRig(bus: bus, simulator: simulator, connection: connection, client: client)
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        connection.close()
+        simulator.stop()
+        bus.stop()
+    }
+
+    /// The Device1 path of the machine named `name` in the ready line.
+    func device(_ name: String, adapter: String = "hci0") throws -> String {
+        let address = try #require(simulator.machines[name], "\(name) not in '\(simulator.readyLine)'")
+        return "/org/bluez/\(adapter)/dev_" + address.replacingOccurrences(of: ":", with: "_")
+    }
+
+    /// BlueZ calls the simulator logged (`Interface.Member path`), oldest first.
+    func callLog() async throws -> [String] {
+        (try await simulator.mock("GetCallLog").first?.strings) ?? []
+    }
+
+    /// Calls org.bluez as any client would; throws the D-Bus error.
+    @discardableResult
+    func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.call(destination: "org.bluez", path: path, interface: interface, member: member, arguments: arguments, timeout: .seconds(5))
+    }
+
+    /// The D-Bus error a call ends with, or nil when it succeeded.
+    func failure(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) async -> DBusError? {
+        do {
+            try await call(path, interface, member, arguments)
+            return nil
+        } catch let error as DBusError {
+            return error
+        } catch {
+            return .unexpectedReply("\(error)")
+        }
+    }
+
+    /// Scans, connects and takes control of `name`, as the bridge does.
+    func connectedLink(_ name: String) async throws -> MachineLink {
+        _ = try await client.scan(for: .milliseconds(200), filter: MachineFilter())
+        let link = MachineLink(client: client, device: try device(name))
+        _ = try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(5))
+        return link
+    }
+
+    /// Waits (bounded) for `condition` on the client's tree; records an issue on timeout.
+    func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: @escaping @Sendable (ObjectTree) -> Bool) async -> Bool {
+        let held = await client.wait(until: condition, timeout: timeout)
+        if !held { Issue.record("timed out waiting for \(what); simulator log: \(simulator.log.suffix(1500))") }
+        return held
+    }
+}
