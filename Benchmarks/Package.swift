@@ -27,6 +27,17 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "ReplayPipeline",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FTMS", package: productPackage),
+                .product(name: "Workout", package: productPackage),
+            ],
+            path: "Benchmarks/ReplayPipeline",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Whole-process latency against a BlueZ peer on a private bus (scripts/bench-bluez-latency.sh).
         .executableTarget(
             name: "ftms-latency",
