@@ -13,22 +13,6 @@ public protocol BlueZMockControls: Sendable {
 }
 
 extension BlueZMockControls {
-    @discardableResult
-    public func addAdapter(_ name: String = "hci0") async throws -> String {
-        try await mock("AddAdapter", [.string(name), .string("gateway")]).first?.string ?? ""
-    }
-
-    /// A machine known from an earlier connection; `kind` is "bike" or "rower". Returns its path.
-    @discardableResult
-    public func addMachine(adapter: String = "hci0", address: String, name: String, kind: String) async throws -> String {
-        try await mock("AddFTMSMachine", [.string(adapter), .string(address), .string(name), .string(kind)]).first?.string ?? ""
-    }
-
-    @discardableResult
-    public func addNameOnlyDevice(adapter: String = "hci0", address: String, name: String) async throws -> String {
-        try await mock("AddNameOnlyDevice", [.string(adapter), .string(address), .string(name)]).first?.string ?? ""
-    }
-
     /// `"2ad9"`, `"2ad9/2902"`, … → object path.
     public func gattPaths(_ device: String) async throws -> [String: String] {
         (try await mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]).compactMapValues(\.string)

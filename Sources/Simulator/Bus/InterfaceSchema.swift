@@ -64,7 +64,6 @@ extension InterfaceSchema {
             outputs: outputs.map { InterfaceSchema.Argument(name: $0.0, type: $0.1) })
     }
 
-
     static func property(_ name: String, _ type: String, writable: Bool = false) -> InterfaceSchema.Property {
         InterfaceSchema.Property(name: name, type: type, writable: writable)
     }

@@ -60,13 +60,15 @@ public struct MachineSpec: Sendable, Equatable {
     }
 
     /// `/org/bluez/hci0/dev_C0_5F_00_00_00_01`.
-    public var devicePath: String { "/org/bluez/\(adapter)/dev_" + address.replacingColons() }
+    public var devicePath: String { "/org/bluez/\(adapter)/dev_" + address.replacingOccurrences(":", "_") }
 
     var addressType: String { kind == .plain ? "public" : "random" }
 }
 
 extension String {
-    func replacingColons() -> String { String(map { $0 == ":" ? "_" : $0 }) }
+    func replacingOccurrences(_ target: Character, _ replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
 
     /// `AA:BB:CC:DD:EE:FF`, hex digits in either case.
     var isBluetoothAddress: Bool {

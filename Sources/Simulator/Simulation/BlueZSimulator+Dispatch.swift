@@ -3,6 +3,9 @@ import DBus
 /// Routing a call as libdbus and gdbus would, and the interfaces every object has.
 extension BlueZSimulator {
     /// What a handler does with its call: answer now, or keep the replier and answer later.
+    /// How many calls GetCallLog keeps (older ones are dropped in halves).
+    static let callLogLimit = 10_000
+
     enum Answer {
         case now([DBusValue])
         case later
@@ -31,6 +34,7 @@ extension BlueZSimulator {
             return
         }
         if ![BusNames.properties, BusNames.introspectable, BusNames.objectManager, BusNames.mock].contains(interface) {
+            if callLog.count >= Self.callLogLimit { callLog.removeFirst(callLog.count / 2) }
             callLog.append("\(interface).\(member) \(path)")
             log("\(member) \(path) from \(sender)")
         } else if configuration.verbose {
@@ -110,6 +114,9 @@ extension BlueZSimulator {
     /// `g_dbus_add_disconnect_watch`: a client's notify sessions, discovery session, filter
     /// and agent end when it leaves.
     func clientLeft(_ name: String) {
+        // Only calls already queued when the client left can come from it, so a bounded
+        // memory of departures is enough for a simulator that runs for days.
+        if departed.count >= Self.callLogLimit { departed.removeAll() }
         departed.insert(name)
         agents[name] = nil
         for device in devices.values {

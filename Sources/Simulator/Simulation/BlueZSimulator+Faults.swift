@@ -70,12 +70,21 @@ extension BlueZSimulator {
     }
 
     private func reattach(_ expected: Int) async {
-        guard generation == expected, outcome == nil else { return }
-        do {
-            try await attach()
-            log("bluetoothd back on \(busAddress)")
-        } catch {
-            finish(.busLost("could not take \(BusNames.service) back: \(error)"))
+        var expected = expected
+        // The bus may not have processed our old connection's departure yet: retry briefly.
+        for attempt in 1...50 {
+            guard generation == expected, outcome == nil else { return }
+            do {
+                try await attach()
+                log("bluetoothd back on \(busAddress)")
+                return
+            } catch is SimulatorError where attempt < 50 {
+                expected = generation
+                try? await Task.sleep(for: .milliseconds(20))
+            } catch {
+                finish(.busLost("could not take \(BusNames.service) back: \(error)"))
+                return
+            }
         }
     }
 }

@@ -159,9 +159,3 @@ extension BlueZSimulator {
         return paths
     }
 }
-
-extension String {
-    func replacingOccurrences(_ target: Character, _ replacement: Character) -> String {
-        String(map { $0 == target ? replacement : $0 })
-    }
-}

@@ -132,6 +132,9 @@ public actor BlueZSimulator {
             events.yield(.busLost(generation: generation))
         }
         guard try await connection.requestName(BusNames.service) else {
+            // The watcher above will report this connection's end: make that stale.
+            self.generation += 1
+            self.connection = nil
             connection.close()
             throw SimulatorError("\(BusNames.service) is already owned on \(busAddress): is bluetoothd or another simulator running?")
         }
