@@ -1,0 +1,205 @@
+import FTMS
+public import NIOCore
+import NIOPosix
+
+/// The metrics socket (SPEC §7): NDJSON envelopes, numbered daemon-wide, fanned out to every
+/// local reader, none of which can slow the daemon or the others.
+///
+/// An actor whose executor is the event loop its readers' channels live on. Its state (the
+/// `seq`, the resync state, the readers) is the actor's, as the house rules want, and yet a
+/// publish reaches every reader's channel without a hop or a lock: the fan-out and the I/O
+/// share one thread. Each message is encoded once into one `ByteBuffer`; every reader gets the
+/// same storage.
+///
+/// `hello` and `error` lines carry the current `seq` (the last one published, 0 before any)
+/// instead of taking a new one. They go to one reader each, so taking a number would put a
+/// gap in every other reader's stream; repeating the last one tells the reader exactly where
+/// its stream starts: the next published line is `seq + 1`.
+public actor MetricsServer {
+    /// The loop the server and all its readers run on. A NIOPosix loop: the actor's isolation
+    /// relies on it being a `SerialExecutor` that can check it is current.
+    public nonisolated let eventLoop: any EventLoop
+    private nonisolated let executor: any SerialExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let configuration: MetricsServerConfiguration
+    private let clock: UnixClock
+    private var socketFile: SocketFile
+    private var listener: (any Channel)?
+    private var closed = false
+
+    private var seq: UInt64 = 0
+    private var resync = ResyncState()
+    private var readers: [ObjectIdentifier: NIOLoopBound<ReaderHandler>] = [:]
+    private var counters = PublishMetrics()
+    private var scratch = JSONBuffer(capacity: 2048)
+    private let allocator = ByteBufferAllocator()
+
+    private init(configuration: MetricsServerConfiguration, socketFile: SocketFile, eventLoop: any EventLoop, clock: @escaping UnixClock) {
+        self.configuration = configuration
+        self.socketFile = socketFile
+        self.eventLoop = eventLoop
+        executor = eventLoop.executor
+        self.clock = clock
+    }
+
+    /// Listens on `configuration.path`: makes its directory, replaces a stale socket file,
+    /// refuses a live one, and sets mode 0660 and the configured group. `clock` gives the
+    /// envelope's `timestamp` in Unix seconds.
+    public static func listen(
+        _ configuration: MetricsServerConfiguration,
+        on eventLoop: any EventLoop,
+        clock: @escaping UnixClock
+    ) async throws -> MetricsServer {
+        let group = try configuration.group.map { (name) throws(SocketError) in try GroupLookup.id(named: name) }
+        let socketFile = SocketFile(path: configuration.path)
+        try socketFile.prepare()
+        let server = MetricsServer(configuration: configuration, socketFile: socketFile, eventLoop: eventLoop, clock: clock)
+        try await server.bind(group: group)
+        return server
+    }
+
+    private func bind(group: gid_t?) async throws {
+        let limits = configuration.limits
+        let lineLimit = MetricsServerConfiguration.maximumLineLength
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: eventLoop)
+                .serverChannelOption(.backlog, value: 256)
+                .childChannelOption(.allowRemoteHalfClosure, value: true)
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.soft / 2, high: limits.soft))
+                .childChannelInitializer { [self] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ReaderHandler(server: self, limits: limits, lineLimit: lineLimit))
+                    }
+                }
+                .bind(unixDomainSocketPath: configuration.path)
+                .get()
+        } catch let error as IOError {
+            throw SocketError.system(operation: "listen on", path: configuration.path, errno: error.errnoCode)
+        }
+        do {
+            try socketFile.applyPermissions(group: group)
+        } catch {
+            try? await channel.close()
+            socketFile.remove()
+            throw error
+        }
+        listener = channel
+    }
+
+    /// Stops listening, closes every reader and removes the socket file.
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        if let listener { try? await listener.close() }
+        listener = nil
+        let closing = readers.values.compactMap(\.value.closeFuture)
+        for reader in readers.values { reader.value.disconnect() }
+        try? await EventLoopFuture.andAllComplete(closing, on: eventLoop).get()
+        socketFile.remove()
+    }
+
+    public var metrics: PublishMetrics { counters }
+
+    /// The `seq` of the last published message; 0 before the first.
+    public var lastSeq: UInt64 { seq }
+
+    // MARK: Publishing
+
+    /// Publishes one message to every reader that wants it, and returns its `seq`.
+    ///
+    /// Never waits on a reader: each gets the line, loses it (a `sample`, when it is over its
+    /// soft limit) or is disconnected (anything else, over its hard limit).
+    @discardableResult
+    public func publish(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) throws(PublishError) -> UInt64 {
+        guard !type.isReaderLocal else { throw .readerLocalType(type) }
+        seq += 1
+        let header = Envelope(type: type, machine: machine, sessionID: sessionID, timestamp: now(), seq: seq)
+        let line = encode(header) { json in
+            payload.bytes.withUnsafeBufferPointer { json.append(contentsOf: $0) }
+        }
+        resync.record(type, machine: machine, sessionID: sessionID, state: payload.state, line: line)
+        counters.messagesPublished = seq
+        for reader in readers.values {
+            switch reader.value.offer(line, type: type, machine: machine) {
+            case .written, .skipped: break
+            case .dropped: counters.messagesDropped += 1
+            case .disconnected: counters.readersDisconnectedSlow += 1
+            }
+        }
+        return seq
+    }
+
+    // MARK: Readers (called by ReaderHandler, on the loop)
+
+    func attach(_ reader: NIOLoopBound<ReaderHandler>) {
+        guard !closed else {
+            reader.value.disconnect()
+            return
+        }
+        readers[ObjectIdentifier(reader.value)] = reader
+        counters.readersAccepted += 1
+        counters.readersConnected = readers.count
+        reader.value.send(hello(for: .all))
+    }
+
+    func detach(_ reader: NIOLoopBound<ReaderHandler>) {
+        guard readers.removeValue(forKey: ObjectIdentifier(reader.value)) != nil else { return }
+        counters.readersConnected = readers.count
+    }
+
+    /// A reader narrowed (or widened) its stream: the new filter applies from the next
+    /// published message, and a fresh `hello`, filtered the same way, marks the point.
+    func watch(_ filter: WatchFilter, for reader: NIOLoopBound<ReaderHandler>) {
+        reader.value.setFilter(filter)
+        reader.value.send(hello(for: filter))
+    }
+
+    func reject(_ reader: NIOLoopBound<ReaderHandler>, for error: any Error) {
+        counters.readersDisconnectedBadInput += 1
+        let message = (error as? ReaderInputError)?.description ?? "\(error)"
+        let header = Envelope(type: .error, machine: nil, sessionID: nil, timestamp: now(), seq: seq)
+        reader.value.close(after: encode(header) { json in
+            json.append(UInt8(ascii: "{"))
+            json.appendKey("message", first: true)
+            json.appendString(message)
+            json.append(UInt8(ascii: "}"))
+        })
+    }
+
+    // MARK: Encoding
+
+    private func now() -> UnixMilliseconds {
+        UnixMilliseconds(unixSeconds: clock())
+    }
+
+    private func hello(for filter: WatchFilter) -> ByteBuffer {
+        let header = Envelope(type: .hello, machine: nil, sessionID: nil, timestamp: now(), seq: seq)
+        return encode(header) { [resync, seq, configuration] json in
+            json.append(UInt8(ascii: "{"))
+            json.appendKey("daemonVersion", first: true)
+            json.appendString(configuration.daemonVersion)
+            json.appendKey("lastSeq")
+            json.appendInteger(seq)
+            resync.writeMembers(into: &json, filter: filter)
+            json.appendKey("watch")
+            filter.writeJSON(into: &json)
+            json.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// One line: the header, the payload `body` writes, `}` and `\n`, in a buffer of its own
+    /// that every reader then shares.
+    private func encode(_ header: Envelope, body: (inout JSONBuffer) -> Void) -> ByteBuffer {
+        scratch.removeAll()
+        header.writeHeader(into: &scratch)
+        body(&scratch)
+        scratch.append("}\n")
+        return scratch.withUnsafeBytes { bytes in
+            var line = allocator.buffer(capacity: bytes.count)
+            line.writeBytes(bytes)
+            return line
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// Where and how the metrics socket listens (SPEC §7).
+public struct MetricsServerConfiguration: Sendable, Equatable {
+    public static let defaultPath = "/run/ftms-bridge/metrics.sock"
+    /// A reader's longest request line, without its newline.
+    public static let maximumLineLength = 4096
+
+    public var path: String
+    /// The socket file's group, by name; nil keeps the daemon's own group.
+    public var group: String?
+    /// Sent in every `hello` as `daemonVersion`.
+    public var daemonVersion: String
+    public var limits: ReaderLimits
+
+    public init(path: String = Self.defaultPath, group: String? = nil, daemonVersion: String, limits: ReaderLimits = ReaderLimits()) {
+        self.path = path
+        self.group = group
+        self.daemonVersion = daemonVersion
+        self.limits = limits
+    }
+}

@@ -1,0 +1,146 @@
+import NIOCore
+
+/// One connected reader: its watch filter, its backlog, and the rules for what it may lose.
+///
+/// It lives on the server's event loop, as the server does, so the server's fan-out calls
+/// ``offer(_:type:machine:)`` directly: no hop, no lock, no copy. The backlog is counted here,
+/// byte for byte, from the moment a line is handed to NIO until NIO reports it written to the
+/// kernel; NIO's own writability (the channel's write-buffer watermarks, set to the same soft
+/// limit) is consulted as well, so whichever notices first that the reader is behind wins.
+final class ReaderHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    enum Delivery {
+        case written
+        /// The reader's filter does not want it, or the reader is on its way out.
+        case skipped
+        /// A `sample` the reader was too far behind for.
+        case dropped
+        /// A message the reader could not lose, with no room left: the reader was closed.
+        case disconnected
+    }
+
+    private let server: MetricsServer
+    private let limits: ReaderLimits
+    private var framer: LineFramer
+    private var context: ChannelHandlerContext?
+    private var filter = WatchFilter.all
+    private(set) var pendingBytes = 0
+    private var closing = false
+
+    init(server: MetricsServer, limits: ReaderLimits, lineLimit: Int) {
+        self.server = server
+        self.limits = limits
+        framer = LineFramer(limit: lineLimit)
+    }
+
+    var closeFuture: EventLoopFuture<Void>? { context?.channel.closeFuture }
+
+    /// This handler as the server holds it: the server is an actor, and the compiler cannot
+    /// know that its executor is this handler's loop, so the handler crosses over in a box
+    /// that checks, on every use, that it is used on that loop.
+    private var bound: NIOLoopBound<ReaderHandler> {
+        NIOLoopBound(self, eventLoop: server.eventLoop)
+    }
+
+    // MARK: NIO's side
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let reader = bound
+        server.assumeIsolated { $0.attach(reader) }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing = true
+        let reader = bound
+        server.assumeIsolated { $0.detach(reader) }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        var bytes = unwrapInboundIn(data)
+        framer.append(&bytes)
+        do {
+            while !closing, let line = try framer.nextLine() {
+                let filter = try WatchRequest.parse(line.readableBytesView)
+                let reader = bound
+                server.assumeIsolated { $0.watch(filter, for: reader) }
+            }
+        } catch {
+            let reader = bound
+            server.assumeIsolated { $0.reject(reader, for: error) }
+        }
+    }
+
+    /// A reader that shuts down its sending side (`socat`, `nc -N` at the end of their input)
+    /// still wants the stream: half-closure is allowed, and the end of its input is no event.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { return }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        disconnect()
+    }
+
+    // MARK: The server's side
+
+    func setFilter(_ filter: WatchFilter) {
+        self.filter = filter
+    }
+
+    /// Writes `line` if the reader wants it and can take it. O(1), no allocation but NIO's
+    /// write promise: this runs once per reader per published message.
+    func offer(_ line: ByteBuffer, type: MessageType, machine: String?) -> Delivery {
+        guard !closing, let context, filter.accepts(type, machine: machine) else { return .skipped }
+        let backlog = pendingBytes + line.readableBytes
+        if type.isDroppable, backlog > limits.soft || !context.channel.isWritable { return .dropped }
+        guard backlog <= limits.hard else {
+            disconnect()
+            return .disconnected
+        }
+        write(line, context: context)
+        return .written
+    }
+
+    /// Writes a reader-local line (`hello`) whatever the backlog: it is the reader's own
+    /// request, and a reader far enough behind is closed by the next published message.
+    func send(_ line: ByteBuffer) {
+        guard !closing, let context else { return }
+        write(line, context: context)
+    }
+
+    /// Writes `line` if the kernel takes it now, then closes. Closing drops whatever NIO
+    /// still holds, so an error line reaches a reader that reads, and a reader that does not
+    /// read cannot keep its connection open by never taking it.
+    func close(after line: ByteBuffer) {
+        guard !closing, let context else { return }
+        write(line, context: context)
+        disconnect()
+    }
+
+    func disconnect() {
+        guard !closing, let context else { return }
+        closing = true
+        context.close(promise: nil)
+    }
+
+    private func write(_ line: ByteBuffer, context: ChannelHandlerContext) {
+        let size = line.readableBytes
+        pendingBytes += size
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
+        context.writeAndFlush(wrapOutboundOut(line), promise: promise)
+    }
+}

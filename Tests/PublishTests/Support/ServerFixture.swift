@@ -1,0 +1,97 @@
+import NIOCore
+import NIOPosix
+import Publish
+import Synchronization
+
+/// A clock a test sets.
+final class ManualClock: Sendable {
+    private let now: Mutex<Double>
+
+    init(_ start: Double) {
+        now = Mutex(start)
+    }
+
+    func set(_ seconds: Double) {
+        now.withLock { $0 = seconds }
+    }
+
+    var read: UnixClock { { self.now.withLock { $0 } } }
+}
+
+/// A server on a temporary socket, its own event loop, and a separate loop for test readers
+/// (so readers and server compete for the CPU as separate processes would).
+final class ServerFixture: Sendable {
+    static let version = "ftms-bridge test"
+    let directory: TemporaryDirectory
+    let path: String
+    let serverGroup: MultiThreadedEventLoopGroup
+    let readerGroup: MultiThreadedEventLoopGroup
+    let server: MetricsServer
+
+    init(clock: @escaping UnixClock = { 1_763_712_000.123 }, limits: ReaderLimits = ReaderLimits(), group: String? = nil) async throws {
+        directory = try TemporaryDirectory()
+        path = directory.path + "/run/metrics.sock"
+        serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        readerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let configuration = MetricsServerConfiguration(path: path, group: group, daemonVersion: Self.version, limits: limits)
+        do {
+            server = try await MetricsServer.listen(configuration, on: serverGroup.next(), clock: clock)
+        } catch {
+            try? await serverGroup.shutdownGracefully()
+            try? await readerGroup.shutdownGracefully()
+            throw error
+        }
+    }
+
+    func connect() async throws -> TestReader {
+        try await TestReader.connect(path, on: readerGroup)
+    }
+
+    /// Connects and reads the `hello`.
+    func connectPastHello() async throws -> (TestReader, hello: String) {
+        let reader = try await connect()
+        return (reader, try await reader.line())
+    }
+
+    func shutdown() async {
+        await server.close()
+        try? await readerGroup.shutdownGracefully()
+        try? await serverGroup.shutdownGracefully()
+    }
+}
+
+/// Runs `body` against a fresh server and shuts everything down however `body` ends.
+func withServer<Result>(
+    clock: @escaping UnixClock = { 1_763_712_000.123 },
+    limits: ReaderLimits = ReaderLimits(),
+    group: String? = nil,
+    _ body: (ServerFixture) async throws -> Result
+) async throws -> Result {
+    let fixture = try await ServerFixture(clock: clock, limits: limits, group: group)
+    do {
+        let result = try await body(fixture)
+        await fixture.shutdown()
+        return result
+    } catch {
+        await fixture.shutdown()
+        throw error
+    }
+}
+
+/// Builds a payload from text the test knows is valid.
+func payload(_ text: String) throws -> JSONPayload {
+    try JSONPayload(validating: text)
+}
+
+/// Runs `body` with a one-thread event loop group that is shut down however `body` ends.
+func withLoopGroup<Result>(_ body: (MultiThreadedEventLoopGroup) async throws -> Result) async throws -> Result {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    do {
+        let result = try await body(group)
+        try await group.shutdownGracefully()
+        return result
+    } catch {
+        try? await group.shutdownGracefully()
+        throw error
+    }
+}
