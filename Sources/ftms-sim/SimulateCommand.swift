@@ -18,7 +18,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "The bus address (default: DBUS_SYSTEM_BUS_ADDRESS, else the system bus).")
     var bus: String?
 
-    @Option(help: "Adapters hci0, hci1, …; machines are spread over them.")
+    @Option(help: "Adapters hci0, hci1, …; machines are spread over them. 0: bluetoothd without an adapter.")
     var adapters = 1
 
     @Option(help: "SF-Bike machines.")
@@ -58,7 +58,10 @@ struct SimulateCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        guard (1...16).contains(adapters) else { throw ValidationError("--adapters must be between 1 and 16") }
+        guard (0...16).contains(adapters) else { throw ValidationError("--adapters must be between 0 and 16") }
+        guard adapters > 0 || bikes + rowers + nameOnly + genericFtms == 0 else {
+            throw ValidationError("machines need an adapter: with --adapters 0 give --bikes 0 too")
+        }
         for (flag, count) in [("--bikes", bikes), ("--rowers", rowers), ("--name-only", nameOnly), ("--generic-ftms", genericFtms)] {
             guard (0...255).contains(count) else { throw ValidationError("\(flag) must be between 0 and 255") }
         }

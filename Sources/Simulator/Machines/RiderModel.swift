@@ -77,25 +77,26 @@ public struct RiderModel: MachineDataSource {
             distance += speed / 3.6 * seconds
             values.set(.instantaneousSpeed, value: speed)
             values.set(.instantaneousCadence, value: shownRate)
-            values.set(.totalDistance, raw: Int32(distance))
-            values.set(.resistanceLevel, raw: Int32(resistance.rounded()))
-            values.set(.instantaneousPower, raw: Int32(power.rounded()))
+            values.set(.totalDistance, value: distance.rounded(.down))
+            values.set(.resistanceLevel, value: resistance)
+            values.set(.instantaneousPower, value: power)
         case .rower:
             // The ergometer's own relation: watts = 2.8 × (metres per second)³.
             let velocity = cbrt(power / 2.8)
             distance += velocity * seconds
             strokes += shownRate / 60 * seconds
             values.set(.strokeRate, value: shownRate)
-            values.set(.strokeCount, raw: Int32(strokes))
-            values.set(.totalDistance, raw: Int32(distance))
-            values.set(.instantaneousPace, raw: velocity > 0 ? Int32(min(500 / velocity, 65535).rounded()) : 0)
-            values.set(.instantaneousPower, raw: Int32(power.rounded()))
-            values.set(.resistanceLevel, raw: Int32(resistance.rounded()))
+            values.set(.strokeCount, value: strokes.rounded(.down))
+            values.set(.totalDistance, value: distance.rounded(.down))
+            values.set(.instantaneousPace, value: velocity > 0 ? 500 / velocity : 0)
+            values.set(.instantaneousPower, value: power)
+            values.set(.resistanceLevel, value: resistance)
         }
-        values.set(.totalEnergy, raw: Int32(energy))
-        values.set(.energyPerHour, raw: Int32((power * 3600 / 4184 / 0.25).rounded()))
-        values.set(.energyPerMinute, raw: Int32(min(power * 60 / 4184 / 0.25, 254).rounded()))
-        values.set(.elapsedTime, raw: Int32(min(elapsed, 65535)))
+        // Below the energy fields' "not available" values (0xFFFF, 0xFF): a rider always has a figure.
+        values.set(.totalEnergy, value: min(energy.rounded(.down), 65_534))
+        values.set(.energyPerHour, value: min(power * 3600 / 4184 / 0.25, 65_534))
+        values.set(.energyPerMinute, value: min(power * 60 / 4184 / 0.25, 254))
+        values.set(.elapsedTime, value: elapsed.rounded(.down))
         return DataRecord(kind: kind == .bike ? .indoorBikeData : .rowerData, values: values).encoded()
     }
 

@@ -20,14 +20,16 @@ public struct SimulatorConfiguration: Sendable, Equatable {
     }
 
     /// A gym: bikes, rowers, look-alikes without 0xFE01 and other makers' FTMS bikes, spread
-    /// round-robin over the adapters, named and addressed by kind and number:
+    /// round-robin over the adapters (none without an adapter), named and addressed by kind
+    /// and number:
     /// `SF-Bike-0001` at `C0:5F:00:00:00:01`, `SF-Rower-0001` at `C0:5F:00:00:00:02`, …,
     /// name-only `SF-Bike-9001` at `C0:5F:00:00:01:01`, FTMS `FTMS-Bike-01` at `C0:5F:00:00:02:01`.
     public static func gym(
         adapters: Int = 1, bikes: Int = 1, rowers: Int = 0, nameOnly: Int = 0, genericFTMS: Int = 0,
         rate: Double = 1, seed: UInt64 = 1, known: Bool = false, resistanceForm: MachineSpec.ResistanceForm = .uint8
     ) -> SimulatorConfiguration {
-        let adapterNames = (0..<max(adapters, 1)).map { "hci\($0)" }
+        let adapterNames = (0..<max(adapters, 0)).map { "hci\($0)" }
+        guard !adapterNames.isEmpty else { return SimulatorConfiguration(adapters: [], machines: []) }
         var machines: [MachineSpec] = []
         func add(_ name: String, _ group: UInt8, _ number: Int, _ kind: MachineSpec.Kind) {
             let index = machines.count
