@@ -8,11 +8,19 @@ import Glibc
 /// The `org.bluez.Mock` controls both BlueZ peers offer (the Python fake and `ftms-sim`), so a
 /// test can be written once and run against either.
 public protocol BlueZMockControls: Sendable {
-    /// Calls one `org.bluez.Mock` control on `/`.
-    func mock(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue]
+    /// The connection the controls are called on.
+    var control: DBusConnection { get }
 }
 
 extension BlueZMockControls {
+    /// Calls one `org.bluez.Mock` control on `/`.
+    @discardableResult
+    public func mock(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await control.call(
+            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments,
+            timeout: .seconds(10))
+    }
+
     /// `"2ad9"`, `"2ad9/2902"`, … → object path.
     public func gattPaths(_ device: String) async throws -> [String: String] {
         (try await mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]).compactMapValues(\.string)
@@ -108,13 +116,6 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
 
     /// Everything it logged so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-    @discardableResult
-    public func mock(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await control.call(
-            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments,
-            timeout: .seconds(10))
-    }
 
     /// SIGTERM, then SIGKILL if it has not exited within `grace`; returns its exit status
     /// (128 + signal when killed), or nil when it was not running.
