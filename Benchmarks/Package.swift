@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Already in the graph through Publish; named here so the Publish benchmark can make event loops.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -35,6 +37,19 @@ let package = Package(
                 .product(name: "Workout", package: productPackage),
             ],
             path: "Benchmarks/ReplayPipeline",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The metrics socket: payload check, publish, fan-out to 200 readers.
+        .executableTarget(
+            name: "PublishFanout",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Publish", package: productPackage),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Publish",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

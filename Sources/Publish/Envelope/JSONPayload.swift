@@ -14,19 +14,21 @@ public struct JSONPayload: Sendable, Equatable {
     let state: String?
 
     public init(validating bytes: some Collection<UInt8>) throws(PayloadError) {
+        let bytes = Array(bytes)
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
         } catch {
             throw .notJSON(error.description)
         }
-        guard let members = value.members else { throw .notAnObject }
-        var trimmed = Array(bytes)
-        while let last = trimmed.last, last != UInt8(ascii: "}") { trimmed.removeLast() }
-        let start = trimmed.firstIndex(of: UInt8(ascii: "{")) ?? 0
+        guard let members = value.members,
+              let start = bytes.firstIndex(of: UInt8(ascii: "{")),
+              let end = bytes.lastIndex(of: UInt8(ascii: "}"))
+        else { throw .notAnObject }
+        let object = bytes[start...end]
         // A raw CR or LF can only be insignificant whitespace here (the parser refuses them in
         // strings), but on the wire it would end the line early.
-        self.bytes = trimmed[start...].filter { $0 != 0x0A && $0 != 0x0D }
+        self.bytes = object.contains { $0 == 0x0A || $0 == 0x0D } ? object.filter { $0 != 0x0A && $0 != 0x0D } : Array(object)
         var state: String?
         for member in members where member.key == "state" {
             if case .string(let text) = member.value { state = text }

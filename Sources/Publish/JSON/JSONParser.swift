@@ -17,17 +17,27 @@ struct JSONParser: ~Copyable {
     }
 
     /// The one value `bytes` holds, with only whitespace around it.
-    static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        let contiguous = Array(bytes)
-        guard String(validating: contiguous, as: UTF8.self) != nil else {
-            throw JSONSyntaxError(reason: "not valid UTF-8", offset: 0)
-        }
-        return try contiguous.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) -> JSONValue in
+    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        guard isValidUTF8(bytes) else { throw JSONSyntaxError(reason: "not valid UTF-8", offset: 0) }
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) -> JSONValue in
             var parser = JSONParser(buffer)
             let value = try parser.value()
             parser.skipWhitespace()
             guard parser.position == buffer.count else { throw parser.failure("unexpected data after the value") }
             return value
+        }
+    }
+
+    /// Scalar by scalar, without building a `String` of the whole input.
+    private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
         }
     }
 
@@ -140,9 +150,17 @@ struct JSONParser: ~Copyable {
         return position - start
     }
 
+    /// Strings without escapes (nearly all) are made straight from the input bytes; only an
+    /// escape needs a buffer to build the text in.
     private mutating func string() throws(JSONSyntaxError) -> String {
         position += 1
-        var text: [UInt8] = []
+        let start = position
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { position += 1 }
+        if current == UInt8(ascii: "\"") {
+            position += 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)]), as: UTF8.self)
+        }
+        var text = Array(bytes[start..<position])
         while true {
             guard let byte = current else { throw failure("unterminated string") }
             position += 1

@@ -6,7 +6,7 @@
 /// reader is better told at once. Type names are not checked against ``MessageType``: asking
 /// for a type this daemon does not publish yet is how a newer reader talks to an older daemon.
 enum WatchRequest {
-    static func parse(_ line: some Collection<UInt8>) throws(ReaderInputError) -> WatchFilter {
+    static func parse(_ line: [UInt8]) throws(ReaderInputError) -> WatchFilter {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line)

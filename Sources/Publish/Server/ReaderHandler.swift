@@ -73,7 +73,7 @@ final class ReaderHandler: ChannelInboundHandler {
         framer.append(&bytes)
         do {
             while !closing, let line = try framer.nextLine() {
-                let filter = try WatchRequest.parse(line.readableBytesView)
+                let filter = try WatchRequest.parse(Array(line.readableBytesView))
                 let reader = bound
                 server.assumeIsolated { $0.watch(filter, for: reader) }
             }
