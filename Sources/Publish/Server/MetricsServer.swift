@@ -6,9 +6,9 @@ import NIOPosix
 /// local reader, none of which can slow the daemon or the others.
 ///
 /// An actor whose executor is the event loop its readers' channels live on. Its state (the
-/// `seq`, the resync state, the readers) is the actor's, as the house rules want, and yet a
-/// publish reaches every reader's channel without a hop or a lock: the fan-out and the I/O
-/// share one thread. Each message is encoded once into one `ByteBuffer`; every reader gets the
+/// `seq`, the resync state, the readers) is the actor's, so the compiler checks every access,
+/// and yet a publish reaches every reader's channel without a hop or a lock: the fan-out and
+/// the I/O share one thread. Each message is encoded once into one `ByteBuffer`; every reader gets the
 /// same storage.
 ///
 /// `hello` and `error` lines carry the current `seq` (the last one published, 0 before any)
