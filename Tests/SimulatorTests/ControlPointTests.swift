@@ -86,7 +86,7 @@ extension SimulatorProcessTests {
             // A slow machine: a second write while the first waits is InProgress.
             try await rig.simulator.mock("SetWriteDelay", [.string(device), .uint32(300)])
             async let first = rig.call(controlPoint, gatt, "WriteValue", [.bytes([0x00]), request])
-            try await Task.sleep(for: .milliseconds(100))
+            try await rig.waitForLog("control point SF-Bike-0001: 00 -> 800001")
             #expect(await rig.failure(controlPoint, gatt, "WriteValue", [.bytes([0x07]), request]) == .remote(name: "org.bluez.Error.InProgress", message: "In Progress"))
             _ = try await first
             // Reading a value caches it: `Value` exists only after the read.

@@ -60,7 +60,7 @@ extension SimulatorProcessTests {
             defer { rig.stop() }
             let device = try rig.device("SF-Bike-0001")
             async let hanging = rig.failure(device, "org.bluez.Device1", "Connect")
-            try await Task.sleep(for: .milliseconds(100))
+            try await rig.waitForLog("connect SF-Bike-0001: hang")
             #expect(await rig.failure(device, "org.bluez.Device1", "Connect") == .remote(name: "org.bluez.Error.Failed", message: "Operation already in progress"))
             #expect(await rig.failure(device, "org.bluez.Device1", "Disconnect") == nil)
             #expect(await hanging == .remote(name: "org.bluez.Error.Failed", message: "br-connection-canceled"))

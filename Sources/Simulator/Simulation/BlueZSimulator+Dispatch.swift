@@ -77,8 +77,10 @@ extension BlueZSimulator {
             return .now([.variant(value)])
         default:
             let name = arguments[1].string ?? ""
-            guard let property = schema.property(name), store.value(path, interface, name) != nil else { throw .noSuchProperty(name) }
+            // gdbus's order: known at all, then writable, then present.
+            guard let property = schema.property(name) else { throw .noSuchProperty(name) }
             guard property.writable else { throw .readOnly(name) }
+            guard store.value(path, interface, name) != nil else { throw .noSuchProperty(name) }
             guard case .variant(let value) = arguments[2], value.signature == property.type else { throw .invalidArguments }
             if interface == BusNames.adapter, name == "Powered", let adapter = adapters[path], let on = value.bool {
                 setPowered(adapter, on)

@@ -68,6 +68,18 @@ struct SimulatorRig {
         return link
     }
 
+    /// Waits (bounded) until the simulator has logged `text`: proof it handled a call.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(5)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !simulator.log.contains(text) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the simulator never logged '\(text)': \(simulator.log.suffix(1500))")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Waits (bounded) for `condition` on the client's tree; records an issue on timeout.
     func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: @escaping @Sendable (ObjectTree) -> Bool) async -> Bool {
         let held = await client.wait(until: condition, timeout: timeout)
