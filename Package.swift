@@ -29,12 +29,19 @@ let package = Package(
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "Publish", targets: ["Publish"]),
+        .library(name: "Store", targets: ["Store"]),
+        .library(name: "Upload", targets: ["Upload"]),
+        .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
+        .executable(name: "ftms-backend", targets: ["ftms-backend"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -56,6 +63,30 @@ let package = Package(
         .target(
             name: "Publish",
             dependencies: ["FTMS", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        // The durable local store (SPEC §6): one SQLite database through GRDB.
+        .target(
+            name: "Store",
+            dependencies: ["Workout", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        // The SolidFocus backend client and the seed 000 procedures: batch upload, stats, tokens.
+        .target(
+            name: "Upload",
+            dependencies: ["Store", "Workout", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            swiftSettings: strict
+        ),
+        // A reference SolidFocus backend (Hummingbird) with fault injection: product for
+        // integrators and the peer of the upload tests.
+        .target(
+            name: "ReferenceBackend",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ftms-backend",
+            dependencies: ["ReferenceBackend", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
@@ -95,6 +126,9 @@ let package = Package(
             dependencies: ["Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Workout"], swiftSettings: strict),
+        .testTarget(name: "UploadTests", dependencies: ["Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "ReferenceBackendTests", dependencies: ["ReferenceBackend"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",

@@ -1,0 +1,4 @@
+@main
+struct FTMSBackend {
+    static func main() {}
+}
