@@ -37,7 +37,7 @@ public final class FakeBlueZ: @unchecked Sendable {
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, envp)
         guard spawned == 0 else { throw BusStartError(description: "cannot start the fake BlueZ (error \(spawned))") }
         control = try await DBusConnection.connect(address: bus.address)
         let deadline = ContinuousClock.now + .seconds(15)

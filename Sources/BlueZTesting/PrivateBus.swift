@@ -43,7 +43,7 @@ public final class PrivateBus: @unchecked Sendable {
         let arguments = ["/usr/bin/dbus-daemon", "--config-file=\(configFile.path)", "--nofork", "--nopidfile"]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
         guard spawned == 0 else { throw BusStartError(description: "cannot start dbus-daemon (error \(spawned))") }
         let deadline = Date().addingTimeInterval(5)
         while !FileManager.default.fileExists(atPath: socket) {

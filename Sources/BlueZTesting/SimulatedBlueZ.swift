@@ -5,35 +5,6 @@ import Foundation
 import Glibc
 #endif
 
-/// The `org.bluez.Mock` controls both BlueZ peers offer (the Python fake and `ftms-sim`), so a
-/// test can be written once and run against either.
-public protocol BlueZMockControls: Sendable {
-    /// The connection the controls are called on.
-    var control: DBusConnection { get }
-}
-
-extension BlueZMockControls {
-    /// Calls one `org.bluez.Mock` control on `/`.
-    @discardableResult
-    public func mock(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await control.call(
-            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: member, arguments: arguments,
-            timeout: .seconds(10))
-    }
-
-    /// `"2ad9"`, `"2ad9/2902"`, … → object path.
-    public func gattPaths(_ device: String) async throws -> [String: String] {
-        (try await mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]).compactMapValues(\.string)
-    }
-
-    /// Every value written to `characteristic`, oldest first.
-    public func writes(_ characteristic: String) async throws -> [[UInt8]] {
-        (try await mock("GetWrites", [.string(characteristic)]).first?.array ?? []).compactMap(\.bytes)
-    }
-}
-
-extension FakeBlueZ: BlueZMockControls {}
-
 /// `ftms-sim`, the Swift simulator of BlueZ 5.66 and SolidFocus machines, started as a real
 /// process on a ``PrivateBus``.
 ///
@@ -72,16 +43,7 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         let argv = ([binary] + arguments + ["--bus", bus.address]).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        // Test threads run with most signals blocked, and a child inherits the mask: start it
-        // with none blocked, so SIGTERM stops it as it would stop bluetoothd.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let spawned = posix_spawn(&pid, binary, &actions, &attributes, argv, environ)
+        let spawned = spawnWithSignalsUnblocked(&pid, binary, &actions, argv, environ)
         guard spawned == 0 else { throw BusStartError(description: "cannot start \(binary) (error \(spawned))") }
         let deadline = ContinuousClock.now + timeout
         var ready: String?

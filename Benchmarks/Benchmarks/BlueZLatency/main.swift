@@ -40,13 +40,6 @@ struct Failure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The peer under test: the dbusmock BlueZ, or our simulator.
-protocol Peer: Sendable {
-    func mock(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue]
-    func stop()
-}
-
-extension FakeBlueZ: Peer {}
 
 func summary(_ label: String, _ samples: [Duration]) -> String {
     let micros = samples.map { Double($0.components.attoseconds) / 1e12 + Double($0.components.seconds) * 1e6 }.sorted()
@@ -106,8 +99,8 @@ struct Main {
     static func run(_ options: Options) async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let peer: any Peer = try await startPeer(options, bus: bus)
-        defer { peer.stop() }
+        let (peer, stopPeer) = try await startPeer(options, bus: bus)
+        defer { stopPeer() }
         _ = try await peer.mock("AddAdapter", [.string("hci0"), .string("gateway")])
         let device = try await peer.mock(
             "AddFTMSMachine", [.string("hci0"), .string("C0:11:22:33:44:01"), .string("SF-Bike-0001"), .string("bike")]
@@ -161,10 +154,17 @@ struct Main {
         monitor.waitUntilExit()
     }
 
-    static func startPeer(_ options: Options, bus: PrivateBus) async throws -> any Peer {
+    /// The peer under test, empty of machines, and how to stop it.
+    static func startPeer(_ options: Options, bus: PrivateBus) async throws -> (any BlueZMockControls, () -> Void) {
         switch options.peer {
-        case "dbusmock": return try await FakeBlueZ(bus: bus)
-        default: throw Failure("unknown peer \(options.peer) (sim support lands with ftms-sim)")
+        case "dbusmock":
+            let fake = try await FakeBlueZ(bus: bus)
+            return (fake, fake.stop)
+        case "sim":
+            let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--adapters", "0", "--bikes", "0", "--rowers", "0", "--rate", "0"], binary: options.sim)
+            return (sim, { _ = sim.stop() })
+        default:
+            throw Failure("unknown peer \(options.peer): dbusmock or sim")
         }
     }
 }

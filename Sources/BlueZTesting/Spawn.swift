@@ -1,0 +1,20 @@
+import Glibc
+
+/// posix_spawn with no signal blocked in the child.
+///
+/// Test threads run with most signals blocked, and a child inherits the mask: a dbus-daemon or
+/// BlueZ peer started from one would ignore SIGTERM, and every stop would wait for the SIGKILL
+/// fallback. Starting children with an empty mask makes them stop as they would under systemd.
+func spawnWithSignalsUnblocked(
+    _ pid: inout pid_t, _ path: String, _ actions: inout posix_spawn_file_actions_t,
+    _ argv: [UnsafeMutablePointer<CChar>?], _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+}
