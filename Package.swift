@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -81,7 +82,7 @@ let package = Package(
         // integrators and the peer of the upload tests.
         .target(
             name: "ReferenceBackend",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -128,7 +129,11 @@ let package = Package(
         ),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Workout"], swiftSettings: strict),
         .testTarget(name: "UploadTests", dependencies: ["Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
-        .testTarget(name: "ReferenceBackendTests", dependencies: ["ReferenceBackend"], swiftSettings: strict),
+        .testTarget(
+            name: "ReferenceBackendTests",
+            dependencies: ["ReferenceBackend", "ftms-backend", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",

@@ -1,0 +1,33 @@
+/// A user's stats, kept up to date one accepted session at a time.
+///
+/// Sums are plain integer sums of exactly what was uploaded, so a gateway that sums the same
+/// sessions gets the same numbers. A session counts on the calendar day its `started_at` falls
+/// on in the backend's configured zone (`--time-zone`, SPEC §5: the gateway's zone), and the
+/// streak counts back from the latest such day while every day has a session; it is not cut
+/// by today's date.
+struct StatsTally: Sendable {
+    private var count: Int64 = 0
+    private var energy: Int64 = 0
+    private var distance: Int64 = 0
+    private var duration: Int64 = 0
+    private var days: Set<Int64> = []
+
+    mutating func add(_ figures: SessionFigures, on day: CivilDay) {
+        count += 1
+        energy += figures.energy
+        distance += figures.distance
+        duration += figures.duration
+        days.insert(day.number)
+    }
+
+    var stats: UserStats {
+        var streak: Int64 = 0
+        let last = days.max()
+        if let last {
+            while days.contains(last - streak) { streak += 1 }
+        }
+        return UserStats(
+            totalCount: count, totalEnergy: energy, totalDistance: distance, totalDuration: duration, streak: streak,
+            lastWorkoutDate: last.map { CivilDay(number: $0).description })
+    }
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+
+/// Gives every refusal the same `{"error", "message"}` body, Hummingbird's own included (an
+/// unknown route, a body too large), so a client parses one error shape.
+struct ErrorBodyMiddleware: RouterMiddleware {
+    typealias Context = BackendRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as BackendError {
+            return try error.response(from: request, context: context)
+        } catch let error as any HTTPResponseError {
+            return try BackendError(error).response(from: request, context: context)
+        }
+    }
+}
