@@ -1,9 +1,10 @@
 // Whole-process latency figures for issue 3's bars, against a BlueZ peer on a private bus:
 //
 // 1. D-Bus round trip: `Properties.Get(Device1, "Name")` from our binding to the peer, N times.
-// 2. Notification → `ftms-bridge monitor --json` output: the time from just before the peer is
-//    told to notify (so an upper bound: it includes the peer's own handling) to the moment the
-//    decoded line arrives on monitor's stdout pipe.
+// 2. Notification → `ftms-bridge monitor --json` output: from the moment the simulator hands the
+//    signal to the bus (it reports that instant, CLOCK_MONOTONIC, from `NotifyValueTimed`) to the
+//    moment the decoded line arrives on monitor's stdout pipe. The dbusmock peer cannot say when
+//    it emitted, so there the clock starts before the control call: an upper bound.
 //
 //   ftms-latency --bridge PATH [--peer sim|dbusmock] [--sim PATH] [--calls N] [--frames N]
 //
@@ -41,6 +42,13 @@ struct Failure: Error, CustomStringConvertible {
 }
 
 
+/// CLOCK_MONOTONIC, the clock the simulator reports emission on.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
 func summary(_ label: String, _ samples: [Duration]) -> String {
     let micros = samples.map { Double($0.components.attoseconds) / 1e12 + Double($0.components.seconds) * 1e6 }.sorted()
     func quantile(_ q: Double) -> Double { micros[min(micros.count - 1, Int(Double(micros.count) * q))] }
@@ -51,7 +59,7 @@ func summary(_ label: String, _ samples: [Duration]) -> String {
 /// Timestamps each line monitor writes, on a thread of its own so reading never waits on us.
 final class LineClock: @unchecked Sendable {
     private let lock = NSLock()
-    private var arrivals: [ContinuousClock.Instant] = []
+    private var arrivals: [UInt64] = []
 
     func start(reading handle: FileHandle) {
         let thread = Thread {
@@ -61,7 +69,7 @@ final class LineClock: @unchecked Sendable {
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 guard count > 0 else { return }
-                let now = ContinuousClock.now
+                let now = monotonicNanoseconds()
                 let lines = buffer[0..<count].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
                 pending += lines
                 self.lock.lock()
@@ -78,7 +86,7 @@ final class LineClock: @unchecked Sendable {
         return arrivals.count
     }
 
-    func arrival(_ index: Int) -> ContinuousClock.Instant? {
+    func arrival(_ index: Int) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
         return index < arrivals.count ? arrivals[index] : nil
@@ -139,18 +147,21 @@ struct Main {
             try await Task.sleep(for: .milliseconds(20))
         }
         var latencies: [Duration] = []
+        let timed = options.peer == "sim"
         for index in 0..<(options.frames + 50) {
             let frame = String(format: "0000%02x%02x", index & 0xFF, (index >> 8) & 0xFF)
             let started = clock.now
-            _ = try await peer.mock("NotifyValue", [.string(data), .string(frame)])
+            var emitted = monotonicNanoseconds()
+            let reply = try await peer.mock(timed ? "NotifyValueTimed" : "NotifyValue", [.string(data), .string(frame)])
+            if timed, case .uint64(let at)? = reply.first { emitted = at }
             while lines.count <= index {
                 guard clock.now - started < .seconds(5) else { throw Failure("frame \(index) never reached monitor's output") }
                 try await Task.sleep(for: .microseconds(50))
             }
-            if index >= 50, let arrived = lines.arrival(index) { latencies.append(arrived - started) }
+            if index >= 50, let arrived = lines.arrival(index) { latencies.append(.nanoseconds(Int64(arrived) - Int64(emitted))) }
             try await Task.sleep(for: .milliseconds(1))
         }
-        print(summary("notification → monitor output (\(options.peer), upper bound)", latencies))
+        print(summary("notification → monitor output (\(options.peer)\(timed ? ", from emission" : ", upper bound"))", latencies))
         monitor.waitUntilExit()
     }
 

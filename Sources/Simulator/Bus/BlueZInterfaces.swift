@@ -120,6 +120,7 @@ extension InterfaceSchema {
             method("DisconnectDevice", [("adapter", "s"), ("address", "s")]),
             method("NotifyValue", [("char", "s"), ("hex", "s")]),
             method("NotifyValueUnchecked", [("char", "s"), ("hex", "s")]),
+            method("NotifyValueTimed", [("char", "s"), ("hex", "s")], [("emitted_ns", "t")]),
             method("SetValue", [("char", "s"), ("hex", "s")]),
             method("GetWrites", [("char", "s")], [("writes", "aay")]),
             method("ClearWrites", [("char", "s")]),

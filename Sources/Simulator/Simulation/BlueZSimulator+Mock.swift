@@ -1,3 +1,4 @@
+import Glibc
 import DBus
 import FTMS
 
@@ -53,13 +54,21 @@ extension BlueZSimulator {
                 fail(connect, .connectionCanceled)
             }
             linkDown(device, reason: "link lost (injected)")
-        case "NotifyValue", "NotifyValueUnchecked":
+        case "NotifyValue", "NotifyValueUnchecked", "NotifyValueTimed":
             let (device, characteristic) = try characteristic(text(0))
             let bytes = try hex(text(1))
-            if call.member == "NotifyValue", !device.connected || !characteristic.hasActiveSession {
+            if call.member != "NotifyValueUnchecked", !device.connected || !characteristic.hasActiveSession {
                 throw .mock("NotNotifying", "\(text(0)): device not connected or notifications not enabled")
             }
             deliver(characteristic, bytes)
+            // For latency measurement: the CLOCK_MONOTONIC instant the signal left us, so a
+            // client's delay is measured from emission, not from this control call.
+            if call.member == "NotifyValueTimed" {
+                flush()
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                return .now([.uint64(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))])
+            }
         case "SetValue":
             try characteristic(text(0)).1.value = try hex(text(1))
         case "GetWrites":
