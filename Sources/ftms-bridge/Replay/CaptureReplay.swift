@@ -46,7 +46,9 @@ struct CaptureReplay {
             return result
         }
         result.machine = machine
-        let origin = UTCTime(millisecondsSince1970: Self.milliseconds(reader.header.start ?? .zero))
+        // A btsnoop file's start is its first record's timestamp, known only once that record is read.
+        let start = reader.header.start ?? reader.completeHeader().start
+        let origin = UTCTime(millisecondsSince1970: Self.milliseconds(start ?? .zero))
         var pipeline = MachinePipeline(machine: machine, rules: rules, ids: RandomSessionIDs(using: SplitMix64(seed: Self.seed(bytes))))
         let clock = ContinuousClock()
         let started = clock.now
