@@ -1014,15 +1014,6 @@ SCENARIOS = [
         VIKING, "2026-03-02T17:00:00Z", F(540),
         [row(15, 255, spm=24, watts=150), row(255, 495, spm=26, watts=190)],
         seed=22,
-        known_issue={
-            "fields": ["total_energy", "energy_method"],
-            "note": (
-                "The machine delivers its energy counter, 60 ms after each stroke block, but RecordMerger emits a "
-                "sample only on the next stroke block and drops fields older than its 2 s freshness window; below "
-                "about 29 strokes a minute the energy block is always older than that, so the engine never sees "
-                "Total Energy and integrates power instead (SPEC §5 says use the machine's counter)."
-            ),
-        },
     ),
     Scenario(
         "bike-btmon",

@@ -1,7 +1,7 @@
 /// Recorded BLE traffic in, time-stamped attribute events out (SPEC §8).
 ///
 /// Two formats feed replay: btsnoop files, as `btmon -w` (datalink 2001) and Android's HCI
-/// snoop log (1002) write them, plus H4 UART logs (1001); and `.ftmscap`, our own JSON lines
+/// snoop log (1002, HCI UART framing) write them, plus un-encapsulated HCI logs (1001); and `.ftmscap`, our own JSON lines
 /// (`docs/ftmscap.md`), which `monitor --record` writes and people hand-edit.
 ///
 /// The btsnoop reader is written by hand: no maintained Swift library reads btsnoop, HCI,

@@ -185,7 +185,7 @@ struct BtsnoopReaderTests {
         (Array("btsnoop".utf8) + [0, 0, 0, 0], 0, "file header truncated: 11 of 16 bytes"),
         (Array("btsnoob".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xE9], 0, "not a btsnoop file (no \"btsnoop\\0\" magic)"),
         (Array("btsnoop".utf8) + [0, 0, 0, 0, 2, 0, 0, 0x03, 0xE9], 8, "unsupported btsnoop version 2"),
-        (Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xF3], 12, "unsupported datalink 1011 (expected 1001 H4, 1002 HCI or 2001 Linux monitor)"),
+        (Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xF3], 12, "unsupported datalink 1011 (expected 1001 HCI, 1002 H4 or 2001 Linux monitor)"),
     ] as [([UInt8], Int, String)])
     func fileHeaderDamageNamesItsOffset(_ bytes: [UInt8], _ offset: Int, _ reason: String) {
         #expect(throws: CaptureError(.byteOffset(offset), reason)) { try BtsnoopReader(bytes: bytes) }

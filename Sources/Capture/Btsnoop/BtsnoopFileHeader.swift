@@ -16,7 +16,7 @@ enum BtsnoopFileHeader {
         let type = BigEndian.uint32(bytes, at: 12)
         guard let datalink = BtsnoopDatalink(rawValue: type) else {
             throw CaptureError(
-                .byteOffset(12), "unsupported datalink \(type) (expected 1001 H4, 1002 HCI or 2001 Linux monitor)")
+                .byteOffset(12), "unsupported datalink \(type) (expected 1001 HCI, 1002 H4 or 2001 Linux monitor)")
         }
         return datalink
     }
@@ -24,11 +24,12 @@ enum BtsnoopFileHeader {
 
 /// How each record's packet is framed.
 public enum BtsnoopDatalink: UInt32, Sendable, CaseIterable {
-    /// HCI UART (H4): the packet starts with its type byte (0x02 ACL, 0x04 event…).
-    case h4 = 1001
-    /// Un-encapsulated HCI (Android's snoop log): no type byte; flags bit 1 marks
-    /// commands and events, bit 0 the direction.
-    case hci = 1002
+    /// Un-encapsulated HCI (H1): no type byte; flags bit 1 marks commands and events, bit 0
+    /// the direction.
+    case hci = 1001
+    /// HCI UART (H4), what Android's snoop log writes: the packet starts with its type byte
+    /// (0x02 ACL, 0x04 event…).
+    case h4 = 1002
     /// Linux monitor (`btmon -w`): flags hold the controller index (high 16 bits) and an
     /// opcode (low 16 bits) saying what the packet is.
     case linuxMonitor = 2001

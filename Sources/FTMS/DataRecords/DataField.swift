@@ -58,3 +58,13 @@ public enum DataField: Int, CaseIterable, Sendable, Hashable {
     @inlinable
     var bit: UInt32 { 1 << UInt32(rawValue) }
 }
+
+extension DataField {
+    /// Counters that only grow while a session runs: a late value is still a true one.
+    public var isRunningTotal: Bool {
+        switch self {
+        case .strokeCount, .totalDistance, .totalEnergy, .elapsedTime: true
+        default: false
+        }
+    }
+}

@@ -4,8 +4,12 @@
 /// the Viking Pro V rower sends the bit-0 packet *first* and its energy and distance packets
 /// after it, at other rates (notes P8). So the merger does not group packets into records.
 /// It keeps the latest value of every field with the time it arrived, and on each bit-0 = 0
-/// packet emits everything still fresh. A packet that lacks a field never blanks it; a field
-/// older than the freshness window is dropped, so a stale value cannot pose as current.
+/// packet emits everything still fresh. A packet that lacks a field never blanks it; an
+/// instantaneous field older than the freshness window is dropped, so a stale speed or power
+/// cannot pose as current. Running totals (distance, energy, strokes, elapsed time) never go
+/// stale: the last value is still true, and the Viking sends its energy block once every few
+/// strokes, so at an easy 19 strokes a minute a window would hide the machine's own counter
+/// and force the engine to integrate instead (SPEC §5 prefers the counter).
 ///
 /// Time comes in from the caller (live clock or a capture's virtual clock); the merger keeps
 /// none of its own.
@@ -29,7 +33,7 @@ public struct RecordMerger: Sendable {
             seenAt[field.rawValue] = time
         }
         guard !record.moreData else { return nil }
-        for field in DataField.allCases where latest.contains(field) && time - seenAt[field.rawValue] > freshness {
+        for field in DataField.allCases where !field.isRunningTotal && latest.contains(field) && time - seenAt[field.rawValue] > freshness {
             latest.remove(field)
         }
         var merged = DataRecord(kind: kind, values: latest)

@@ -34,6 +34,11 @@ extension OpenSession {
         return outcome
     }
 
+    /// Running totals that arrived between samples; `true` when one fell back.
+    mutating func observeRunningTotals(_ values: FieldValues, at now: Int64, rules: ResolvedRules) -> Bool {
+        counters.observe(values, at: now, rules: rules) != nil
+    }
+
     /// Back to active; `false` if it already was.
     mutating func resume() -> Bool {
         guard !phase.isActive else { return false }

@@ -70,6 +70,21 @@ public struct SessionEngine: Sendable {
         return events
     }
 
+    /// The running totals of a More Data packet the merger is still holding. Machines that
+    /// send their counters after the packet that closes a record (the Viking's energy block
+    /// comes 60 ms after its stroke packet) would otherwise have their last counter value
+    /// reach the engine only with the next stroke, or never at the end of a session. The
+    /// counters move on; nothing else does: it is not a sample and not movement.
+    public mutating func ingestRunningTotals(_ values: FieldValues, at time: Timestamp) -> SessionEvents {
+        var events = SessionEvents()
+        let now = advance(to: time, into: &events)
+        let rules = resolved
+        if session?.observeRunningTotals(values, at: now, rules: rules) == true {
+            end(at: now, reason: .counterFallback, into: &events)
+        }
+        return events
+    }
+
     /// A Fitness Machine Status event: the console's own start, pause, stop and reset.
     public mutating func ingest(_ status: FitnessMachineStatus, at time: Timestamp) -> SessionEvents {
         var events = SessionEvents()

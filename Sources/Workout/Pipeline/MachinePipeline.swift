@@ -33,6 +33,8 @@ public struct MachinePipeline: Sendable {
             if let sample = merger.ingest(record, at: time.monotonic) {
                 output.sample = sample
                 output.events = engine.ingest(sample, at: time)
+            } else if record.carriesRunningTotal {
+                output.events = engine.ingestRunningTotals(record.values, at: time)
             } else {
                 output.events = engine.tick(at: time)
             }
@@ -62,5 +64,11 @@ public struct MachinePipeline: Sendable {
 
     public mutating func close(at time: Timestamp, reason: EndReason) -> SessionEvents {
         engine.close(at: time, reason: reason)
+    }
+}
+
+extension DataRecord {
+    fileprivate var carriesRunningTotal: Bool {
+        values.contains(.totalDistance) || values.contains(.totalEnergy) || values.contains(.strokeCount) || values.contains(.elapsedTime)
     }
 }

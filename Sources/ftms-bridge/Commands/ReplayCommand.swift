@@ -26,6 +26,12 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "Print each kept session's summary as JSON, one per line, and nothing else.")
     var json = false
 
+    @Option(help: "Also publish on a metrics socket at this path, as the daemon would (with --realtime, for developing displays).")
+    var publish: String?
+
+    @Flag(help: "With --publish: replay the captures again and again until interrupted.")
+    var loop = false
+
     @Option(help: "For btsnoop captures without discovery: handle=uuid pairs, e.g. 0x0025=2ad2,0x0028=2ada.")
     var handleMap: String?
 
@@ -34,6 +40,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if let handleMap, case .failure(let error) = BtsnoopOptions.parseHandleMap(handleMap) {
             throw ValidationError("--handle-map: \(error)")
         }
+        if loop, publish == nil { throw ValidationError("--loop needs --publish") }
     }
 
     func run() async throws {
@@ -41,16 +48,30 @@ struct ReplayCommand: AsyncParsableCommand {
         if let handleMap, case .success(let map) = BtsnoopOptions.parseHandleMap(handleMap) { options.handleMap = map }
         var damaged = false
         var table = ReplayTable()
+        var publisher: ReplayPublisher?
+        if let publish {
+            do {
+                publisher = try await ReplayPublisher(path: publish, version: FTMSBridge.version)
+            } catch {
+                printError("replay: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        repeat {
         for file in files {
             var replay = CaptureReplay(path: file)
             replay.btsnoop = options
             replay.realtime = realtime
-            let result = await replay.run { event in
+            var machine: MachineIdentity?
+            let result = await replay.run { output, time in
+                if case .opened(let opened) = output { machine = opened }
+                if let publisher, let machine { await publisher.publish(output, at: time, machine: machine) }
+                guard case .session(let event) = output else { return }
                 switch event {
                 case .finished(_, let summary):
                     if json { printLine(summary.jsonString) } else { table.add(file: file, summary: summary) }
                 case .dropped(_, let reason, let summary):
-                    printError("replay: \(file): session \(summary.sessionID) dropped: \(reason)")
+                    printError("replay: \(file): session \(summary.sessionID) dropped: \(reason.rawValue)")
                 default:
                     break
                 }
@@ -60,6 +81,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 damaged = true
             }
         }
+        } while loop && publisher != nil && !Task.isCancelled
+        await publisher?.close()
         if !json { print(table.rendered) }
         if damaged { throw ExitCode(1) }
     }

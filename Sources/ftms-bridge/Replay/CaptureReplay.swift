@@ -23,9 +23,21 @@ struct CaptureReplay {
         var error: String?
     }
 
-    /// Replays the capture, handing every session event to `handle` as it happens. Damage to
-    /// the file stops the read, but what came before it is replayed and its sessions closed.
-    func run(_ handle: (SessionEvent) -> Void) async -> Result {
+    /// What the pipeline produced, with the capture time it happened at.
+    enum Output {
+        /// The capture's machine, before anything else.
+        case opened(MachineIdentity)
+        case connected
+        case disconnected
+        case sample(DataRecord)
+        case status(FitnessMachineStatus)
+        case session(SessionEvent)
+    }
+
+    /// Replays the capture, handing everything the pipeline produces to `handle` as it happens.
+    /// Damage to the file stops the read, but what came before it is replayed and its sessions
+    /// closed.
+    func run(_ handle: (Output, Timestamp) async -> Void) async -> Result {
         var result = Result()
         let bytes: [UInt8]
         do {
@@ -46,6 +58,7 @@ struct CaptureReplay {
             return result
         }
         result.machine = machine
+        await handle(.opened(machine), Timestamp(monotonic: .zero, wallOrigin: .init(millisecondsSince1970: 0)))
         // A btsnoop file's start is its first record's timestamp, known only once that record is read.
         let start = reader.header.start ?? reader.completeHeader().start
         let origin = UTCTime(millisecondsSince1970: Self.milliseconds(start ?? .zero))
@@ -53,8 +66,8 @@ struct CaptureReplay {
         let clock = ContinuousClock()
         let started = clock.now
         var last = Duration.zero
-        func deliver(_ events: SessionEvents) {
-            for event in events { handle(event) }
+        func deliver(_ events: SessionEvents, at time: Timestamp) async {
+            for event in events { await handle(.session(event), time) }
         }
         while true {
             let event: CaptureEvent
@@ -71,20 +84,25 @@ struct CaptureReplay {
             let time = Timestamp(monotonic: event.time, wallOrigin: origin)
             switch event.kind {
             case .connected:
-                deliver(pipeline.connected(at: time))
+                await handle(.connected, time)
+                await deliver(pipeline.connected(at: time), at: time)
             case .disconnected:
-                deliver(pipeline.disconnected(at: time))
+                await handle(.disconnected, time)
+                await deliver(pipeline.disconnected(at: time), at: time)
             case .attribute(let operation, _, let value):
                 guard operation == .notify || operation == .indicate, let characteristic = event.characteristic else {
-                    deliver(pipeline.tick(at: time))
+                    await deliver(pipeline.tick(at: time), at: time)
                     continue
                 }
                 result.notifications += 1
                 let output = value.withUnsafeBytes { pipeline.notification(characteristic, $0, at: time) }
-                deliver(output.events)
+                if let sample = output.sample { await handle(.sample(sample), time) }
+                if let status = output.status { await handle(.status(status), time) }
+                await deliver(output.events, at: time)
             }
         }
-        deliver(pipeline.close(at: Timestamp(monotonic: last, wallOrigin: origin), reason: .endOfCapture))
+        let end = Timestamp(monotonic: last, wallOrigin: origin)
+        await deliver(pipeline.close(at: end, reason: .endOfCapture), at: end)
         return result
     }
 

@@ -3,8 +3,8 @@
 /// the reader's code, so a misreading in one is unlikely to be mirrored in the other.
 struct BtsnoopBuilder {
     enum Datalink: UInt32, CaseIterable {
-        case h4 = 1001
-        case hci = 1002
+        case hci = 1001
+        case h4 = 1002
         case monitor = 2001
     }
 

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Publish
+
+/// `ftms-bridge watch [--socket PATH]` (SPEC §9): the metrics socket, as lines a person reads
+/// or, with `--json`, exactly as it comes.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the live metrics stream of the daemon (or of `replay --publish`).",
+        discussion: "docs/metrics-socket.md describes the protocol. --machine and --type narrow the stream on the daemon's side."
+    )
+
+    @Option(help: "The metrics socket.")
+    var socket = MetricsServerConfiguration.defaultPath
+
+    @Flag(help: "Print each message exactly as received (NDJSON).")
+    var json = false
+
+    @Option(help: "Only these machines (names); repeatable.")
+    var machine: [String] = []
+
+    @Option(help: "Only these message types (sample, status, session_state, …); repeatable.")
+    var type: [String] = []
+
+    @Option(help: "Stop after this many messages (not counting hello).")
+    var count: Int?
+
+    func run() throws {
+        let descriptor = try Self.connect(to: socket)
+        defer { close(descriptor) }
+        if !machine.isEmpty || !type.isEmpty {
+            let request = ["watch": ["machines": machine, "types": type]]
+            var line = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
+            line.append(UInt8(ascii: "\n"))
+            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var printed = 0
+        while true {
+            let received = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if received < 0, errno == EINTR { continue }
+            guard received > 0 else { break }
+            pending.append(contentsOf: chunk[0..<received])
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                guard printLine(json ? String(decoding: line, as: UTF8.self) : Self.readable(line)) else { return }
+                // --count counts the stream itself: the hello that opens it (and answers a
+                // watch request) is not one of the messages asked for.
+                if !Self.isHello(line) { printed += 1 }
+                if let count, printed >= count { return }
+            }
+        }
+        printError("watch: \(socket): the daemon closed the stream")
+        throw ExitCode(1)
+    }
+
+    static func connect(to path: String) throws -> Int32 {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("cannot create a socket") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw failure("\(path): path too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw failure("\(path): \(reason) (is the daemon running?)")
+        }
+        return descriptor
+    }
+
+    private static func failure(_ message: String) -> ExitCode {
+        printError("watch: \(message)")
+        return ExitCode(1)
+    }
+
+    static func isHello(_ line: [UInt8]) -> Bool {
+        line.starts(with: Array(#"{"type":"hello""#.utf8))
+    }
+
+    /// `#12 sample SF-Bike-0001 instantaneous_speed_kmh=30.1 instantaneous_cadence_rpm=80 …`
+    static func readable(_ line: [UInt8]) -> String {
+        guard let envelope = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+            return String(decoding: line, as: UTF8.self)
+        }
+        var parts = ["#\(envelope["seq"] ?? "?")", "\(envelope["type"] ?? "?")"]
+        if let machine = envelope["machine"] as? String { parts.append(machine) }
+        if let payload = envelope["payload"] as? [String: Any] {
+            let skipped: Set<String> = ["characteristic", "uuid", "flags", "more_data"]
+            for key in payload.keys.sorted() where !skipped.contains(key) {
+                guard let value = payload[key], !(value is [Any]), !(value is [String: Any]) else { continue }
+                parts.append("\(key)=\(value is NSNull ? "null" : "\(value)")")
+            }
+        }
+        return parts.joined(separator: " ")
+    }
+}

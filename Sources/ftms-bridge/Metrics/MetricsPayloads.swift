@@ -1,0 +1,81 @@
+import FTMS
+import Publish
+import Workout
+
+/// The payloads of SPEC §7's messages, built from what the pipeline produces. Shared by the
+/// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
+/// exactly what a live gym will send.
+enum MetricsPayloads {
+    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`.
+    static func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) -> JSONPayload {
+        payload { json in
+            json.appendKey("state", first: true)
+            json.appendString(state)
+            json.appendKey("name")
+            json.appendString(machine.name)
+            json.appendKey("address")
+            json.appendString(machine.address)
+            if let manufacturer {
+                json.appendKey("manufacturer")
+                json.appendString(manufacturer)
+            }
+            if let model = machine.model {
+                json.appendKey("model")
+                json.appendString(model)
+            }
+            json.appendKey("type")
+            json.appendString(machine.type.rawValue)
+            if let reason {
+                json.appendKey("reason")
+                json.appendString(reason)
+            }
+        }
+    }
+
+    /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
+    /// `elapsedMs` (seed 002's names); a pause says why, a dropped session says why too.
+    static func sessionState(_ event: SessionEvent) -> JSONPayload {
+        payload { json in
+            json.appendKey("state", first: true)
+            json.appendString(event.state)
+            json.appendKey("startEpoch")
+            json.appendInteger(Int(event.progress.startEpoch))
+            json.appendKey("elapsedMs")
+            json.appendInteger(Int(event.progress.elapsedMilliseconds))
+            json.appendKey("movingMs")
+            json.appendInteger(Int(event.progress.movingMilliseconds))
+            switch event {
+            case .paused(_, let reason):
+                json.appendKey("reason")
+                json.appendString(reason.rawValue)
+            case .dropped(_, let reason, _):
+                json.appendKey("dropped")
+                json.appendString(reason.rawValue)
+            default:
+                break
+            }
+        }
+    }
+
+    /// `sample` and `status`: the decoded record or event, in SPEC §3.1's names.
+    static func decoded(_ message: FTMSMessage) -> JSONPayload {
+        var json = JSONBuffer(capacity: 512)
+        message.writeJSON(into: &json)
+        return (try? JSONPayload(validating: json)) ?? .empty
+    }
+
+    /// `session_summary`: the summary exactly as uploaded.
+    static func summary(_ summary: SessionSummary) -> JSONPayload {
+        var json = JSONBuffer(capacity: 1024)
+        summary.writeJSON(into: &json)
+        return (try? JSONPayload(validating: json)) ?? .empty
+    }
+
+    private static func payload(_ body: (inout JSONBuffer) -> Void) -> JSONPayload {
+        var json = JSONBuffer(capacity: 256)
+        json.append(UInt8(ascii: "{"))
+        body(&json)
+        json.append(UInt8(ascii: "}"))
+        return (try? JSONPayload(validating: json)) ?? .empty
+    }
+}

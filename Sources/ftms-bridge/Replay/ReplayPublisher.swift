@@ -1,0 +1,61 @@
+import NIOPosix
+import Publish
+import Synchronization
+import Workout
+
+/// `replay --publish PATH`: a capture fed to the metrics socket as the daemon would feed it,
+/// so integrators can build displays without machines (SPEC §7, issue 4).
+///
+/// Envelope timestamps follow the capture's own clock: a replayed ride reads as the ride it
+/// was, whatever the speed of the replay.
+final class ReplayPublisher: Sendable {
+    private let group: MultiThreadedEventLoopGroup
+    private let server: MetricsServer
+    private let now = CaptureTime()
+
+    /// The capture's wall clock, shared with the server's envelope writer.
+    final class CaptureTime: Sendable {
+        let seconds = Mutex<Double>(0)
+    }
+
+    init(path: String, version: String) async throws {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let now = now
+        do {
+            server = try await MetricsServer.listen(
+                MetricsServerConfiguration(path: path, daemonVersion: version), on: group.next(),
+                clock: { now.seconds.withLock { $0 } })
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    func publish(_ output: CaptureReplay.Output, at time: Timestamp, machine: MachineIdentity) async {
+        if case .opened = output {} else { now.seconds.withLock { $0 = Double(time.wall.millisecondsSince1970) / 1000 } }
+        let name = machine.name
+        switch output {
+        case .opened:
+            _ = try? await server.publish(.machine, machine: name, payload: MetricsPayloads.machine(machine, state: "discovered"))
+        case .connected:
+            _ = try? await server.publish(.machine, machine: name, payload: MetricsPayloads.machine(machine, state: "ready"))
+        case .disconnected:
+            _ = try? await server.publish(.machine, machine: name, payload: MetricsPayloads.machine(machine, state: "disconnected"))
+        case .sample(let record):
+            _ = try? await server.publish(.sample, machine: name, payload: MetricsPayloads.decoded(.data(record)))
+        case .status(let status):
+            _ = try? await server.publish(.status, machine: name, payload: MetricsPayloads.decoded(.status(status)))
+        case .session(let event):
+            let id = event.sessionID
+            _ = try? await server.publish(.sessionState, machine: name, sessionID: id, payload: MetricsPayloads.sessionState(event))
+            if case .finished(_, let summary) = event {
+                _ = try? await server.publish(.sessionSummary, machine: name, sessionID: id, payload: MetricsPayloads.summary(summary))
+            }
+        }
+    }
+
+    func close() async {
+        await server.close()
+        try? await group.shutdownGracefully()
+    }
+}

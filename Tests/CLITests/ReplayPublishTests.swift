@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// `replay --publish` feeding the metrics socket and `watch` reading it, as real processes.
+@Suite("replay --publish and watch", .serialized)
+struct ReplayPublishTests {
+    /// A 30-sample ride, one sample every 50 ms, starting three seconds in so a reader started
+    /// after the socket appears is connected before it (even on a loaded CI machine).
+    static func capture(in directory: URL) throws -> String {
+        var lines = [#"{"format":"ftmscap","version":1,"start":"2026-11-21T08:00:00Z","machine":{"name":"SF-Bike-0007","address":"C0:11:22:33:44:07","model":"SF-Bike-M1","type":"bike"}}"#]
+        lines.append(#"{"t":3,"event":"connected"}"#)
+        for index in 1...30 {
+            // Speed 30 km/h, cadence 80, power 150 + index.
+            let power = 150 + index
+            let hex = String(format: "4400b80ba000%02x%02x", power & 0xFF, power >> 8)
+            lines.append(#"{"t":\#(3 + Double(index) * 0.05),"uuid":"2ad2","op":"notify","hex":"\#(hex)"}"#)
+        }
+        let path = directory.appendingPathComponent("ride.ftmscap").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func aReaderSeesTheReplayedRideInOrderWithNoGap() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("publish-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let capture = try Self.capture(in: directory)
+        let socket = directory.appendingPathComponent("metrics.sock").path
+        let replay = Task {
+            try await ProcessRunner.runDetached(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(30))
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let watched = try await ProcessRunner.runDetached(
+            ["watch", "--socket", socket, "--json", "--type", "sample", "--count", "30"], timeout: .seconds(30))
+        let replayed = try await replay.value
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        #expect(watched.status == 0, "\(watched.stderr)")
+
+        let messages = watched.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(messages.count == watched.lines.count)
+        let samples = messages.filter { $0["type"] as? String == "sample" }
+        #expect(samples.count == 30)
+        let powers = samples.compactMap { ($0["payload"] as? [String: Any])?["instantaneous_power_w"] as? Int }
+        #expect(powers == Array(151...180))
+        // Every sample is one message after the previous one: the session_state messages
+        // between them were filtered out by the watch request, not lost.
+        let seqs = samples.compactMap { $0["seq"] as? Int }
+        #expect(seqs == seqs.sorted() && Set(seqs).count == 30)
+        #expect(samples.allSatisfy { $0["machine"] as? String == "SF-Bike-0007" && $0["version"] as? String == "1.0" })
+        let times = samples.compactMap { $0["timestamp"] as? Double }
+        #expect(times.first.map { abs($0 - 1_795_248_003.05) < 0.001 } == true, "\(times.prefix(2))")
+        #expect(messages.first?["type"] as? String == "hello")
+    }
+
+    @Test func watchWithoutADaemonIsAOneLineError() throws {
+        let result = try ProcessRunner.run(["watch", "--socket", "/nonexistent/metrics.sock"], timeout: .seconds(10))
+        #expect(result.status == 1)
+        #expect(result.stderr == "ftms-bridge: watch: /nonexistent/metrics.sock: No such file or directory (is the daemon running?)\n")
+    }
+}
