@@ -1,0 +1,177 @@
+import GRDB
+import Workout
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The gateway's durable state (SPEC §6): one SQLite database in the state directory
+/// holding the device id, the tokens, the session queue, open-session checkpoints, the stats,
+/// the trainings cache and the last upload's result.
+///
+/// WAL with `synchronous=FULL`: in WAL mode `NORMAL` may roll back the last commits after a
+/// power loss, and a session the gateway has accepted must survive the gym's breaker. The
+/// file and its WAL are mode 0600 because they hold the tokens.
+///
+/// GRDB's `DatabaseQueue` serialises every access on its own dispatch queue, so the store is
+/// a `Sendable` value shared by the daemon's tasks; several processes (the daemon and an
+/// operator's `ftms-bridge queue`) may open the same file, and wait up to ``busyTimeout`` for
+/// each other's write locks.
+public final class GatewayStore: Sendable {
+    /// The database's name inside the state directory.
+    public static let fileName = "ftms-bridge.sqlite"
+    /// How long a writer waits for another process's lock before failing.
+    public static let busyTimeout: Double = 10
+
+    public let path: String
+    /// The UUID this gateway presents as `device_id`: made on first open, kept forever (also
+    /// across logout, so the backend's binding recognises the gateway when it logs in again).
+    public let deviceID: String
+    let database: DatabaseQueue
+    let clock: WallClock
+
+    /// Opens (creating if needed) the database in `directory`, migrating it to this build's
+    /// schema. Throws ``StoreError/unreadable(path:reason:)`` for a file that is corrupt or
+    /// not a database, and ``StoreError/newerSchema(path:migration:)`` for one from a newer
+    /// build: the caller must refuse to start, never carry on with an empty store.
+    public init(directory: String, clock: WallClock = .system) throws {
+        let path = try Self.prepareFile(in: directory)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "ftms-bridge.store"
+        // Not `configuration.journalMode = .wal`: GRDB then sets `synchronous = NORMAL`.
+        configuration.prepareDatabase { db in
+            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                throw StoreError.unreadable(path: path, reason: "cannot switch to WAL mode")
+            }
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            deviceID = try Self.prepareSchema(database, path: path, now: clock.now())
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.unreadable(path: path, reason: Self.oneLine(error))
+        }
+        self.path = path
+        self.clock = clock
+        try Self.restrictMode(of: path)
+    }
+
+    /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
+    /// (made here the first time).
+    private static func prepareSchema(_ database: DatabaseQueue, path: String, now: UTCTime) throws -> String {
+        let migrator = StoreSchema.migrator
+        try database.read { db in
+            let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            guard problems == ["ok"] else {
+                throw StoreError.unreadable(path: path, reason: Self.oneLine(problems.joined(separator: " ")))
+            }
+            let applied = try migrator.appliedIdentifiers(db)
+            if let unknown = applied.subtracting(migrator.migrations).sorted().first {
+                throw StoreError.newerSchema(path: path, migration: unknown)
+            }
+        }
+        try migrator.migrate(database)
+        return try database.write { db in
+            try db.execute(
+                sql: "INSERT INTO device (singleton, device_id, created_at) SELECT 1, ?, ? WHERE NOT EXISTS (SELECT 1 FROM device)",
+                arguments: [UUID().uuidString.lowercased(), now.millisecondsSince1970])
+            guard let id = try String.fetchOne(db, sql: "SELECT device_id FROM device") else {
+                throw StoreError.unreadable(path: path, reason: "no device id row")
+            }
+            return id
+        }
+    }
+
+    /// Creates the directory (0700) and an empty database file (0600) when missing, so the
+    /// file never exists, even for an instant, with a wider mode. SQLite gives the WAL and
+    /// shared-memory files the database file's mode.
+    private static func prepareFile(in directory: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError.directory(path: directory, reason: "cannot create it (\(error.localizedDescription))")
+            }
+        } else if !isDirectory.boolValue {
+            throw StoreError.directory(path: directory, reason: "not a directory")
+        }
+        let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        Glibc.close(descriptor)
+        return path
+    }
+
+    /// A database from an older build, or copied in by hand, may be wider than 0600.
+    private static func restrictMode(of path: String) throws {
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            guard chmod(file, 0o600) == 0 else {
+                throw StoreError.unreadable(path: file, reason: "cannot set mode 0600: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Runs `updates` in one write transaction, mapping SQLite's errors to one line.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.write(updates)
+        } catch let error as DatabaseError {
+            throw StoreError.database(Self.oneLine(error))
+        }
+    }
+
+    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.read(value)
+        } catch let error as DatabaseError {
+            throw StoreError.database(Self.oneLine(error))
+        }
+    }
+
+    /// Closes the connection, folding the WAL into the database file: the daemon's last step
+    /// on SIGTERM. Using the store afterwards is an error.
+    public func close() throws {
+        do {
+            try database.close()
+        } catch let error as DatabaseError {
+            throw StoreError.database(Self.oneLine(error))
+        }
+    }
+
+    private static func oneLine(_ error: DatabaseError) -> String {
+        oneLine(error.message ?? "\(error.resultCode)")
+    }
+
+    /// SQLite's integrity messages span lines; an operator's error is one.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+    }
+
+    /// `PRAGMA journal_mode` and `PRAGMA synchronous` as the connection has them: what the
+    /// durability tests assert (2 is FULL).
+    public func durabilitySettings() async throws -> (journalMode: String, synchronous: Int) {
+        try await read { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? ""
+            let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            return (mode, synchronous)
+        }
+    }
+
+    /// Names of the migrations applied to this database, in order.
+    public func appliedMigrations() async throws -> [String] {
+        try await read { db in try StoreSchema.migrator.completedMigrations(db) }
+    }
+
+    /// `PRAGMA integrity_check`'s verdict: `["ok"]` for a sound file.
+    public func integrityCheck() async throws -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+}

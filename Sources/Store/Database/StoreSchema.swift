@@ -1,0 +1,78 @@
+import GRDB
+
+/// The database's versioned schema: GRDB records each applied migration by name in
+/// `grdb_migrations`, so a database is always at a known version and a newer one is refused.
+///
+/// Migrations are append-only: a released migration is never edited, a change is a new one.
+enum StoreSchema {
+    /// Names of the migrations this build knows, in order.
+    static var knownMigrations: [String] { migrator.migrations }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial") { db in
+            try db.execute(sql: version1)
+        }
+        return migrator
+    }
+
+    /// One row tables carry `singleton = 1` so that a second row is a constraint error,
+    /// never a silent fork of the device id or the tokens.
+    private static let version1 = """
+        CREATE TABLE device (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            device_id TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE account (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            access_token TEXT,
+            refresh_token TEXT,
+            access_issued_at INTEGER,
+            access_expires_at INTEGER,
+            user_profile TEXT,
+            login_required_reason TEXT,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY NOT NULL,
+            started_at INTEGER NOT NULL,
+            ended_at INTEGER NOT NULL,
+            duration INTEGER NOT NULL,
+            total_energy INTEGER NOT NULL,
+            total_distance INTEGER NOT NULL,
+            summary TEXT NOT NULL,
+            origin TEXT NOT NULL CHECK (origin IN ('gateway', 'server')),
+            upload_status TEXT NOT NULL CHECK (upload_status IN ('pending', 'uploaded', 'dead')),
+            retry_count INTEGER NOT NULL DEFAULT 0,
+            rejection_count INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sessions_by_status ON sessions (upload_status, started_at, session_id);
+        CREATE TABLE stats (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            body TEXT NOT NULL,
+            source TEXT NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE checkpoints (
+            machine_address TEXT PRIMARY KEY NOT NULL,
+            session_id TEXT NOT NULL,
+            snapshot TEXT NOT NULL,
+            saved_at INTEGER NOT NULL
+        );
+        CREATE TABLE trainings (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            body TEXT NOT NULL,
+            cache_timestamp INTEGER NOT NULL
+        );
+        CREATE TABLE upload_log (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            finished_at INTEGER NOT NULL,
+            result TEXT NOT NULL,
+            succeeded INTEGER NOT NULL
+        );
+        """
+}

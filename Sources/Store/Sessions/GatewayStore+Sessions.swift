@@ -1,0 +1,203 @@
+import GRDB
+public import Workout
+
+extension GatewayStore {
+    /// Stores a finished session as pending (seed 000 Flow 4 step 2), and in the same
+    /// transaction removes the checkpoint of the machine it was recorded on if the checkpoint
+    /// still holds it: a crash between the two can neither lose the session nor resume it.
+    ///
+    /// Idempotent by `session_id`: storing a session again (a replayed capture, a retried
+    /// hand-off) changes nothing. Returns whether the session was new.
+    @discardableResult
+    public func enqueue(_ summary: SessionSummary, machineAddress: String? = nil) async throws -> Bool {
+        let record = SessionRecord(summary)
+        let now = clock.now()
+        return try await write { db in
+            if let machineAddress {
+                try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: summary.sessionID)
+            }
+            return try Self.insert(record, origin: "gateway", status: .pending, now: now, db)
+        }
+    }
+
+    /// Stores many finished sessions as pending in one transaction (`replay --queue`).
+    /// Returns how many were new.
+    @discardableResult
+    public func enqueue(_ summaries: [SessionSummary]) async throws -> Int {
+        let records = summaries.map(SessionRecord.init)
+        return try await enqueue(records)
+    }
+
+    /// ``enqueue(_:)-([SessionSummary])`` for records already in their upload form.
+    @discardableResult
+    public func enqueue(_ records: [SessionRecord]) async throws -> Int {
+        let now = clock.now()
+        return try await write { db in
+            var added = 0
+            for record in records where try Self.insert(record, origin: "gateway", status: .pending, now: now, db) {
+                added += 1
+            }
+            return added
+        }
+    }
+
+    /// Merges the backend's sessions after login (seed 000 Flow 2 step 4): unknown ones are
+    /// stored as `uploaded`; a local session the backend already holds is `uploaded` too.
+    public func mergeDownloaded(_ records: [SessionRecord]) async throws -> (added: Int, alreadyHeld: Int) {
+        let now = clock.now()
+        return try await write { db in
+            var added = 0
+            for record in records where try Self.insert(record, origin: "server", status: .uploaded, now: now, db) {
+                added += 1
+            }
+            let ids = records.map(\.sessionID)
+            var marked = 0
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                let marks = databaseQuestionMarks(count: chunk.count)
+                try db.execute(
+                    sql: """
+                        UPDATE sessions SET upload_status = 'uploaded', last_error = NULL, updated_at = ?
+                        WHERE upload_status != 'uploaded' AND session_id IN (\(marks))
+                        """,
+                    arguments: StatementArguments([now.millisecondsSince1970] + chunk))
+                marked += db.changesCount
+            }
+            return (added, marked)
+        }
+    }
+
+    /// Up to `limit` pending sessions, oldest first (`started_at`, then `session_id`),
+    /// starting after `cursor`.
+    public func pendingBatch(after cursor: QueueCursor?, limit: Int) async throws -> [PendingSession] {
+        try await read { db in
+            let rows: [Row]
+            if let cursor {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
+                            WHERE upload_status = 'pending' AND (started_at, session_id) > (?, ?)
+                            ORDER BY started_at, session_id LIMIT ?
+                            """),
+                    arguments: [cursor.startedAt.millisecondsSince1970, cursor.sessionID, limit])
+            } else {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
+                            WHERE upload_status = 'pending' ORDER BY started_at, session_id LIMIT ?
+                            """),
+                    arguments: [limit])
+            }
+            return rows.map { row in
+                PendingSession(
+                    sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), retryCount: row[2], rejectionCount: row[3],
+                    json: row[4])
+            }
+        }
+    }
+
+    /// Applies one batch's per-session results in one transaction.
+    public func record(_ outcomes: [String: SessionOutcome]) async throws {
+        let now = clock.now().millisecondsSince1970
+        try await write { db in
+            let uploaded = try db.cachedStatement(
+                sql: "UPDATE sessions SET upload_status = 'uploaded', last_error = NULL, updated_at = ? WHERE session_id = ?")
+            let failed = try db.cachedStatement(
+                sql: """
+                    UPDATE sessions SET upload_status = ?, retry_count = retry_count + 1,
+                    rejection_count = rejection_count + ?, last_error = ?, updated_at = ?
+                    WHERE session_id = ? AND upload_status = 'pending'
+                    """)
+            for (id, outcome) in outcomes {
+                switch outcome {
+                case .uploaded:
+                    try uploaded.execute(arguments: [now, id])
+                case .retry(let error):
+                    try failed.execute(arguments: [UploadStatus.pending.rawValue, 1, error, now, id])
+                case .dead(let error):
+                    try failed.execute(arguments: [UploadStatus.dead.rawValue, 1, error, now, id])
+                case .callFailed(let error):
+                    try failed.execute(arguments: [UploadStatus.pending.rawValue, 0, error, now, id])
+                }
+            }
+        }
+    }
+
+    /// A call that failed as a whole (network, timeout, 5xx) leaves its batch pending, each
+    /// session's `retry_count + 1` (seed 000 Flow 4: `upload_retry_count++`).
+    public func recordFailedCall(sessionIDs: [String], error: String) async throws {
+        try await record(Dictionary(uniqueKeysWithValues: sessionIDs.map { ($0, SessionOutcome.callFailed(error: error)) }))
+    }
+
+    /// Moves every dead-letter session back to pending with a fresh retry count, after an
+    /// operator fixed the cause. Returns how many moved.
+    @discardableResult
+    public func retryDead() async throws -> Int {
+        let now = clock.now().millisecondsSince1970
+        return try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE sessions SET upload_status = 'pending', retry_count = 0, rejection_count = 0, updated_at = ?
+                    WHERE upload_status = 'dead'
+                    """,
+                arguments: [now])
+            return db.changesCount
+        }
+    }
+
+    public func counts() async throws -> QueueCounts {
+        try await read { db in
+            var counts = QueueCounts()
+            for row in try Row.fetchAll(db, sql: "SELECT upload_status, COUNT(*) FROM sessions GROUP BY upload_status") {
+                let count: Int = row[1]
+                switch UploadStatus(rawValue: row[0]) {
+                case .pending: counts.pending = count
+                case .uploaded: counts.uploaded = count
+                case .dead: counts.dead = count
+                case nil: break
+                }
+            }
+            return counts
+        }
+    }
+
+    /// Every session, oldest first, optionally only those in `status`.
+    public func sessions(status: UploadStatus? = nil) async throws -> [StoredSession] {
+        try await read { db in
+            let filter = status.map { "WHERE upload_status = '\($0.rawValue)'" } ?? ""
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
+                    rejection_count, last_error, origin FROM sessions \(filter) ORDER BY started_at, session_id
+                    """
+            ).map { row in
+                StoredSession(
+                    sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), duration: row[2],
+                    totalEnergy: row[3], totalDistance: row[4], status: UploadStatus(rawValue: row[5]) ?? .pending,
+                    retryCount: row[6], rejectionCount: row[7], lastError: row[8], downloaded: (row[9] as String) == "server")
+            }
+        }
+    }
+
+    /// The stored JSON of one session, as uploaded.
+    public func sessionJSON(id: String) async throws -> String? {
+        try await read { db in try String.fetchOne(db, sql: "SELECT summary FROM sessions WHERE session_id = ?", arguments: [id]) }
+    }
+
+    private static func insert(_ record: SessionRecord, origin: String, status: UploadStatus, now: UTCTime, _ db: Database) throws -> Bool {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sessions (session_id, started_at, ended_at, duration, total_energy, total_distance, summary,
+                origin, upload_status, retry_count, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT (session_id) DO NOTHING
+                """
+        ).execute(arguments: [
+            record.sessionID, record.startedAt.millisecondsSince1970, record.endedAt.millisecondsSince1970,
+            record.duration, record.totalEnergy, record.totalDistance, record.json, origin, status.rawValue,
+            now.millisecondsSince1970, now.millisecondsSince1970,
+        ])
+        return db.changesCount > 0
+    }
+}

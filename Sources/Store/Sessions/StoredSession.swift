@@ -1,0 +1,56 @@
+public import Workout
+
+/// A session's row as `ftms-bridge queue` lists it.
+public struct StoredSession: Sendable, Hashable {
+    public var sessionID: String
+    public var startedAt: UTCTime
+    public var duration: Int
+    public var totalEnergy: Int
+    public var totalDistance: Int
+    public var status: UploadStatus
+    /// Failed upload attempts: calls that failed plus per-session rejections (seed 000's
+    /// `retry_count`).
+    public var retryCount: Int
+    /// How many of those were the backend naming this session in `failed_sessions`: what
+    /// decides the dead-letter state, since a failed call says nothing about the session.
+    public var rejectionCount: Int
+    /// The last failure, one line (`validation_error: Invalid duration`, `HTTP 503`).
+    public var lastError: String?
+    /// `true` for sessions downloaded from the backend at login rather than recorded here.
+    public var downloaded: Bool
+}
+
+/// A pending session as the batch upload procedure sends it.
+public struct PendingSession: Sendable, Hashable {
+    public var sessionID: String
+    public var startedAt: UTCTime
+    public var retryCount: Int
+    public var rejectionCount: Int
+    public var json: String
+}
+
+/// How many sessions are in each state.
+public struct QueueCounts: Sendable, Hashable {
+    public var pending = 0
+    public var uploaded = 0
+    public var dead = 0
+
+    public init(pending: Int = 0, uploaded: Int = 0, dead: Int = 0) {
+        self.pending = pending
+        self.uploaded = uploaded
+        self.dead = dead
+    }
+}
+
+/// A position in the oldest-first pending order (`started_at`, then `session_id`): each batch
+/// starts after the last one, so a batch left pending by a failed call is not sent again in
+/// the same run.
+public struct QueueCursor: Sendable, Hashable {
+    public var startedAt: UTCTime
+    public var sessionID: String
+
+    public init(after session: PendingSession) {
+        startedAt = session.startedAt
+        sessionID = session.sessionID
+    }
+}

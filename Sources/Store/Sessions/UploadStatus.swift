@@ -1,0 +1,11 @@
+/// Where a stored session stands with the backend (seed 000's `upload_status`, plus the
+/// dead-letter state of SPEC §6).
+public enum UploadStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Waiting for (another) upload attempt.
+    case pending
+    /// The backend holds it: accepted, reported as a duplicate, or downloaded from it.
+    case uploaded
+    /// The backend rejected it as permanently invalid; kept for an operator, never retried
+    /// until `ftms-bridge queue --retry-dead` moves it back to pending.
+    case dead
+}

@@ -1,0 +1,25 @@
+import GRDB
+import Workout
+
+extension GatewayStore {
+    public func lastUpload() async throws -> UploadLogEntry? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT finished_at, result, succeeded FROM upload_log").map { row in
+                UploadLogEntry(finishedAt: UTCTime(millisecondsSince1970: row[0]), result: row[1], succeeded: row[2])
+            }
+        }
+    }
+
+    public func logUpload(result: String, succeeded: Bool) async throws {
+        let now = clock.now().millisecondsSince1970
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO upload_log (singleton, finished_at, result, succeeded) VALUES (1, ?, ?, ?)
+                    ON CONFLICT (singleton) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result,
+                    succeeded = excluded.succeeded
+                    """,
+                arguments: [now, result, succeeded])
+        }
+    }
+}
