@@ -67,7 +67,7 @@ extension Backend {
         }
         if claims.jti != family.currentRefreshID {
             let graceful = claims.jti == family.previousRefreshID
-                && family.rotatedAt.map { now - $0 <= Double(tokenSettings.refreshGrace) } == true
+                && family.rotatedAt.map { now - $0 < Double(tokenSettings.refreshGrace) } == true
             guard graceful else {
                 family.revoked = true
                 state.families[family.id] = family
