@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import ReferenceBackend
+
+@Suite("ftms-backend as a real process on loopback")
+struct ExecutableTests {
+    @Test("prints its port, serves, logs one line per request without tokens, stops on SIGTERM")
+    func lifecycle() async throws {
+        let backend = try BackendProcess(["--token-lifetime", "60"])
+        #expect(backend.stdoutLine == "listening http://127.0.0.1:\(backend.port)")
+        let login = try await API.connect(port: backend.port) { api in
+            let login = try await api.login("alice")
+            #expect(login.response["expires_in"] == 60)
+            #expect(try await api.upload([Sessions.make(1)], token: login.access)["success_count"] == 1)
+            #expect(try await api.refresh(login.refresh).status == 200)
+            return login
+        }
+        #expect(backend.stop() == 0)
+        let lines = backend.stderr.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix("POST /auth/sso/apple 200 ") == true)
+        #expect(lines.last?.hasPrefix("POST /auth/refresh 200 ") == true)
+        for secret in [login.access, login.refresh, "test:alice"] {
+            #expect(!backend.stderr.contains(secret))
+        }
+    }
+
+    @Test("fault flags act from the first call")
+    func faultFlags() async throws {
+        let backend = try BackendProcess(["--quiet", "--fault", "5xx:route=sso,next=1,status=500"])
+        try await API.connect(port: backend.port) { api in
+            #expect(try await api.call(.post, "/auth/sso/apple", body: ["id_token": "test:a", "device_id": "d"]).status == 500)
+            _ = try await api.login("a", device: "d")
+        }
+        #expect(backend.stop() == 0)
+        #expect(backend.stderr.isEmpty)
+    }
+
+    @Test("a state file carries sessions and tokens across a SIGKILL and restart")
+    func killAndRestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-backend-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try BackendProcess(["--quiet", "--state", path])
+        let login = try await API.connect(port: first.port) { api in
+            let login = try await api.login("alice")
+            _ = try await api.upload((1...20).map { Sessions.make($0) }, token: login.access)
+            return login
+        }
+        #expect(first.stop(SIGKILL) == 128 + SIGKILL)
+        let second = try BackendProcess(["--quiet", "--state", path])
+        try await API.connect(port: second.port) { api in
+            let sessions = try await api.call(.get, "/sessions", bearer: login.access)
+            let again = try await api.upload((1...20).map { Sessions.make($0) }, token: login.access)
+            #expect(sessions["sessions"]?.arrayCount == 20 && again["duplicate_count"] == 20)
+        }
+        #expect(second.stop() == 0)
+    }
+
+    @Test(
+        "bad flags and a bad state file are one-line errors",
+        arguments: [
+            (["--fault", "boom"], Int32(64), "--fault boom: unknown fault kind"),
+            (["--time-zone", "Mars/Olympus"], 64, "--time-zone Mars/Olympus is not a known zone"),
+            (["--port", "70000"], 64, "--port must be 0–65535"),
+            (["--state", "/proc/version"], 1, "ftms-backend: state file /proc/version line 1 is not a state record"),
+        ])
+    func refusals(arguments: [String], status: Int32, message: String) throws {
+        let result = try BackendProcess.run(arguments)
+        #expect(result.status == status)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("10,000 sessions in batches of 20 are absorbed well under 10 s")
+    func tenThousandSessionsInBatchesOfTwenty() async throws {
+        let backend = try BackendProcess(["--quiet"])
+        let elapsed = try await API.connect(port: backend.port) { api in
+            let login = try await api.login("bench")
+            let batches = (0..<500).map { batch in (1...20).map { Sessions.make(batch * 20 + $0) } }
+            let start = ContinuousClock.now
+            for batch in batches {
+                let response = try await api.upload(batch, token: login.access)
+                guard response["success_count"] == 20 else { throw TestFailure("batch refused: \(response.json)") }
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(try await api.call(.get, "/_admin/sessions")["total"] == 10_000)
+            return elapsed
+        }
+        print("ftms-backend absorbed 10,000 sessions in 500 batches in \(elapsed)")
+        #expect(elapsed < .seconds(10))
+        #expect(backend.stop() == 0)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+
+/// The built `ftms-backend` run as a real process, as the upload tests and the demo run it.
+///
+/// Started with no signal blocked (test threads block most, and a child inherits the mask, so
+/// it would ignore SIGTERM), stdout on a pipe read for the `listening` line, stderr to a file.
+final class BackendProcess: @unchecked Sendable {
+    let pid: pid_t
+    let port: Int
+    let stdoutLine: String
+    private let stderrPath: String
+    private var exitStatus: Int32?
+
+    static var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ftms-backend").path
+    }
+
+    /// Starts the backend on a free port and waits for its `listening` line.
+    init(_ arguments: [String]) throws {
+        stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-backend-\(UUID().uuidString).err").path
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw TestFailure("pipe failed") }
+        let pid = try Self.spawn(["--port", "0"] + arguments, stdout: pipeEnds[1], stderrPath: stderrPath)
+        close(pipeEnds[1])
+        defer { close(pipeEnds[0]) }
+        self.pid = pid
+        let line = Self.readLine(from: pipeEnds[0], timeout: .seconds(30))
+        stdoutLine = line ?? ""
+        guard let line, line.hasPrefix("listening http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            throw TestFailure("ftms-backend did not report a port: \(line ?? "(nothing)"); stderr: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        try? FileManager.default.removeItem(atPath: stderrPath)
+    }
+
+    var stderr: String {
+        (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Sends `signal` and waits (up to 10 s, then SIGKILL); the exit status, or 128 + signal.
+    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+        if let exitStatus { return exitStatus }
+        kill(pid, signal)
+        let status = Self.wait(pid, timeout: .seconds(10))
+        exitStatus = status
+        return status
+    }
+
+    /// Runs the backend to completion (for refusals at start): status, stdout, stderr.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let directory = FileManager.default.temporaryDirectory
+        let out = directory.appendingPathComponent("ftms-backend-\(UUID().uuidString).out").path
+        let err = directory.appendingPathComponent("ftms-backend-\(UUID().uuidString).err").path
+        defer {
+            try? FileManager.default.removeItem(atPath: out)
+            try? FileManager.default.removeItem(atPath: err)
+        }
+        let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let pid = try spawn(arguments, stdout: descriptor, stderrPath: err)
+        close(descriptor)
+        let status = wait(pid, timeout: .seconds(30))
+        return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
+    private static func spawn(_ arguments: [String], stdout: Int32, stderrPath: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, binary, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw TestFailure("posix_spawn \(binary): \(result)") }
+        return pid
+    }
+
+    private static func wait(_ pid: pid_t, timeout: Duration) -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped < 0, errno != EINTR { return -1 }
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                break
+            }
+            usleep(5_000)
+        }
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// The first line on `descriptor`, or `nil` at end of file or after `timeout`.
+    private static func readLine(from descriptor: Int32, timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) >= 0 || errno == EINTR else { return nil }
+            guard poller.revents != 0 else { continue }
+            guard read(descriptor, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return nil
+    }
+}
