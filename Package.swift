@@ -105,6 +105,8 @@ let package = Package(
                 "BlueZ",
                 "Capture",
                 "Workout",
+                "Store",
+                "Upload",
                 "Publish",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -2,10 +2,11 @@ import ArgumentParser
 import Capture
 import FTMS
 import Foundation
+import Store
 import Workout
 
-/// `ftms-bridge replay FILE... [--realtime] [--json]` (SPEC §8): captures through the same
-/// decoder, merger and engine as live data.
+/// `ftms-bridge replay FILE... [--realtime] [--json] [--queue]` (SPEC §8, §9): captures through
+/// the same decoder, merger and engine as live data; with `--queue`, into the upload queue too.
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -35,12 +36,18 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "For btsnoop captures without discovery: handle=uuid pairs, e.g. 0x0025=2ad2,0x0028=2ada.")
     var handleMap: String?
 
+    @Flag(help: "Store each kept session as a pending upload in the state directory, as the daemon would.")
+    var queue = false
+
+    @OptionGroup var state: StateOptions
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one capture file") }
         if let handleMap, case .failure(let error) = BtsnoopOptions.parseHandleMap(handleMap) {
             throw ValidationError("--handle-map: \(error)")
         }
         if loop, publish == nil { throw ValidationError("--loop needs --publish") }
+        if state.stateDirectory != nil, !queue { throw ValidationError("--state-dir needs --queue") }
     }
 
     func run() async throws {
@@ -57,8 +64,19 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         }
+        var store: GatewayStore?
+        if queue {
+            do {
+                store = try state.openStore()
+            } catch {
+                printError("replay: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        var queued = (kept: 0, new: 0)
         repeat {
         for file in files {
+            var kept: [SessionSummary] = []
             var replay = CaptureReplay(path: file)
             replay.btsnoop = options
             replay.realtime = realtime
@@ -70,6 +88,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 switch event {
                 case .finished(_, let summary):
                     if json { printLine(summary.jsonString) } else { table.add(file: file, summary: summary) }
+                    if store != nil { kept.append(summary) }
                 case .dropped(_, let reason, let summary):
                     printError("replay: \(file): session \(summary.sessionID) dropped: \(reason.rawValue)")
                 default:
@@ -80,10 +99,23 @@ struct ReplayCommand: AsyncParsableCommand {
                 printError("replay: \(file): \(error)")
                 damaged = true
             }
+            if let store, !kept.isEmpty {
+                do {
+                    queued.new += try await store.enqueue(kept)
+                    queued.kept += kept.count
+                } catch {
+                    printError("replay: \(file): \(error)")
+                    throw ExitCode(1)
+                }
+            }
         }
         } while loop && publisher != nil && !Task.isCancelled
         await publisher?.close()
         if !json { print(table.rendered) }
+        if let store {
+            FileHandle.standardError.write(Data(
+                "replay: queued \(queued.new) sessions as pending in \(store.path) (\(queued.kept - queued.new) were already there)\n".utf8))
+        }
         if damaged { throw ExitCode(1) }
     }
 }

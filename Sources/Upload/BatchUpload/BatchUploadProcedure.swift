@@ -1,0 +1,125 @@
+public import FoundationEssentials
+public import Store
+import Workout
+
+/// Seed 000's Batch Upload Procedure, on the gateway (SPEC §6):
+///
+/// 1. pending sessions, oldest first (`started_at`), in batches of at most 20, each to
+///    `POST /sessions/batch_upload`;
+/// 2. per answer: accepted and duplicate sessions become `uploaded`, `failed_sessions` stay
+///    pending with `retry_count + 1` or go to dead-letter (``RejectionPolicy``);
+/// 3. a call that fails (network, timeout, 5xx, a malformed answer) leaves its whole batch
+///    pending and the procedure goes on with the next batch;
+/// 4. after the last batch, the backend's latest `updated_stats` are compared with the stats
+///    the gateway computes from its own uploaded sessions: equal, they are adopted; different,
+///    the gateway's are sent with `PATCH /users/me/stats` (the gateway wins).
+///
+/// A login problem (no tokens, refresh refused, device bound elsewhere) or a 429 stops the
+/// run: no later call could succeed, and a rate-limited backend asked the gateway to wait.
+/// Every session stays where it is, to be retried later.
+///
+/// Each batch is marked in one transaction after its answer; a crash between the answer and
+/// that commit leaves the batch pending, and the next run sends it again, to be reported as
+/// duplicates: delivery is at least once, made exactly once by the session ids.
+public struct BatchUploadProcedure: Sendable {
+    public static let batchSize = 20
+
+    public let store: GatewayStore
+    public let client: BackendClient
+    public let authority: TokenAuthority
+    /// The zone whose days make the streak (SPEC §5); the backend must use the same one, or
+    /// the stats differ and the gateway's win.
+    public var timeZone: TimeZone
+    public var policy = RejectionPolicy()
+    public var batchSize = BatchUploadProcedure.batchSize
+
+    public init(store: GatewayStore, client: BackendClient, authority: TokenAuthority, timeZone: TimeZone) {
+        self.store = store
+        self.client = client
+        self.authority = authority
+        self.timeZone = timeZone
+    }
+
+    /// Runs the procedure once. `onBatch` sees each batch's result as it is stored. Throws
+    /// only when the local store fails; everything the backend does is in the report, which
+    /// is also logged to the store for `status`.
+    @discardableResult
+    public func run(onBatch: @Sendable (BatchReport) async -> Void = { _ in }) async throws -> UploadReport {
+        var report = UploadReport()
+        var cursor: QueueCursor?
+        var serverStats: WorkoutStats?
+        while true {
+            let batch = try await store.pendingBatch(after: cursor, limit: batchSize)
+            guard let last = batch.last else { break }
+            cursor = QueueCursor(after: last)
+            var result = BatchReport(number: report.batches.count + 1, size: batch.count)
+            do {
+                let jsons = batch.map(\.json)
+                let answer = try await authority.authorized { [client] token in
+                    try await client.batchUpload(jsons, accessToken: token)
+                }
+                try await apply(answer, to: batch, into: &result)
+                if let stats = answer.updatedStats { serverStats = stats }
+            } catch let error as BackendError {
+                result.failure = error.description
+                try await store.recordFailedCall(sessionIDs: batch.map(\.sessionID), error: error.description)
+                if error.stopsUploads || { if case .rateLimited = error { return true } else { return false } }() {
+                    report.stoppedBy = error
+                }
+            }
+            report.batches.append(result)
+            await onBatch(result)
+            if report.stoppedBy != nil { break }
+        }
+        if let serverStats {
+            report.stats = try await settleStats(serverStats, patch: report.stoppedBy == nil)
+        }
+        if !report.batches.isEmpty || report.stoppedBy != nil {
+            try await store.logUpload(result: report.summary, succeeded: report.succeeded)
+        }
+        return report
+    }
+
+    /// Marks each session of an answered batch in one transaction.
+    private func apply(_ answer: BatchUploadAnswer, to batch: [PendingSession], into result: inout BatchReport) async throws {
+        let failures = Dictionary(answer.failures.map { ($0.sessionID, $0) }, uniquingKeysWith: { first, _ in first })
+        var outcomes: [String: SessionOutcome] = [:]
+        for session in batch {
+            guard let failure = failures[session.sessionID.lowercased()] else {
+                outcomes[session.sessionID] = .uploaded
+                continue
+            }
+            let outcome = policy.outcome(of: failure, for: session)
+            outcomes[session.sessionID] = outcome
+            switch outcome {
+            case .uploaded: result.duplicates += 1
+            case .retry: result.retried += 1
+            case .dead: result.dead += 1
+            case .callFailed: break
+            }
+        }
+        result.accepted = answer.successCount
+        result.duplicates += answer.duplicateCount
+        try await store.record(outcomes)
+    }
+
+    /// Seed 000's stats step, once, after the last batch.
+    private func settleStats(_ server: WorkoutStats, patch: Bool) async throws -> StatsSyncResult {
+        let local = try await store.localStats(timeZone: timeZone)
+        if local == server {
+            try await store.saveStats(server, source: .server)
+            return .agreed(server)
+        }
+        guard patch else {
+            try await store.saveStats(server, source: .server)
+            return .notChecked
+        }
+        do {
+            try await authority.authorized { [client] token in try await client.patchStats(local, accessToken: token) }
+            try await store.saveStats(local, source: .gateway)
+            return .patched(local: local, server: server)
+        } catch let error as BackendError {
+            return .patchFailed(error.description)
+        }
+    }
+}

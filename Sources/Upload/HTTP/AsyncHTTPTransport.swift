@@ -1,0 +1,78 @@
+public import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+
+/// ``HTTPTransport`` over AsyncHTTPClient.
+///
+/// AsyncHTTPClient's deadline covers only the wait for the answer's head; a backend that
+/// sends headers and then stalls would hang the body read. So the whole exchange races a
+/// timer here, and the loser is cancelled (which closes the connection).
+public struct AsyncHTTPTransport: HTTPTransport {
+    public let baseURL: String
+    let client: HTTPClient
+    /// Answers larger than this are refused (the largest real one is `GET /sessions`).
+    let maximumBody: Int
+
+    /// `baseURL` is `http://host:port` or `https://…`, optionally with a path prefix.
+    public init(baseURL: String, client: HTTPClient = .shared, maximumBody: Int = 64 << 20) throws {
+        guard let scheme = baseURL.split(separator: ":").first, scheme == "http" || scheme == "https",
+              baseURL.contains("://"), baseURL.count > scheme.count + 3
+        else { throw BackendError.badConfiguration("backend URL must be http://HOST[:PORT] or https://…, got \(baseURL)") }
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.client = client
+        self.maximumBody = maximumBody
+    }
+
+    public func send(_ request: BackendRequest, timeout: Duration) async throws -> BackendReply {
+        try await withThrowingTaskGroup(of: BackendReply?.self) { group in
+            group.addTask { try await perform(request, timeout: timeout) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let reply = first else {
+                throw BackendError.timeout(seconds: Self.seconds(timeout))
+            }
+            return reply
+        }
+    }
+
+    private func perform(_ request: BackendRequest, timeout: Duration) async throws -> BackendReply {
+        var outgoing = HTTPClientRequest(url: baseURL + request.path)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers.add(name: "Accept", value: "application/json")
+        if let bearer = request.bearer { outgoing.headers.add(name: "Authorization", value: "Bearer " + bearer) }
+        if let body = request.body {
+            outgoing.headers.add(name: "Content-Type", value: "application/json")
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(timeout)))
+            var body = try await response.body.collect(upTo: maximumBody)
+            return BackendReply(
+                status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+                body: body.readBytes(length: body.readableBytes) ?? [])
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
+            throw BackendError.timeout(seconds: Self.seconds(timeout))
+        } catch let error as BackendError {
+            throw error
+        } catch {
+            throw BackendError.unreachable(Self.firstLine(String(describing: error)))
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds &* 1_000_000_000 &+ duration.components.attoseconds / 1_000_000_000
+    }
+
+    static func firstLine(_ text: String) -> String {
+        String(text.split(whereSeparator: \.isNewline).first ?? "")
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Store
+import Upload
+
+/// The options every command touching the store or the backend takes (SPEC §9), parsed in
+/// this one place so that several gateways can run side by side in tests, each with its own
+/// `--state-dir` and `--backend`. (The config file, which these override, comes with `run`.)
+struct GatewayOptions: ParsableArguments {
+    @OptionGroup var state: StateOptions
+
+    @Option(help: "The SolidFocus backend's base URL, e.g. https://api.example.com or http://127.0.0.1:8080.")
+    var backend: String?
+
+    @Option(help: "Seconds each backend call may take, answer included.")
+    var timeout: Double = 10
+
+    @Option(name: .customLong("time-zone"), help: "IANA zone whose calendar days make the workout streak (default: $TZ, else the system's).")
+    var timeZone: String?
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: unknown zone \(timeZone)") }
+    }
+
+    var resolvedTimeZone: TimeZone {
+        timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+    }
+
+    func openStore() throws -> GatewayStore {
+        try state.openStore()
+    }
+
+    /// The store and the backend client, for commands that call the backend.
+    func syncService() throws -> SyncService {
+        guard let backend else { throw ValidationError("no backend: give --backend URL") }
+        let client = try BackendClient(baseURL: backend, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+        return SyncService(store: try openStore(), client: client, timeZone: resolvedTimeZone)
+    }
+}
+
+/// `--state-dir`, alone for commands that touch the store but never the backend (`replay --queue`).
+struct StateOptions: ParsableArguments {
+    /// systemd's `StateDirectory=` sets `$STATE_DIRECTORY`; this is the unit's directory.
+    static let defaultStateDirectory = "/var/lib/ftms-bridge"
+
+    @Option(name: .customLong("state-dir"), help: "The state directory holding the database (default: $STATE_DIRECTORY, else /var/lib/ftms-bridge).")
+    var stateDirectory: String?
+
+    var resolvedStateDirectory: String {
+        if let stateDirectory { return stateDirectory }
+        let fromSystemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        return fromSystemd ?? Self.defaultStateDirectory
+    }
+
+    /// The store, or a one-line refusal (a corrupt database is never replaced by an empty one).
+    func openStore() throws -> GatewayStore {
+        try GatewayStore(directory: resolvedStateDirectory)
+    }
+}
+
+/// Runs a command's body, turning any failure into SPEC §9's one line on stderr and exit
+/// status 1. Argument errors keep ArgumentParser's usage message.
+func reportingFailure(_ command: String, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ValidationError {
+        throw error
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        printError("\(command): \(error)")
+        throw ExitCode(1)
+    }
+}
