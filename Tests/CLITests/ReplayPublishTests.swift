@@ -27,9 +27,11 @@ struct ReplayPublishTests {
         let capture = try Self.capture(in: directory)
         let socket = directory.appendingPathComponent("metrics.sock").path
         let replay = Task {
-            try await ProcessRunner.runDetached(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(30))
+            try await ProcessRunner.runDetached(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(90))
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // The whole suite starts at once on CI, so the replay process may take a while to come up;
+        // once its socket exists it waits three seconds of capture time before the first event.
+        let deadline = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
