@@ -72,7 +72,12 @@ enum SessionValidator {
     /// A whole, non-negative number (seconds, kcal, metres): stats are sums of exactly these.
     private static func count(_ session: JSONValue, _ key: String) -> Result<Int64, FieldProblem> {
         guard let value = session[key], value != .null else { return .failure(FieldProblem("missing \(key)")) }
-        guard let number = value.integerValue else { return .failure(FieldProblem("\(key) must be a whole number, not \(value.typeName)")) }
+        guard let number = value.integerValue else {
+            switch value {
+            case .integer, .number: return .failure(FieldProblem("\(key) must be a whole number up to \(JSONValue.maxSafeInteger)"))
+            default: return .failure(FieldProblem("\(key) must be a whole number, not \(value.typeName)"))
+            }
+        }
         guard number >= 0 else { return .failure(FieldProblem("\(key) is negative")) }
         return .success(number)
     }

@@ -14,10 +14,16 @@ struct StatsTally: Sendable {
 
     mutating func add(_ figures: SessionFigures, on day: CivilDay) {
         count += 1
-        energy += figures.energy
-        distance += figures.distance
-        duration += figures.duration
+        energy = Self.sum(energy, figures.energy)
+        distance = Self.sum(distance, figures.distance)
+        duration = Self.sum(duration, figures.duration)
         days.insert(day.number)
+    }
+
+    /// Stops at ``JSONValue/maxSafeInteger``: absurd sessions may make absurd totals, never a
+    /// trap or a number the client cannot read.
+    private static func sum(_ total: Int64, _ value: Int64) -> Int64 {
+        min(total + value, JSONValue.maxSafeInteger)
     }
 
     var stats: UserStats {

@@ -111,7 +111,7 @@ extension FaultRule: Codable {
         switch field {
         case .string(let text): return text
         case .integer(let number): return String(number)
-        case .number(let number): return String(number)
+        case .number(let number): return field.integerValue.map { String($0) } ?? String(number)
         case .array(let items):
             let names = items.compactMap(\.stringValue)
             guard names.count == items.count else { throw Problem("\(key) must list route names") }

@@ -39,7 +39,9 @@ struct AdminRoutes: Sendable {
                     throw BackendError.invalidRequest(error.description)
                 }
             }
-            let entries = await backend.addFaults(rules, replacing: body["replace"] == .bool(true))
+            let replace = body["replace"] ?? .bool(false)
+            guard case .bool(let replacing) = replace else { throw BackendError.invalidRequest("replace must be true or false") }
+            let entries = await backend.addFaults(rules, replacing: replacing)
             return try Reply.json(FaultsReport(entries)).response
         }
         admin.delete("faults") { _, _ in

@@ -23,7 +23,6 @@ extension BackendError: HTTPResponseError {
         let code =
             switch status {
             case 404: "not_found"
-            case 405: "method_not_allowed"
             case 413: "payload_too_large"
             case 400..<500: "invalid_request"
             default: "server_error"

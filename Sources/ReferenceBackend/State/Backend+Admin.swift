@@ -38,8 +38,8 @@ extension Backend {
 
     func replaceTrainings(_ body: JSONValue) throws(BackendError) -> TrainingsResponse {
         guard case .array(let list)? = body["trainings"] else { throw .invalidRequest("the body must be {\"trainings\": [...]}") }
-        for training in list where training["id"]?.stringValue?.isEmpty != false {
-            throw .invalidRequest("every training needs a string id")
+        for training in list {
+            if let problem = DefaultTrainings.problem(with: training) { throw .invalidRequest(problem) }
         }
         state.trainings = list
         try persist([JournalLine(trainings: list)])
@@ -62,9 +62,16 @@ extension Backend {
         settings.accessLifetime = try seconds("access_lifetime", minimum: 1) ?? settings.accessLifetime
         settings.refreshLifetime = try seconds("refresh_lifetime", minimum: 1) ?? settings.refreshLifetime
         settings.refreshGrace = try seconds("refresh_grace", minimum: 0) ?? settings.refreshGrace
+        func flag(_ key: String) throws(BackendError) -> Bool {
+            guard let value = fields[key] else { return false }
+            guard case .bool(let set) = value else { throw .invalidRequest("\(key) must be true or false") }
+            return set
+        }
+        let expireAccess = try flag("expire_access")
+        let expireRefresh = try flag("expire_refresh")
         tokenSettings = settings
-        if fields["expire_access"] == .bool(true) { accessExpiredThrough = sequence }
-        if fields["expire_refresh"] == .bool(true) { refreshExpiredThrough = sequence }
+        if expireAccess { accessExpiredThrough = sequence }
+        if expireRefresh { refreshExpiredThrough = sequence }
         return settings
     }
 }

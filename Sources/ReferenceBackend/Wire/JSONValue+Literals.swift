@@ -1,8 +1,10 @@
 /// Literals, so tests and integrators write sessions and rules as they read in the docs.
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+///
+/// Not `nil`: with `ExpressibleByNilLiteral`, `condition ? value : nil` silently becomes
+/// `.some(.null)` and an omitted field turns into an explicit `null`. Write `.null`.
+extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
-    public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .number(value) }

@@ -54,11 +54,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
-    /// Whole numbers only: `12.0` counts, `12.5` does not.
+    /// The largest integer every JSON reader holds exactly (2^53 − 1, JavaScript's
+    /// `Number.MAX_SAFE_INTEGER`): counts beyond it are refused rather than silently rounded.
+    public static let maxSafeInteger: Int64 = 9_007_199_254_740_991
+
+    /// Whole numbers within ±``maxSafeInteger`` only: `12.0` counts, `12.5` does not.
     public var integerValue: Int64? {
         switch self {
-        case .integer(let value): return value
-        case .number(let value) where value.rounded() == value && abs(value) < 9.0e15: return Int64(value)
+        case .integer(let value) where value.magnitude <= Self.maxSafeInteger.magnitude: return value
+        case .number(let value) where value.rounded() == value && abs(value) <= Double(Self.maxSafeInteger): return Int64(value)
         default: return nil
         }
     }

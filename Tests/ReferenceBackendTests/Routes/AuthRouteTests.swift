@@ -195,7 +195,7 @@ struct AuthRouteTests {
             #expect(try await api.call(.post, "/auth/logout", bearer: login.access, body: ["device_id": "device-1"]).status == 200)
             let users = try await api.call(.get, "/_admin/users")
             #expect(users["users"] == [["profile": ["user_id": "alice", "provider": "apple", "created_at": "2025-12-24T08:00:00Z"], "sessions": 0,
-                "stats": ["workout_total_count": 0, "workout_total_energy": 0, "workout_total_distance": 0, "workout_total_duration": 0, "workout_streak": 0, "last_workout_date": nil],
+                "stats": ["workout_total_count": 0, "workout_total_energy": 0, "workout_total_distance": 0, "workout_total_duration": 0, "workout_streak": 0, "last_workout_date": .null],
                 "stats_patched": false, "active_logins": 0]])
         }
     }

@@ -53,8 +53,8 @@ struct SessionRouteTests {
             let login = try await api.login("alice")
             let response = try await api.upload([Sessions.changing(Sessions.make(1), "session_id", to: nil), "junk"], token: login.access)
             #expect(response["failed_sessions"] == [
-                ["session_id": nil, "error": "validation_error", "message": "missing session_id"],
-                ["session_id": nil, "error": "validation_error", "message": "a session must be an object, not a string"],
+                ["session_id": .null, "error": "validation_error", "message": "missing session_id"],
+                ["session_id": .null, "error": "validation_error", "message": "a session must be an object, not a string"],
             ])
         }
     }

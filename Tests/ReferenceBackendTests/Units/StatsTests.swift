@@ -54,7 +54,7 @@ struct StatsTests {
     @Test("PATCH: a subset of fields over the current stats")
     func patch() throws {
         let current = UserStats(totalCount: 5, totalEnergy: 50, totalDistance: 500, totalDuration: 300, streak: 3, lastWorkoutDate: "2025-12-24")
-        let patched = try StatsPatch(["workout_total_energy": 60, "last_workout_date": nil]).applied(to: current)
+        let patched = try StatsPatch(["workout_total_energy": 60, "last_workout_date": .null]).applied(to: current)
         #expect(patched == UserStats(totalCount: 5, totalEnergy: 60, totalDistance: 500, totalDuration: 300, streak: 3, lastWorkoutDate: nil))
     }
 
@@ -70,5 +70,18 @@ struct StatsTests {
     @Test("PATCH refusals", arguments: patchRefusalCases)
     func patchRefusals(body: JSONValue, message: String) {
         #expect(throws: BackendError.invalidRequest(message)) { try StatsPatch(body).applied(to: .empty) }
+    }
+}
+
+@Suite("Stats totals saturate instead of trapping")
+struct StatsSaturationTests {
+    @Test("sessions at the largest JSON-safe figures add up to that figure, not an overflow")
+    func saturation() {
+        let huge = JSONValue.maxSafeInteger
+        var tally = StatsTally()
+        for _ in 0..<3 {
+            tally.add(SessionFigures(startedAt: 0, endedAt: 1, duration: 1, energy: huge, distance: huge), on: CivilDay(number: 0))
+        }
+        #expect(tally.stats.totalEnergy == huge && tally.stats.totalDistance == huge && tally.stats.totalDuration == 3)
     }
 }
