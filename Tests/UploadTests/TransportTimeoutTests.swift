@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import Upload
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every call has a timeout for the whole exchange: a backend that never answers, or sends
+/// its headers and then stalls, costs the timeout and no more.
+@Suite("Request timeouts")
+struct TransportTimeoutTests {
+    /// A TCP listener on a free loopback port that accepts, optionally writes `greeting`, and
+    /// then says nothing more.
+    final class SilentServer: @unchecked Sendable {
+        let port: UInt16
+        private let listener: Int32
+        private let connections = Connections()
+
+        init(greeting: String?) throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+            }
+            guard bound, listen(listener, 8) == 0 else { throw TestFailure("cannot listen on loopback") }
+            self.listener = listener
+            port = UInt16(bigEndian: address.sin_port)
+            let connections = connections
+            Thread {
+                while true {
+                    let client = accept(listener, nil, nil)
+                    guard client >= 0 else { return }
+                    connections.add(client)
+                    if let greeting { _ = greeting.withCString { write(client, $0, strlen($0)) } }
+                }
+            }.start()
+        }
+
+        /// Accepted connections, held open (silent) until the server goes.
+        final class Connections: @unchecked Sendable {
+            private let lock = NSLock()
+            private var descriptors: [Int32] = []
+            func add(_ descriptor: Int32) { lock.withLock { descriptors.append(descriptor) } }
+            func closeAll() { lock.withLock { descriptors.forEach { close($0) } } }
+        }
+
+        deinit {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            connections.closeAll()
+        }
+    }
+
+    func expectTimeout(greeting: String?) async throws {
+        let server = try SilentServer(greeting: greeting)
+        let client = try BackendClient(baseURL: "http://127.0.0.1:\(server.port)", timeout: .milliseconds(400))
+        let started = ContinuousClock.now
+        await #expect(throws: BackendError.timeout(seconds: 0.4)) {
+            _ = try await client.stats(accessToken: "token")
+        }
+        let took = ContinuousClock.now - started
+        #expect(took >= .milliseconds(400) && took < .seconds(3), "took \(took)")
+    }
+
+    @Test func aBackendThatNeverAnswers() async throws {
+        try await expectTimeout(greeting: nil)
+    }
+
+    @Test func aBackendThatStallsAfterItsHeaders() async throws {
+        try await expectTimeout(greeting: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"workout")
+    }
+
+    @Test func aBackendThatIsNotThere() async throws {
+        let server = try SilentServer(greeting: nil)
+        let port = server.port
+        _ = consume server
+        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(5))
+        do {
+            _ = try await client.stats(accessToken: "token")
+            Issue.record("a closed port answered")
+        } catch let error as BackendError {
+            guard case .unreachable = error else {
+                Issue.record("expected unreachable, got \(error)")
+                return
+            }
+            #expect(error.isTransient)
+        }
+    }
+
+    @Test func aBackendURLMustBeHTTP() {
+        #expect(throws: BackendError.self) { try BackendClient(baseURL: "ftp://example.com") }
+        #expect(throws: BackendError.self) { try BackendClient(baseURL: "127.0.0.1:8080") }
+    }
+}
