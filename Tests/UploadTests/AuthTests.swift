@@ -62,9 +62,7 @@ struct AuthTests {
 
     /// Flow 8: many calls refused at once with `token_expired` share one refresh.
     @Test func concurrentExpiredCallsShareOneRefresh() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let before = try #require(try await gateway.store.tokens())
         try await backend.admin("POST", "/_admin/tokens", ["expire_access": true])
         let authority = gateway.service.authority
@@ -88,9 +86,7 @@ struct AuthTests {
 
     /// Tokens are refreshed ahead of expiry during a long upload, so no call is refused.
     @Test func tokensRefreshAheadOfExpiry() async throws {
-        let backend = try await ReferenceBackend(["--token-lifetime", "3"], logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn(["--token-lifetime", "3"])
         try await backend.faults(["latency:ms=300,route=batch_upload"])
         try await gateway.enqueue(200)
         let report = try await gateway.service.uploader.run()
@@ -108,9 +104,7 @@ struct AuthTests {
     /// Flow 8: a refresh refused with 401 deletes the tokens and keeps every session; the
     /// gateway says "login required" and, logged in again, uploads what it kept.
     @Test func anExpiredRefreshTokenKeepsTheData() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(21)
         try await backend.admin("POST", "/_admin/tokens", ["expire_access": true, "expire_refresh": true])
         let report = try await gateway.service.uploader.run()
@@ -135,9 +129,7 @@ struct AuthTests {
     /// A refresh token rotated away (here by a stray second client) is refused as reuse: the
     /// backend revokes the login, and the gateway needs a login, data kept.
     @Test func aReusedRefreshTokenEndsTheLogin() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(1)
         let tokens = try #require(try await gateway.store.tokens())
         _ = try await gateway.service.client.refresh(refreshToken: tokens.refreshToken, deviceID: gateway.store.deviceID)
@@ -154,9 +146,7 @@ struct AuthTests {
     /// Flow 6: logout refuses while sessions are pending, uploads first when told, and then
     /// wipes everything but the device id.
     @Test func logoutWithPendingSessions() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let summaries = try await gateway.enqueue(21)
         let device = gateway.store.deviceID
         do {
@@ -191,9 +181,7 @@ struct AuthTests {
 
     /// Forced logout discards pending sessions and wipes even when the backend is gone.
     @Test func forcedLogoutWithoutTheBackend() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend, timeout: .seconds(1))
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn(timeout: .seconds(1))
         try await gateway.enqueue(3)
         try await backend.faults(["5xx:route=logout"])
         let result = try await gateway.service.logout(.force)
@@ -205,9 +193,7 @@ struct AuthTests {
 
     /// `GET /trainings` is cached with a TTL; a failed refresh keeps the stale cache.
     @Test func trainingsAreCachedWithStaleFallback() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let first = try await gateway.service.trainings(ttl: 3600)
         #expect(first.refreshed)
         let body = try #require(first.cache?.body)

@@ -7,14 +7,11 @@ import Workout
 /// Seed 000's Batch Upload Procedure against the reference backend as a real process.
 @Suite("Batch upload")
 struct BatchUploadTests {
-    let logs = FileManager.default.temporaryDirectory.path
 
     /// Uploads `count` sessions and checks the batch sizes, that the backend holds each
     /// exactly once, that the store agrees, and that the stats were settled.
     func uploadsInBatches(_ count: Int, expecting sizes: [Int]) async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let summaries = try await gateway.enqueue(count)
         let report = try await gateway.service.uploader.run()
         #expect(report.batches.map(\.size) == sizes)
@@ -40,9 +37,7 @@ struct BatchUploadTests {
 
     /// The batches go oldest first by `started_at`, whatever order they were stored in.
     @Test func oldestFirst() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         var summaries = (0..<30).map { TestSessions.summary($0) }
         summaries.reverse()
         try await gateway.store.enqueue(summaries)
@@ -55,9 +50,7 @@ struct BatchUploadTests {
 
     /// Sessions the backend already holds come back in `duplicate_count` and count as uploaded.
     @Test func duplicatesCountAsUploaded() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let summaries = try await gateway.enqueue(25)
         try await backend.admin("POST", "/_admin/users/\(gateway.user)/sessions", ["sessions": summaries.prefix(5).map(TestSessions.object)])
         let report = try await gateway.service.uploader.run()
@@ -73,9 +66,7 @@ struct BatchUploadTests {
     /// Per-session failures: the refused sessions stay pending with `retry_count + 1`, the
     /// others are uploaded, and the next run delivers the refused ones.
     @Test func partialFailuresStayPendingAndGoNextTime() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(21)
         try await backend.faults(["invalid:every=4,next=3"])
         let first = try await gateway.service.uploader.run()
@@ -95,9 +86,7 @@ struct BatchUploadTests {
     /// A session refused as invalid again and again goes to dead-letter on its third refusal
     /// and is never sent again; `--retry-dead` brings it back once the cause is fixed.
     @Test func aSessionAlwaysRefusedGoesToDeadLetter() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(2)
         try await backend.faults(["invalid:after=1"])  // every new session but the very first
         for run in 1...3 {
@@ -116,9 +105,7 @@ struct BatchUploadTests {
 
     /// A refusal with a code that does not say "invalid" is retried up to ten times.
     @Test func otherRefusalsAreRetriedLonger() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(1)
         try await backend.faults(["invalid:error=storage_busy"])
         for _ in 1...9 { try await gateway.service.uploader.run() }
@@ -130,9 +117,7 @@ struct BatchUploadTests {
     /// "A 5xx in the middle batch": that batch stays pending, the procedure goes on, and the
     /// stats still agree (the gateway counts only what the backend holds).
     @Test func aServerErrorInTheMiddleBatch() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let summaries = try await gateway.enqueue(45)
         try await backend.faults(["5xx:route=batch_upload,after=1,next=1"])
         let report = try await gateway.service.uploader.run()
@@ -157,9 +142,7 @@ struct BatchUploadTests {
     /// The classic duplicate: the backend stores a batch and the answer never arrives. The
     /// batch stays pending, is sent again, and comes back as duplicates: stored once.
     @Test func aCommittedBatchWhoseAnswerIsLost() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend, timeout: .seconds(1))
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn(timeout: .seconds(1))
         try await gateway.enqueue(20)
         try await backend.faults(["timeout:route=batch_upload,next=1,mode=sleep,seconds=5"])
         let lost = try await gateway.service.uploader.run()
@@ -175,9 +158,7 @@ struct BatchUploadTests {
 
     /// 429 stops the run (the backend asked the gateway to wait) and says how long.
     @Test func rateLimitingStopsTheRun() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(45)
         try await backend.faults(["429:route=batch_upload,after=1,next=1,retry-after=7"])
         let report = try await gateway.service.uploader.run()
@@ -190,9 +171,7 @@ struct BatchUploadTests {
     /// Stats that differ after the last batch are pushed (the gateway wins); equal ones are
     /// adopted. Here the backend holds a session the gateway does not know.
     @Test func differingStatsArePatched() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let gateway = try TestGateway(backend: backend)
-        try await gateway.login()
+        let (backend, gateway) = try await TestGateway.loggedIn()
         let summaries = try await gateway.enqueue(3)
         try await backend.admin("POST", "/_admin/users/\(gateway.user)/sessions", ["sessions": [TestSessions.object(TestSessions.summary(99))]])
         let report = try await gateway.service.uploader.run()

@@ -21,6 +21,14 @@ final class TestGateway: @unchecked Sendable {
 
     var idToken: String { "test:\(user)" }
 
+    /// A fresh reference backend started with `arguments`, and a gateway logged in to it.
+    static func loggedIn(_ arguments: [String] = [], timeout: Duration = .seconds(3)) async throws -> (ReferenceBackend, TestGateway) {
+        let backend = try await ReferenceBackend(arguments, logDirectory: FileManager.default.temporaryDirectory.path)
+        let gateway = try TestGateway(backend: backend, timeout: timeout)
+        try await gateway.login()
+        return (backend, gateway)
+    }
+
     @discardableResult
     func login() async throws -> LoginResult {
         try await service.login(provider: "test", idToken: idToken)
