@@ -1,6 +1,6 @@
 /// The active fault rules and what each has seen and done.
 struct FaultBoard: Sendable {
-    struct Entry: Sendable, Codable {
+    struct Entry: Sendable {
         let rule: FaultRule
         /// Events matched so far.
         var seen = 0
@@ -66,6 +66,4 @@ struct RequestFaults: Sendable {
     var rejection: BackendError?
     /// Handle and commit, then drop or stall the answer.
     var timeout: FaultRule?
-
-    static let none = RequestFaults()
 }

@@ -5,7 +5,6 @@ import NIOCore
 /// the work, drop or stall after it) and the per-route counts.
 struct APIHandler: Sendable {
     let backend: Backend
-    let maxBodyBytes: Int
 
     typealias Work = @Sendable (Request, BackendRequestContext) async throws(BackendError) -> Reply
 

@@ -8,7 +8,7 @@ struct APIRoutes: Sendable {
 
     init(backend: Backend, maxBodyBytes: Int) {
         self.backend = backend
-        handle = APIHandler(backend: backend, maxBodyBytes: maxBodyBytes)
+        handle = APIHandler(backend: backend)
         limit = maxBodyBytes
     }
 

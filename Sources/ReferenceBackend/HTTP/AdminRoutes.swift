@@ -64,19 +64,3 @@ struct AdminRoutes: Sendable {
         }
     }
 }
-
-/// `GET`/`POST`/`DELETE /_admin/faults`: each rule with what it has seen and done.
-struct FaultsReport: Sendable, Encodable {
-    struct Item: Sendable, Encodable {
-        let rule: String
-        let seen: Int
-        let fired: Int
-        let exhausted: Bool
-    }
-
-    let rules: [Item]
-
-    init(_ entries: [FaultBoard.Entry]) {
-        rules = entries.map { Item(rule: $0.rule.spec, seen: $0.seen, fired: $0.fired, exhausted: $0.exhausted) }
-    }
-}

@@ -27,11 +27,6 @@ struct ISO8601Time: Sendable, Hashable {
         let whole = date.number * 86_400 + hour * 3600 + minute * 60 + second - offset
         secondsSince1970 = Double(whole) + fraction
     }
-
-    /// The whole second at or before this instant.
-    var wholeSeconds: Int64 {
-        Int64(secondsSince1970.rounded(.down))
-    }
 }
 
 /// Cursor over ASCII bytes for the timestamp grammar.
