@@ -86,19 +86,19 @@ struct AuthTests {
 
     /// Tokens are refreshed ahead of expiry during a long upload, so no call is refused.
     @Test func tokensRefreshAheadOfExpiry() async throws {
-        let (backend, gateway) = try await TestGateway.loggedIn(["--token-lifetime", "3"])
-        try await backend.faults(["latency:ms=300,route=batch_upload"])
-        try await gateway.enqueue(200)
+        let (backend, gateway) = try await TestGateway.loggedIn(["--token-lifetime", "5"])
+        try await backend.faults(["latency:ms=250,route=batch_upload"])
+        try await gateway.enqueue(400)
         let report = try await gateway.service.uploader.run()
         #expect(report.succeeded)
-        // 10 batches of 0.3 s outlast the 3 s token, which is renewed at 2.4 s.
+        // 20 batches of 0.25 s outlast the 5 s token, which is renewed at 4 s.
         let refreshes = try await backend.refreshes(device: gateway.store.deviceID)
         #expect(refreshes >= 1)
         #expect(refreshes == (await gateway.service.authority.refreshCount))
         let counters = try await backend.counters()
         #expect(counters["reuse_detected"] as? Int == 0)
         let batchStatuses = ((counters["routes"] as? [String: Any])?["batch_upload"] as? [String: Any])?["statuses"] as? [String: Int]
-        #expect(batchStatuses == ["200": 10], "no batch was refused with token_expired")
+        #expect(batchStatuses == ["200": 20], "no batch was refused with token_expired")
     }
 
     /// Flow 8: a refresh refused with 401 deletes the tokens and keeps every session; the
@@ -181,7 +181,7 @@ struct AuthTests {
 
     /// Forced logout discards pending sessions and wipes even when the backend is gone.
     @Test func forcedLogoutWithoutTheBackend() async throws {
-        let (backend, gateway) = try await TestGateway.loggedIn(timeout: .seconds(1))
+        let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(3)
         try await backend.faults(["5xx:route=logout"])
         let result = try await gateway.service.logout(.force)

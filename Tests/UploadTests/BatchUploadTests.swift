@@ -142,11 +142,11 @@ struct BatchUploadTests {
     /// The classic duplicate: the backend stores a batch and the answer never arrives. The
     /// batch stays pending, is sent again, and comes back as duplicates: stored once.
     @Test func aCommittedBatchWhoseAnswerIsLost() async throws {
-        let (backend, gateway) = try await TestGateway.loggedIn(timeout: .seconds(1))
+        let (backend, gateway) = try await TestGateway.loggedIn(timeout: .seconds(2))
         try await gateway.enqueue(20)
-        try await backend.faults(["timeout:route=batch_upload,next=1,mode=sleep,seconds=5"])
+        try await backend.faults(["timeout:route=batch_upload,next=1,mode=sleep,seconds=10"])
         let lost = try await gateway.service.uploader.run()
-        #expect(lost.batches.first?.failure == "no answer within 1 s")
+        #expect(lost.batches.first?.failure == "no answer within 2 s")
         #expect(try await gateway.store.counts() == QueueCounts(pending: 20))
         let again = try await gateway.service.uploader.run()
         #expect(again.batches.first?.duplicates == 20)

@@ -116,4 +116,28 @@ struct ClientContractTests {
         let report = try await service.uploader.run()
         #expect(report.outcome == .retry(retryAfter: .seconds(12)))
     }
+
+    /// A backend that does not answer at all: the run stops after three such calls, so a
+    /// long queue does not cost a timeout per batch; the scheduler backs off and retries.
+    @Test func threeUnansweredCallsEndTheRun() async throws {
+        let transport = ScriptedTransport { _ in throw BackendError.unreachable("connection refused") }
+        let gateway = try await ScriptedGateway(transport)
+        let service = gateway.service
+        try await service.store.enqueue((0..<100).map { TestSessions.summary($0) })
+        let report = try await service.uploader.run()
+        #expect(report.batches.count == 3)
+        #expect(report.stoppedBy == .unreachable("connection refused"))
+        #expect(report.outcome == .retry(retryAfter: nil))
+        #expect(try await service.store.counts() == QueueCounts(pending: 100))
+    }
+
+    /// Answered failures (5xx) do not end the run: the next batch is tried (seed 000).
+    @Test func answeredFailuresGoOnWithTheNextBatch() async throws {
+        let transport = ScriptedTransport { _ in ScriptedTransport.json(503, #"{"error":"server_error"}"#) }
+        let gateway = try await ScriptedGateway(transport)
+        try await gateway.service.store.enqueue((0..<100).map { TestSessions.summary($0) })
+        let report = try await gateway.service.uploader.run()
+        #expect(report.batches.count == 5)
+        #expect(report.stoppedBy == nil)
+    }
 }

@@ -18,17 +18,10 @@ struct TransportTimeoutTests {
         private let connections = Connections()
 
         init(greeting: String?) throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-            }
-            guard bound, listen(listener, 8) == 0 else { throw TestFailure("cannot listen on loopback") }
+            let (listener, port) = try TransportTimeoutTests.boundLoopbackSocket()
+            guard listen(listener, 8) == 0 else { throw TestFailure("cannot listen on loopback") }
             self.listener = listener
-            port = UInt16(bigEndian: address.sin_port)
+            self.port = port
             let connections = connections
             Thread {
                 while true {
@@ -55,6 +48,20 @@ struct TransportTimeoutTests {
         }
     }
 
+    /// A TCP socket bound to a free loopback port, and the port.
+    static func boundLoopbackSocket() throws -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard descriptor >= 0, bound else { throw TestFailure("cannot bind a loopback port") }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
+    }
+
     func expectTimeout(greeting: String?) async throws {
         let server = try SilentServer(greeting: greeting)
         let client = try BackendClient(baseURL: "http://127.0.0.1:\(server.port)", timeout: .milliseconds(400))
@@ -74,11 +81,11 @@ struct TransportTimeoutTests {
         try await expectTimeout(greeting: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"workout")
     }
 
+    /// A port held bound but not listening, so no other test's server can take it meanwhile.
     @Test func aBackendThatIsNotThere() async throws {
-        let server = try SilentServer(greeting: nil)
-        let port = server.port
-        _ = consume server
-        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(5))
+        let (holder, port) = try Self.boundLoopbackSocket()
+        defer { close(holder) }
+        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(1))
         do {
             _ = try await client.stats(accessToken: "token")
             Issue.record("a closed port answered")

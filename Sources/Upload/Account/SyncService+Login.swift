@@ -23,6 +23,7 @@ extension SyncService {
     ///
     /// Throws ``BackendError/deviceAlreadyBound(message:)`` and
     /// ``BackendError/invalidIDToken(message:)`` as distinct errors; tokens are untouched then.
+    @discardableResult
     public func login(provider: String, idToken: String) async throws -> LoginResult {
         let grant = try await client.login(provider: provider, idToken: idToken, deviceID: store.deviceID)
         guard let refreshToken = grant.refreshToken else { throw BackendError.badResponse("login: no refresh_token") }

@@ -62,6 +62,14 @@ public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
+    /// No answer came at all: the backend is down or out of reach.
+    public var isUnanswered: Bool {
+        switch self {
+        case .timeout, .unreachable: true
+        default: false
+        }
+    }
+
     /// Failures after which no further call can succeed until an operator acts.
     public var stopsUploads: Bool {
         switch self {

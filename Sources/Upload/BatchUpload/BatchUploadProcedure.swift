@@ -16,7 +16,9 @@ import Workout
 ///
 /// A login problem (no tokens, refresh refused, device bound elsewhere) or a 429 stops the
 /// run: no later call could succeed, and a rate-limited backend asked the gateway to wait.
-/// Every session stays where it is, to be retried later.
+/// So do ``unreachableLimit`` calls in a row that got no answer at all (timeout, connection
+/// refused): the backend is down, and going on would cost a timeout per batch, over an hour
+/// for a queue of 10,000. Every session stays where it is, to be retried later.
 ///
 /// Each batch is marked in one transaction after its answer; a crash between the answer and
 /// that commit leaves the batch pending, and the next run sends it again, to be reported as
@@ -32,6 +34,8 @@ public struct BatchUploadProcedure: Sendable {
     public var timeZone: TimeZone
     public var policy = RejectionPolicy()
     public var batchSize = BatchUploadProcedure.batchSize
+    /// Calls in a row without an answer after which the run stops.
+    public var unreachableLimit = 3
 
     public init(store: GatewayStore, client: BackendClient, authority: TokenAuthority, timeZone: TimeZone) {
         self.store = store
@@ -48,6 +52,7 @@ public struct BatchUploadProcedure: Sendable {
         var report = UploadReport()
         var cursor: QueueCursor?
         var serverStats: WorkoutStats?
+        var unanswered = 0
         while true {
             let batch = try await store.pendingBatch(after: cursor, limit: batchSize)
             guard let last = batch.last else { break }
@@ -60,12 +65,12 @@ public struct BatchUploadProcedure: Sendable {
                 }
                 try await apply(answer, to: batch, into: &result)
                 if let stats = answer.updatedStats { serverStats = stats }
+                unanswered = 0
             } catch let error as BackendError {
                 result.failure = error.description
                 try await store.recordFailedCall(sessionIDs: batch.map(\.sessionID), error: error.description)
-                if error.stopsUploads || { if case .rateLimited = error { return true } else { return false } }() {
-                    report.stoppedBy = error
-                }
+                unanswered = error.isUnanswered ? unanswered + 1 : 0
+                if Self.endsRun(error) || unanswered >= unreachableLimit { report.stoppedBy = error }
             }
             report.batches.append(result)
             await onBatch(result)
@@ -78,6 +83,13 @@ public struct BatchUploadProcedure: Sendable {
             try await store.logUpload(result: report.summary, succeeded: report.succeeded)
         }
         return report
+    }
+
+    /// No later call could succeed (a login problem), or the backend asked the gateway to
+    /// wait (429): the remaining batches are not tried.
+    static func endsRun(_ error: BackendError) -> Bool {
+        if case .rateLimited = error { return true }
+        return error.stopsUploads
     }
 
     /// Marks each session of an answered batch in one transaction.

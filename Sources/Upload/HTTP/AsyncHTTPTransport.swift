@@ -5,8 +5,10 @@ import NIOHTTP1
 /// ``HTTPTransport`` over AsyncHTTPClient.
 ///
 /// AsyncHTTPClient's deadline covers only the wait for the answer's head; a backend that
-/// sends headers and then stalls would hang the body read. So the whole exchange races a
-/// timer here, and the loser is cancelled (which closes the connection).
+/// sends headers and then stalls would hang the body read. So the whole exchange also races
+/// a timer, a little longer than the deadline so that AsyncHTTPClient, which knows why it
+/// got no answer (connection refused, say), reports first when it can; the loser is
+/// cancelled, which closes the connection.
 public struct AsyncHTTPTransport: HTTPTransport {
     public let baseURL: String
     let client: HTTPClient
@@ -27,7 +29,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         try await withThrowingTaskGroup(of: BackendReply?.self) { group in
             group.addTask { try await perform(request, timeout: timeout) }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(for: timeout + Self.bodyGrace)
                 return nil
             }
             defer { group.cancelAll() }
@@ -63,6 +65,9 @@ public struct AsyncHTTPTransport: HTTPTransport {
             throw BackendError.unreachable(Self.firstLine(String(describing: error)))
         }
     }
+
+    /// How much longer than the deadline the whole exchange may take.
+    static let bodyGrace = Duration.milliseconds(250)
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

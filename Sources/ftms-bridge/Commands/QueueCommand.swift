@@ -47,13 +47,15 @@ struct QueueCommand: AsyncParsableCommand {
                 printLine("no sessions")
                 return
             }
-            print(renderTable([["SESSION", "STARTED", "DURATION", "STATUS", "RETRIES", "LAST ERROR"]] + sessions.map { session in
+            let table = renderTable([["SESSION", "STARTED", "DURATION", "STATUS", "RETRIES", "LAST ERROR"]] + sessions.map { session in
                 [
                     session.sessionID, session.startedAt.iso8601, ReplayTable.clock(session.duration),
                     session.status.rawValue + (session.downloaded ? " (downloaded)" : ""), String(session.retryCount),
                     session.lastError ?? "",
                 ]
-            }))
+            })
+            // Rows without an error would end in the padding of the column before it.
+            print(table.replacingOccurrences(of: " +(\n|$)", with: "$1", options: .regularExpression))
         }
     }
 
