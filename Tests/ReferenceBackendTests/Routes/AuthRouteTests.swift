@@ -119,6 +119,22 @@ struct AuthRouteTests {
         }
     }
 
+    @Test("two refreshes racing with one token: exactly one wins, and the race ends the login")
+    func racingRefreshes() async throws {
+        try await withBackend(setup: .live) { api, _ in
+            let port = try #require(api.port)
+            let login = try await api.login("alice")
+            async let first = API.connect(port: port) { try await $0.refresh(login.refresh) }
+            async let second = API.connect(port: port) { try await $0.refresh(login.refresh) }
+            let answers = try await [first, second]
+            #expect(answers.map(\.status).sorted() == [200, 401])
+            let winner = try #require(answers.first { $0.status == 200 })
+            #expect(try await api.refresh(try #require(winner["refresh_token"]?.stringValue)).error == "invalid_token")
+            let counters = try await api.call(.get, "/_admin/counters")
+            #expect(counters["refreshes"]?["device-1"] == 1 && counters["reuse_detected"] == 1)
+        }
+    }
+
     @Test("with a grace window, the just-replaced token works once more within it, not after")
     func graceWindow() async throws {
         try await withBackend({ $0.refreshGrace = 10 }) { api, clock in

@@ -75,6 +75,17 @@ struct SessionRouteTests {
         }
     }
 
+    @Test("a body over the limit is 413 payload_too_large, and nothing is stored")
+    func bodyLimit() async throws {
+        try await withBackend({ $0.maxBodyBytes = 2048 }) { api, _ in
+            let login = try await api.login("alice")
+            let big = try await api.upload((1...20).map { Sessions.make($0) }, token: login.access)
+            #expect(big.status == 413 && big.error == "payload_too_large")
+            #expect(try await api.upload([Sessions.make(1)], token: login.access)["success_count"] == 1)
+            #expect(try await api.call(.get, "/_admin/sessions")["total"] == 1)
+        }
+    }
+
     @Test("POST /sessions: 201, then 400 duplicate_session, and 400 validation_error")
     func singleUpload() async throws {
         try await withBackend { api, _ in
