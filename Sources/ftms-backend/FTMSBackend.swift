@@ -58,6 +58,9 @@ struct FTMSBackend: AsyncParsableCommand {
     @Flag(help: "No per-request log lines.")
     var quiet = false
 
+    @Flag(help: "Exit when stdin reaches end of file, so a test harness that dies takes the backend with it.")
+    var exitWithStdin = false
+
     mutating func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard tokenLifetime >= 1, refreshLifetime >= 1, refreshGrace >= 0 else {
@@ -94,6 +97,7 @@ struct FTMSBackend: AsyncParsableCommand {
             LineOutput.standardError("ftms-backend: \(error)")
             throw ExitCode(1)
         }
+        if exitWithStdin { StdinLifeline.watch() }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         try await server.run { port in
             LineOutput.standardOutput("listening http://\(shownHost):\(port)")

@@ -25,6 +25,26 @@ struct ExecutableTests {
         }
     }
 
+    @Test("--exit-with-stdin: the backend exits when its parent's end of stdin closes")
+    func exitWithStdin() throws {
+        let backend = try BackendProcess(["--quiet"])
+        backend.closeLifeline()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while kill(backend.pid, 0) == 0 || errno != ESRCH {
+            var status: Int32 = 0
+            if waitpid(backend.pid, &status, WNOHANG) == backend.pid {
+                #expect((status & 0x7F) == 0 && (status >> 8) & 0xFF == 0)
+                backend.markReaped()
+                return
+            }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("ftms-backend outlived its stdin")
+                return
+            }
+            usleep(10_000)
+        }
+    }
+
     @Test("fault flags act from the first call")
     func faultFlags() async throws {
         let backend = try BackendProcess(["--quiet", "--fault", "5xx:route=sso,next=1,status=500"])

@@ -4,12 +4,17 @@ import Glibc
 /// The built `ftms-backend` run as a real process, as the upload tests and the demo run it.
 ///
 /// Started with no signal blocked (test threads block most, and a child inherits the mask, so
-/// it would ignore SIGTERM), stdout on a pipe read for the `listening` line, stderr to a file.
+/// it would ignore SIGTERM), stdout on a pipe read for the `listening` line, stderr to a file,
+/// and `--exit-with-stdin` on a pipe this process holds, so a test run that dies leaves no
+/// backend behind.
 final class BackendProcess: @unchecked Sendable {
     let pid: pid_t
     let port: Int
     let stdoutLine: String
     private let stderrPath: String
+    /// The write end of the child's stdin: closing it (or dying) stops the child.
+    private let lifeline: Int32
+    private var lifelineClosed = false
     private var exitStatus: Int32?
 
     static var binary: String {
@@ -20,11 +25,14 @@ final class BackendProcess: @unchecked Sendable {
     init(_ arguments: [String]) throws {
         stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-backend-\(UUID().uuidString).err").path
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw TestFailure("pipe failed") }
-        let pid = try Self.spawn(["--port", "0"] + arguments, stdout: pipeEnds[1], stderrPath: stderrPath)
+        var stdinEnds: [Int32] = [0, 0]
+        guard Self.closeOnExecPipe(&pipeEnds), Self.closeOnExecPipe(&stdinEnds) else { throw TestFailure("pipe failed") }
+        let pid = try Self.spawn(["--port", "0", "--exit-with-stdin"] + arguments, stdin: stdinEnds[0], stdout: pipeEnds[1], stderrPath: stderrPath)
         close(pipeEnds[1])
+        close(stdinEnds[0])
         defer { close(pipeEnds[0]) }
         self.pid = pid
+        lifeline = stdinEnds[1]
         let line = Self.readLine(from: pipeEnds[0], timeout: .seconds(30))
         stdoutLine = line ?? ""
         guard let line, line.hasPrefix("listening http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
@@ -37,12 +45,24 @@ final class BackendProcess: @unchecked Sendable {
     }
 
     deinit {
+        if !lifelineClosed { close(lifeline) }
         if exitStatus == nil {
             kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
         try? FileManager.default.removeItem(atPath: stderrPath)
+    }
+
+    /// Closes the child's stdin from this side, as a dying parent would.
+    func closeLifeline() {
+        close(lifeline)
+        lifelineClosed = true
+    }
+
+    /// The caller reaped the child itself.
+    func markReaped() {
+        exitStatus = 0
     }
 
     var stderr: String {
@@ -68,17 +88,21 @@ final class BackendProcess: @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: err)
         }
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let pid = try spawn(arguments, stdout: descriptor, stderrPath: err)
+        let pid = try spawn(arguments, stdin: nil, stdout: descriptor, stderrPath: err)
         close(descriptor)
         let status = wait(pid, timeout: .seconds(30))
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
-    private static func spawn(_ arguments: [String], stdout: Int32, stderrPath: String) throws -> pid_t {
+    private static func spawn(_ arguments: [String], stdin: Int32?, stdout: Int32, stderrPath: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         var attributes = posix_spawnattr_t()
@@ -94,6 +118,14 @@ final class BackendProcess: @unchecked Sendable {
         let result = posix_spawn(&pid, binary, &actions, &attributes, argv, environ)
         guard result == 0 else { throw TestFailure("posix_spawn \(binary): \(result)") }
         return pid
+    }
+
+    /// A pipe neither of whose ends leaks into other children: a stdin write end inherited by
+    /// some other process would keep a backend alive after its test ended. (A spawn on another
+    /// thread between `pipe` and `fcntl` can still inherit it; the window is two system calls.)
+    private static func closeOnExecPipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        return fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0
     }
 
     private static func wait(_ pid: pid_t, timeout: Duration) -> Int32 {
