@@ -61,7 +61,7 @@ final class TestReader: Sendable {
     var rawBytes: [UInt8] { state.withLock { $0.raw } }
 
     /// The next line not yet returned.
-    func line(timeout: Duration = .seconds(5)) async throws -> String {
+    func line(timeout: Duration = .seconds(20)) async throws -> String {
         try await poll("a line", timeout: timeout) { state in
             guard state.consumed < state.lines.count else { return nil }
             state.consumed += 1
@@ -70,14 +70,14 @@ final class TestReader: Sendable {
     }
 
     /// The next `count` lines.
-    func lines(_ count: Int, timeout: Duration = .seconds(5)) async throws -> [String] {
+    func lines(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [String] {
         var result: [String] = []
         for _ in 0..<count { result.append(try await line(timeout: timeout)) }
         return result
     }
 
     /// Waits until the server has closed the connection.
-    func waitClosed(timeout: Duration = .seconds(5)) async throws {
+    func waitClosed(timeout: Duration = .seconds(20)) async throws {
         _ = try await poll("the server to close", timeout: timeout) { $0.closed ? true : nil }
     }
 

@@ -91,23 +91,20 @@ struct ExecutableTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
-    @Test("10,000 sessions in batches of 20 are absorbed well under 10 s")
+    /// Every one of 10,000 sessions in 500 batches is stored once. How fast is measured by
+    /// `scripts/bench-upload.sh`, not here: a timed unit test only measures the CI machine.
+    @Test("10,000 sessions in batches of 20 are all absorbed, once each")
     func tenThousandSessionsInBatchesOfTwenty() async throws {
         let backend = try BackendProcess(["--quiet"])
-        let elapsed = try await API.connect(port: backend.port) { api in
+        try await API.connect(port: backend.port) { api in
             let login = try await api.login("bench")
             let batches = (0..<500).map { batch in (1...20).map { Sessions.make(batch * 20 + $0) } }
-            let start = ContinuousClock.now
             for batch in batches {
                 let response = try await api.upload(batch, token: login.access)
                 guard response["success_count"] == 20 else { throw TestFailure("batch refused: \(response.json)") }
             }
-            let elapsed = ContinuousClock.now - start
             #expect(try await api.call(.get, "/_admin/sessions")["total"] == 10_000)
-            return elapsed
         }
-        print("ftms-backend absorbed 10,000 sessions in 500 batches in \(elapsed)")
-        #expect(elapsed < .seconds(10))
         #expect(backend.stop() == 0)
     }
 }
