@@ -23,7 +23,9 @@ struct SchedulerTests {
             }
         }
 
-        func wait(for count: Int, within limit: Duration = .seconds(5)) async throws {
+        /// Generous: other suites running alongside can hold the few cooperative threads for
+        /// seconds, and a slow machine is not what these tests are about.
+        func wait(for count: Int, within limit: Duration = .seconds(60)) async throws {
             let deadline = ContinuousClock.now + limit
             while starts.count < count {
                 guard ContinuousClock.now < deadline else { throw TestFailure("only \(starts.count) of \(count) runs") }
@@ -127,7 +129,7 @@ struct SchedulerTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         await task.value
-        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        #expect(ContinuousClock.now - cancelled < .seconds(30), "the hour-long wait did not end")
     }
 
     @Test func backoffKnownAnswers() {

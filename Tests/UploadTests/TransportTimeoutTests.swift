@@ -70,7 +70,9 @@ struct TransportTimeoutTests {
             _ = try await client.stats(accessToken: "token")
         }
         let took = ContinuousClock.now - started
-        #expect(took >= .milliseconds(400) && took < .seconds(3), "took \(took)")
+        // The upper bound is loose: suites running alongside can starve the cooperative
+        // threads for seconds. Without the whole-exchange timeout a stalled body never ends.
+        #expect(took >= .milliseconds(400) && took < .seconds(30), "took \(took)")
     }
 
     @Test func aBackendThatNeverAnswers() async throws {

@@ -14,7 +14,7 @@ final class ReferenceBackend: @unchecked Sendable {
     init(_ arguments: [String] = [], logDirectory: String) async throws {
         process = try ChildProcess(
             ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"] + arguments, logDirectory: logDirectory, name: "backend")
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             if let line = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }) {
                 url = String(line.dropFirst("listening ".count))
