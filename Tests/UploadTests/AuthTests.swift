@@ -31,6 +31,32 @@ struct AuthTests {
         #expect(try await gateway.store.localStats(timeZone: utc) == WorkoutStats(summaries: remote, timeZone: utc))
     }
 
+    /// The binding table's second row: the same gateway logging in again is allowed, and
+    /// nothing local is lost.
+    @Test func theSameGatewayLogsInAgain() async throws {
+        let (backend, gateway) = try await TestGateway.loggedIn()
+        try await gateway.enqueue(2)
+        let again = try await gateway.login()
+        #expect(again.sessionsError == nil)
+        #expect(try await gateway.store.counts() == QueueCounts(pending: 2))
+        #expect(((try await backend.counters()["logins"] as? [String: Any])?[gateway.store.deviceID] as? Int) == 2)
+    }
+
+    /// Seed 000's error table: a failed `GET /sessions` or stats download leaves the login
+    /// standing and the local data in use.
+    @Test func aFailedDownloadLeavesTheLoginStanding() async throws {
+        let backend = try await ReferenceBackend(logDirectory: logs)
+        let gateway = try TestGateway(backend: backend)
+        try await gateway.enqueue(1)
+        try await backend.faults(["5xx:route=sessions+stats"])
+        let result = try await gateway.login()
+        #expect(result.sessionsError == "HTTP 503 server_error")
+        #expect(result.statsError == "HTTP 503 server_error")
+        #expect(try await gateway.store.accountState().loggedIn)
+        #expect(try await gateway.store.counts() == QueueCounts(pending: 1))
+        #expect(try await gateway.service.uploader.run().succeeded)
+    }
+
     /// `403 device_already_bound` and `401 invalid_token` are distinct, clear errors, and
     /// neither leaves tokens behind.
     @Test func bindingRefusalAndBadIDTokenAreDistinct() async throws {

@@ -140,4 +140,19 @@ struct ClientContractTests {
         #expect(report.batches.count == 5)
         #expect(report.stoppedBy == nil)
     }
+
+    /// Seed 000's error table: a session refused as `duplicate_session` is already on the
+    /// backend, so it is uploaded, not retried.
+    @Test func aDuplicateReportedAsAFailureIsUploaded() async throws {
+        let first = TestSessions.summary(1)
+        let transport = ScriptedTransport { _ in
+            ScriptedTransport.json(200, #"{"success_count":1,"duplicate_count":0,"failed_sessions":[{"session_id":"\#(first.sessionID.uppercased())","error":"duplicate_session"}]}"#)
+        }
+        let gateway = try await ScriptedGateway(transport)
+        try await gateway.service.store.enqueue([first, TestSessions.summary(2)])
+        let report = try await gateway.service.uploader.run()
+        #expect(report.batches.first?.duplicates == 1)
+        #expect(report.batches.first?.accepted == 1)
+        #expect(try await gateway.service.store.counts() == QueueCounts(uploaded: 2))
+    }
 }
