@@ -73,20 +73,18 @@ extension SimulatorProcessTests {
             #expect(rootXML.contains("<node name=\"bluez\"/>") && !rootXML.contains("<interface"))
         }
 
-        /// The hot path: a client's Properties.Get round trip, and a notification leaving the
-        /// simulator. Figures printed for the report; bounds generous for a loaded machine.
-        @Test func propertiesGetAndNotificationLatency() async throws {
+        /// The hot path works under repetition: 2,000 Properties.Get round trips answer the
+        /// same value, and 300 notifications each reach a listener as their own signal, in
+        /// order. How fast is measured by `scripts/bench-bluez-latency.sh --peer sim`, not here:
+        /// a timed unit test only measures how busy the CI machine is.
+        @Test func propertiesGetAndNotificationsUnderRepetition() async throws {
             let rig = try await SimulatorRig.start(["--bikes", "1", "--known"])
             defer { rig.stop() }
             let device = try rig.device("SF-Bike-0001")
-            let clock = ContinuousClock()
-            var gets: [Duration] = []
             for _ in 0..<2000 {
-                let start = clock.now
-                _ = try await rig.call(device, "org.freedesktop.DBus.Properties", "Get", [.string("org.bluez.Device1"), .string("Connected")])
-                gets.append(clock.now - start)
+                let reply = try await rig.call(device, "org.freedesktop.DBus.Properties", "Get", [.string("org.bluez.Device1"), .string("Connected")])
+                #expect(reply.first == .variant(.bool(false)))
             }
-            let getMedian = gets.sorted()[gets.count / 2]
 
             _ = try await MachineLink(client: rig.client, device: device).connect(timeout: .seconds(5), resolveTimeout: .seconds(5))
             let data = try await rig.simulator.gattPaths(device)["2ad2"] ?? ""
@@ -94,17 +92,13 @@ extension SimulatorProcessTests {
             defer { watcher.close() }
             let signals = try await watcher.signals(matching: MatchRule(interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", path: data))
             var iterator = signals.makeAsyncIterator()
-            var notifications: [Duration] = []
             for index in 0..<300 {
-                let start = clock.now
-                try await rig.simulator.mock("NotifyValue", [.string(data), .string("0000" + String(format: "%04x", index))])
-                _ = await iterator.next()
-                notifications.append(clock.now - start)
+                let frame: [UInt8] = [0, 0, UInt8(index >> 8), UInt8(index & 0xFF)]
+                try await rig.simulator.mock("NotifyValue", [.string(data), .string(frame.map { String(format: "%02x", $0) }.joined())])
+                let signal = await iterator.next()
+                let value = signal.flatMap { $0.arguments.count >= 2 ? $0.arguments[1].stringDictionary?["Value"]?.bytes : nil }
+                #expect(value == frame, "notification \(index)")
             }
-            let notifyMedian = notifications.sorted()[notifications.count / 2]
-            print("ftms-sim latency: Properties.Get median \(getMedian), p90 \(gets.sorted()[gets.count * 9 / 10]); NotifyValue→signal median \(notifyMedian)")
-            #expect(getMedian < .microseconds(500), "Properties.Get median \(getMedian)")
-            #expect(notifyMedian < .milliseconds(2), "notification median \(notifyMedian)")
         }
     }
 }
