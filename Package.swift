@@ -32,6 +32,13 @@ let package = Package(
         .library(name: "Store", targets: ["Store"]),
         .library(name: "Upload", targets: ["Upload"]),
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
+        .library(name: "Systemd", targets: ["Systemd"]),
+        .library(name: "Control", targets: ["Control"]),
+        .library(name: "Training", targets: ["Training"]),
+        .library(name: "DaemonConfig", targets: ["DaemonConfig"]),
+        .library(name: "Telemetry", targets: ["Telemetry"]),
+        .library(name: "Doctor", targets: ["Doctor"]),
+        .library(name: "Daemon", targets: ["Daemon"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
         .executable(name: "ftms-backend", targets: ["ftms-backend"]),
@@ -43,6 +50,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -98,9 +110,63 @@ let package = Package(
             dependencies: ["Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
+        // only implementation, and one sendmsg is not worth a C dependency.
+        .target(name: "Systemd", swiftSettings: strict),
+        // The control socket (SPEC §7, owner only): one JSON request line, one JSON answer line.
+        .target(
+            name: "Control",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        // Seed 000's trainings as plans: which target holds at which second. Pure.
+        .target(name: "Training", swiftSettings: strict),
+        // /etc/ftms-bridge/config.toml: every key, its default, and one-line errors naming the key.
+        .target(
+            name: "DaemonConfig",
+            dependencies: ["Workout", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strict
+        ),
+        // Prometheus metrics on loopback: swift-metrics with swift-prometheus, served by NIOHTTP1.
+        .target(
+            name: "Telemetry",
+            dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // libbluetooth (Debian's libbluetooth-dev), for the controller's HCI version in `doctor`.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
+        .target(
+            name: "Doctor",
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig"],
+            swiftSettings: strict
+        ),
+        // `ftms-bridge run`: the pieces above composed into the service a gym runs.
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
+                "DaemonConfig", "Telemetry", "Systemd",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "ftms-bridge",
             dependencies: [
+                "Daemon",
+                "Doctor",
+                "Control",
+                "DaemonConfig",
                 "FTMS",
                 "BlueZ",
                 "Capture",
@@ -150,6 +216,13 @@ let package = Package(
             dependencies: ["Simulator", "BlueZ", "BlueZTesting"],
             swiftSettings: strict
         ),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
+        .testTarget(name: "ControlTests", dependencies: ["Control"], swiftSettings: strict),
+        .testTarget(name: "TrainingTests", dependencies: ["Training"], swiftSettings: strict),
+        .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "BlueZTesting", "Store", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]

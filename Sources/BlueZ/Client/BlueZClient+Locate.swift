@@ -8,7 +8,12 @@ extension BlueZClient {
     public func locate(_ target: MachineTarget, filter: MachineFilter, timeout: Duration) async throws -> DiscoveredMachine {
         if let known = tree.machines(passing: filter).first(where: target.matches) { return known }
         guard !adapters.isEmpty else { throw BlueZError.noAdapter }
-        try await acquireDiscovery(filter: filter)
+        do {
+            try await acquireDiscovery(filter: filter)
+        } catch {
+            await releaseDiscovery()
+            throw error
+        }
         _ = await wait(until: { $0.machines(passing: filter).contains(where: target.matches) }, timeout: timeout)
         await releaseDiscovery()
         try Task.checkCancellation()
@@ -18,8 +23,10 @@ extension BlueZClient {
         return found
     }
 
-    /// Starts discovery on every adapter unless another caller already holds it on.
-    func acquireDiscovery(filter: MachineFilter) async throws {
+    /// Starts discovery on every adapter unless another caller already holds it on. Every
+    /// acquire needs one ``releaseDiscovery()``: the daemon's search for new machines and
+    /// each supervisor's `locate` share one session this way.
+    public func acquireDiscovery(filter: MachineFilter) async throws {
         discoveryHolders += 1
         guard discoveryHolders == 1 else { return }
         var started: [String] = []
@@ -31,7 +38,7 @@ extension BlueZClient {
         if discoveryHolders == 0 { await stopDiscovery() }
     }
 
-    func releaseDiscovery() async {
+    public func releaseDiscovery() async {
         guard discoveryHolders > 0 else { return }
         discoveryHolders -= 1
         if discoveryHolders == 0 { await stopDiscovery() }

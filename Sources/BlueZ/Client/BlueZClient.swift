@@ -21,6 +21,9 @@ public actor BlueZClient {
     /// last, so several machines being searched for share one session per adapter.
     var discoveryHolders = 0
     var discoveringAdapters: [String] = []
+    /// The bus connection died (dbus-daemon restarted or went away): nothing more will come.
+    public private(set) var busLost = false
+    private var busLostWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(connection: DBusConnection) {
         self.connection = connection
@@ -71,6 +74,28 @@ public actor BlueZClient {
     private func signalsEnded() {
         for barrier in barriers.values { barrier.resume() }
         barriers.removeAll()
+        guard pump != nil else { return }
+        busLost = true
+        for waiter in busLostWaiters { waiter.resume() }
+        busLostWaiters.removeAll()
+    }
+
+    /// Returns when the bus connection is lost, which only a new connection (and a new
+    /// client) can cure: the daemon waits on this to rebuild both. Cancellation returns too.
+    public func waitUntilBusLost() async {
+        if busLost { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if busLost || Task.isCancelled { continuation.resume() } else { busLostWaiters.append(continuation) }
+            }
+        } onCancel: {
+            Task { await self.releaseBusLostWaiters() }
+        }
+    }
+
+    private func releaseBusLostWaiters() {
+        for waiter in busLostWaiters { waiter.resume() }
+        busLostWaiters.removeAll()
     }
 
     /// Returns once the cache has applied every signal that arrived before now, in

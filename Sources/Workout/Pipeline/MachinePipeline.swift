@@ -65,6 +65,27 @@ public struct MachinePipeline: Sendable {
     public mutating func close(at time: Timestamp, reason: EndReason) -> SessionEvents {
         engine.close(at: time, reason: reason)
     }
+
+    /// The open session's checkpoint when one is due (see ``SessionEngine/checkpointIfDue(at:)``).
+    public mutating func checkpointIfDue(at time: Timestamp) -> SessionSnapshot? {
+        engine.checkpointIfDue(at: time)
+    }
+
+    /// A pipeline that carries on a checkpointed session after a restart; the events are
+    /// what the downtime already decided (see ``SessionEngine/restoring(_:rules:ids:at:)``).
+    public static func restoring(
+        _ snapshot: SessionSnapshot, rules: SessionRules = SessionRules(), ids: some SessionIDSource, at time: Timestamp
+    ) -> (pipeline: MachinePipeline, events: SessionEvents) {
+        var pipeline = MachinePipeline(machine: snapshot.machine, rules: rules, ids: ids)
+        let restored = SessionEngine.restoring(snapshot, rules: rules, ids: ids, at: time)
+        pipeline.engine = restored.engine
+        return (pipeline, restored.events)
+    }
+
+    /// Takes what a fresh connection learned (model, name) without touching the session.
+    public mutating func identify(_ machine: MachineIdentity) {
+        engine.machine = machine
+    }
 }
 
 extension DataRecord {

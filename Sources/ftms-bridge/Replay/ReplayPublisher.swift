@@ -1,3 +1,4 @@
+import Daemon
 import NIOPosix
 import Publish
 import Synchronization

@@ -1,13 +1,13 @@
-import FTMS
-import Publish
-import Workout
+public import FTMS
+public import Publish
+public import Workout
 
 /// The payloads of SPEC §7's messages, built from what the pipeline produces. Shared by the
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
-enum MetricsPayloads {
+public enum MetricsPayloads {
     /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`.
-    static func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) -> JSONPayload {
+    public static func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) -> JSONPayload {
         payload { json in
             json.appendKey("state", first: true)
             json.appendString(state)
@@ -34,7 +34,7 @@ enum MetricsPayloads {
 
     /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
     /// `elapsedMs` (seed 002's names); a pause says why, a dropped session says why too.
-    static func sessionState(_ event: SessionEvent) -> JSONPayload {
+    public static func sessionState(_ event: SessionEvent) -> JSONPayload {
         payload { json in
             json.appendKey("state", first: true)
             json.appendString(event.state)
@@ -58,17 +58,63 @@ enum MetricsPayloads {
     }
 
     /// `sample` and `status`: the decoded record or event, in SPEC §3.1's names.
-    static func decoded(_ message: FTMSMessage) -> JSONPayload {
+    public static func decoded(_ message: FTMSMessage) -> JSONPayload {
         var json = JSONBuffer(capacity: 512)
         message.writeJSON(into: &json)
         return (try? JSONPayload(validating: json)) ?? .empty
     }
 
     /// `session_summary`: the summary exactly as uploaded.
-    static func summary(_ summary: SessionSummary) -> JSONPayload {
+    public static func summary(_ summary: SessionSummary) -> JSONPayload {
         var json = JSONBuffer(capacity: 1024)
         summary.writeJSON(into: &json)
         return (try? JSONPayload(validating: json)) ?? .empty
+    }
+
+    /// `control`: a Control Point procedure's request and the machine's answer (SPEC §4), with
+    /// who asked: `operator` (control socket) or `training` (a training program).
+    public static func control(operation: String, request: [UInt8], result: String, succeeded: Bool, origin: StaticString, detail: String? = nil) -> JSONPayload {
+        payload { json in
+            json.appendKey("operation", first: true)
+            json.appendString(operation)
+            json.appendKey("request")
+            json.appendString(hex(request))
+            json.appendKey("result")
+            json.appendString(result)
+            json.appendKey("succeeded")
+            json.append(succeeded ? "true" : "false" as StaticString)
+            json.appendKey("origin")
+            json.appendString(origin)
+            if let detail {
+                json.appendKey("detail")
+                json.appendString(detail)
+            }
+        }
+    }
+
+    /// `upload`: the queue by state after an upload run, and what the run came to.
+    public static func upload(pending: Int, uploaded: Int, dead: Int, result: String) -> JSONPayload {
+        payload { json in
+            json.appendKey("pending", first: true)
+            json.appendInteger(pending)
+            json.appendKey("uploaded")
+            json.appendInteger(uploaded)
+            json.appendKey("dead")
+            json.appendInteger(dead)
+            json.appendKey("result")
+            json.appendString(result)
+        }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private static func payload(_ body: (inout JSONBuffer) -> Void) -> JSONPayload {

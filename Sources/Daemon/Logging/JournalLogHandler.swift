@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import Logging
+import Synchronization
+
+/// One line per event on stderr, which systemd hands to journald (SPEC §10).
+///
+/// Under systemd (`$JOURNAL_STREAM` set) each line starts with the sd-daemon(3) priority
+/// prefix (`<6>`), so `journalctl -p warning` filters by level and no timestamp is
+/// duplicated. On a terminal the line carries the time and level instead. Newlines in a
+/// message are flattened: one event, one line, so a log reader is never fooled by a
+/// message that fakes a second entry. The level is shared by every logger made from the
+/// same ``Level``, so SIGHUP can change it live.
+public struct JournalLogHandler: LogHandler {
+    /// The minimum level, shared and changeable at run time.
+    public final class Level: Sendable {
+        private let value: Mutex<Logger.Level>
+        public init(_ level: Logger.Level) { value = Mutex(level) }
+        public var current: Logger.Level {
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
+        }
+    }
+
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let level: Level
+    private let journal: Bool
+
+    public init(label: String, level: Level, environment: [String: String]) {
+        self.label = label
+        self.level = level
+        journal = environment["JOURNAL_STREAM"] != nil
+    }
+
+    public var logLevel: Logger.Level {
+        get { level.current }
+        set { level.current = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var text = journal ? "<\(Self.priority(event.level))>" : "\(Self.timestamp()) \(event.level) "
+        text += flattened(event.message.description)
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        if !merged.isEmpty {
+            text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(flattened($0.value.description))" }.joined(separator: " ")
+        }
+        text += "\n"
+        // One write(2) per line: lines from different threads never interleave.
+        text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+    }
+
+    private func flattened(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\n" || $0 == "\r" }) else { return text }
+        return String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+
+    /// syslog(3) priorities, as journald reads them.
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = Int(now.tv_nsec / 1_000_000)
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+    }
+}

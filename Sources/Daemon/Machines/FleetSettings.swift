@@ -1,0 +1,48 @@
+public import BlueZ
+
+/// Which machines the daemon keeps connected and how it looks for them (config `[machines]`
+/// and `[bluetooth]`).
+public struct FleetSettings: Sendable {
+    /// The D-Bus address of the system bus BlueZ is on.
+    public var busAddress: String
+    public var filter: MachineFilter
+    /// Names or addresses to keep connected; empty means every machine `filter` takes.
+    public var allow: [String]
+    /// Adapter names (`hci0`) whose machines are taken; empty means all.
+    public var adapters: [String]
+    public var maxConnected: Int
+    /// How long each search for new machines keeps discovery on.
+    public var discoveryWindow: Duration
+    /// The pause after a search that found nothing new; it doubles up to `discoveryPauseLimit`
+    /// so a gym whose machines are all connected is not scanned for ever.
+    public var discoveryPause: Duration
+    public var discoveryPauseLimit: Duration
+    public var supervisorTiming: MachineSupervisor.Timing
+    /// Between attempts to reach the system bus.
+    public var busBackoff: Backoff
+
+    public init(
+        busAddress: String, filter: MachineFilter = MachineFilter(), allow: [String] = [], adapters: [String] = [],
+        maxConnected: Int = 10, discoveryWindow: Duration = .seconds(10), discoveryPause: Duration = .seconds(20),
+        discoveryPauseLimit: Duration = .seconds(300), supervisorTiming: MachineSupervisor.Timing = .init(),
+        busBackoff: Backoff = Backoff()
+    ) {
+        self.busAddress = busAddress
+        self.filter = filter
+        self.allow = allow
+        self.adapters = adapters
+        self.maxConnected = maxConnected
+        self.discoveryWindow = discoveryWindow
+        self.discoveryPause = discoveryPause
+        self.discoveryPauseLimit = discoveryPauseLimit
+        self.supervisorTiming = supervisorTiming
+        self.busBackoff = busBackoff
+    }
+
+    /// Whether a discovered machine sits on an adapter the gateway may use.
+    func allows(adapter path: String) -> Bool {
+        guard !adapters.isEmpty else { return true }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return adapters.contains(name)
+    }
+}

@@ -1,0 +1,308 @@
+public import BlueZ
+import DBus
+public import Logging
+public import Workout
+
+/// Keeps every allowed machine connected, several at once and across adapters (SPEC §2),
+/// and survives the system bus itself going away: when dbus-daemon restarts, the
+/// connection, the BlueZ client and every supervisor are rebuilt, while the workers — and
+/// the sessions they hold — carry on as disconnected machines within their grace.
+///
+/// With an allow-list, one supervisor per entry finds its machine. Without one, the fleet
+/// searches in windows of discovery and adopts each new machine the filter takes, up to
+/// `maxConnected`, backing off while nothing new appears.
+public actor MachineFleet {
+    public let settings: FleetSettings
+    private let sink: SessionSink
+    private let clock: DaemonClock
+    private let rules: SessionRules
+    private let logger: Logger
+    private let resistanceForms: ResistanceFormMemory
+    private let random: @Sendable () -> Double
+    /// Workers by upper-cased address: they outlive connections and bus restarts.
+    private var workers: [String: MachineWorker] = [:]
+    private var supervised: [String: Supervised] = [:]
+    public private(set) var busConnected = false
+    public private(set) var busError: String?
+    /// Times the bus connection was (re)made, for status and the tests of bus restarts.
+    public private(set) var busConnections = 0
+    /// Told when a machine becomes ready or stops being ready, for the Prometheus gauge.
+    private let readyChanged: @Sendable (Int) -> Void
+
+    private struct Supervised {
+        let supervisor: MachineSupervisor
+        let run: Task<Void, Never>
+        let route: Task<Void, Never>
+    }
+
+    public init(
+        settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
+        resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        readyChanged: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
+        self.settings = settings
+        self.sink = sink
+        self.clock = clock
+        self.rules = rules
+        self.logger = logger
+        self.resistanceForms = resistanceForms
+        self.random = random
+        self.readyChanged = readyChanged
+    }
+
+    /// Carries on checkpointed sessions: each becomes a disconnected machine whose session
+    /// resumes if it reconnects within the grace, and is closed by its timer otherwise.
+    public func restore(_ snapshots: [SessionSnapshot]) async {
+        for snapshot in snapshots {
+            let key = snapshot.machine.address.uppercased()
+            guard workers[key] == nil else { continue }
+            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules)
+            workers[key] = worker
+            logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) restored from its checkpoint")
+            await worker.start()
+        }
+    }
+
+    /// Runs until cancelled, then disconnects every machine and checkpoints open sessions.
+    public func run() async {
+        var backoff = settings.busBackoff
+        while !Task.isCancelled {
+            let connection: DBusConnection
+            let client: BlueZClient
+            do {
+                connection = try await DBusConnection.connect(address: settings.busAddress)
+                client = BlueZClient(connection: connection)
+                do {
+                    try await client.start()
+                } catch {
+                    connection.close()
+                    throw error
+                }
+            } catch {
+                busConnected = false
+                busError = "\(error)"
+                let delay = backoff.next(random: random())
+                logger.error("system bus unreachable (\(error)); next try in \(Self.seconds(delay)) s")
+                try? await Task.sleep(for: delay)
+                continue
+            }
+            backoff.reset()
+            busConnected = true
+            busError = nil
+            busConnections += 1
+            logger.info("connected to the system bus as \(connection.uniqueName)")
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.manage(client) }
+                group.addTask { await client.waitUntilBusLost() }
+                await group.next()
+                group.cancelAll()
+            }
+            let stopping = Task.isCancelled
+            await stopSupervisors(reason: stopping ? "the daemon is stopping" : "the system bus went away")
+            await client.stop()
+            connection.close()
+            busConnected = false
+            if stopping { break }
+            busError = "the system bus went away"
+            logger.warning("the system bus went away; reconnecting")
+            try? await Task.sleep(for: backoff.next(random: random()))
+        }
+        for worker in workers.values { await worker.shutdown() }
+    }
+
+    /// Runs a Control Point command on a machine named by name or address.
+    public func send(_ command: MachineCommand, to machine: String) async throws -> (CommandOutcome, MachineStatus) {
+        guard let entry = await supervisor(for: machine) else { throw FleetError.unknownMachine(machine) }
+        let outcome = try await entry.supervisor.send(command)
+        let status = await entry.worker?.status ?? MachineStatus(name: machine, address: "", state: .ready)
+        return (outcome, status)
+    }
+
+    /// Every machine the daemon knows, sorted by name.
+    public func statuses() async -> [MachineStatus] {
+        var result: [MachineStatus] = []
+        var seen = Set<String>()
+        for worker in workers.values {
+            let status = await worker.status
+            result.append(status)
+            seen.insert(status.address.uppercased())
+        }
+        for (key, entry) in supervised where workers[key] == nil {
+            let target = await entry.supervisor.target
+            if let address = target.address, seen.contains(address.uppercased()) { continue }
+            result.append(MachineStatus(name: target.name ?? key, address: target.address ?? "", state: .connecting))
+        }
+        return result.sorted { ($0.name, $0.address) < ($1.name, $1.address) }
+    }
+
+    /// Whether `machine` (a name or an address) is one the fleet knows.
+    public func knows(_ machine: String) async -> Bool {
+        await supervisor(for: machine) != nil
+    }
+
+    // MARK: Supervisors
+
+    private func manage(_ client: BlueZClient) async {
+        if !settings.allow.isEmpty {
+            for entry in settings.allow.prefix(settings.maxConnected) {
+                startSupervisor(key: entry.uppercased(), target: MachineTarget(entry), client: client)
+            }
+            // Sessions restored for machines no longer on the list close by their timers.
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            return
+        }
+        // Machines with a restored session come back first, wherever they are.
+        for (key, worker) in workers where supervised[key] == nil && supervised.count < settings.maxConnected {
+            let target = MachineTarget(name: await worker.name, address: await worker.address)
+            startSupervisor(key: key, target: target, client: client)
+        }
+        var pause = settings.discoveryPause
+        while !Task.isCancelled {
+            let adopted = await adoptKnown(client)
+            if supervised.count >= settings.maxConnected {
+                try? await Task.sleep(for: settings.discoveryPause)
+                continue
+            }
+            let found = await search(client) + adopted
+            if found > 0 {
+                pause = settings.discoveryPause
+            } else {
+                pause = min(pause * 2, settings.discoveryPauseLimit)
+            }
+            try? await Task.sleep(for: pause)
+        }
+    }
+
+    /// One window of discovery; returns how many machines were adopted in it.
+    private func search(_ client: BlueZClient) async -> Int {
+        do {
+            try await client.acquireDiscovery(filter: settings.filter)
+        } catch {
+            await client.releaseDiscovery()
+            logger.warning("discovery could not start: \(error)")
+            return 0
+        }
+        let deadline = ContinuousClock.now + settings.discoveryWindow
+        var adopted = 0
+        while !Task.isCancelled, ContinuousClock.now < deadline, supervised.count < settings.maxConnected {
+            let known = Set(supervised.keys)
+            let filter = settings.filter
+            let settings = settings
+            _ = await client.wait(until: { tree in
+                tree.machines(passing: filter).contains { !known.contains($0.address.uppercased()) && settings.allows(adapter: $0.adapter) }
+            }, timeout: deadline - ContinuousClock.now)
+            adopted += await adoptKnown(client)
+        }
+        await client.releaseDiscovery()
+        return adopted
+    }
+
+    /// Starts supervisors for machines BlueZ already knows that the fleet does not.
+    private func adoptKnown(_ client: BlueZClient) async -> Int {
+        var adopted = 0
+        for machine in await client.machines(passing: settings.filter) where settings.allows(adapter: machine.adapter) {
+            let key = machine.address.uppercased()
+            guard supervised[key] == nil, supervised.count < settings.maxConnected else { continue }
+            logger.info("found \(machine.name) (\(machine.address)) on \(machine.adapter)")
+            startSupervisor(key: key, target: MachineTarget(name: machine.name, address: machine.address), client: client)
+            adopted += 1
+        }
+        return adopted
+    }
+
+    private func startSupervisor(key: String, target: MachineTarget, client: BlueZClient) {
+        let supervisor = MachineSupervisor(
+            client: client, target: target, filter: settings.filter, resistanceForms: resistanceForms,
+            backoff: Backoff(), timing: settings.supervisorTiming, random: random)
+        let run = Task { await supervisor.run() }
+        let route = Task { await self.route(supervisor.events, key: key) }
+        supervised[key] = Supervised(supervisor: supervisor, run: run, route: route)
+    }
+
+    /// Hands one supervisor's events to its machine's worker, in order.
+    private func route(_ events: AsyncStream<SupervisorEvent>, key: String) async {
+        var worker: MachineWorker?
+        for await event in events {
+            switch event {
+            case .connecting(let target, let attempt):
+                let current = ensureWorker(for: target, key: key)
+                worker = current
+                if attempt == 1 { logger.info("connecting to \(target)") }
+                await current.connecting(target)
+            case .ready(let info):
+                logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
+                await worker?.ready(info)
+                await reportReady()
+            case .notification(let characteristic, let value):
+                await worker?.notification(characteristic, value)
+            case .disconnected(let reason):
+                let name = await worker?.name ?? key
+                logger.warning("\(name) disconnected: \(reason)")
+                await worker?.disconnected(reason: reason)
+                await reportReady()
+            case .retrying(let delay, let reason):
+                await worker?.failed(reason: reason)
+                let name = await worker?.name ?? key
+                logger.debug("\(name): \(reason); retrying in \(Self.seconds(delay)) s")
+            }
+        }
+        await worker?.disconnected(reason: "the daemon stopped watching it")
+        await reportReady()
+    }
+
+    private func ensureWorker(for target: MachineTarget, key: String) -> MachineWorker {
+        let address = (target.address ?? key).uppercased()
+        if let existing = workers[address] { return existing }
+        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules)
+        workers[address] = worker
+        return worker
+    }
+
+    private func reportReady() async {
+        var ready = 0
+        for worker in workers.values where await worker.state == .ready { ready += 1 }
+        readyChanged(ready)
+    }
+
+    private func stopSupervisors(reason: String) async {
+        let entries = supervised
+        supervised.removeAll()
+        for entry in entries.values { entry.run.cancel() }
+        for entry in entries.values {
+            await entry.run.value
+            await entry.route.value
+        }
+        for worker in workers.values { await worker.disconnected(reason: reason) }
+        await reportReady()
+    }
+
+    private func supervisor(for machine: String) async -> (supervisor: MachineSupervisor, worker: MachineWorker?)? {
+        let wanted = machine.uppercased()
+        for (key, entry) in supervised {
+            let target = await entry.supervisor.target
+            if key == wanted || target.name?.uppercased() == wanted || target.address?.uppercased() == wanted {
+                let worker = target.address.flatMap { workers[$0.uppercased()] } ?? workers[key]
+                return (entry.supervisor, worker)
+            }
+        }
+        return nil
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let tenths = attoseconds / 100_000_000_000_000_000
+        return "\(seconds).\(tenths)"
+    }
+}
+
+/// Why the fleet could not do what was asked.
+public enum FleetError: Error, Sendable, CustomStringConvertible {
+    case unknownMachine(String)
+
+    public var description: String {
+        switch self {
+        case .unknownMachine(let machine): "no machine \(machine) is known to the daemon"
+        }
+    }
+}

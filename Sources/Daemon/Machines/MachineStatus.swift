@@ -1,0 +1,35 @@
+public import Workout
+
+/// One machine as `status` and `machines` report it: enough for an operator to see at a
+/// glance what is connected, riding, and why something is not.
+public struct MachineStatus: Sendable, Hashable, Codable {
+    public var name: String
+    public var address: String
+    public var type: MachineType?
+    public var model: String?
+    public var manufacturer: String?
+    public var state: MachineState
+    /// The open session, if a rider is on it.
+    public var sessionID: String?
+    public var notifications: Int
+    /// Why the last connection ended or the last attempt failed.
+    public var lastError: String?
+    /// A training program running on it, by training id.
+    public var training: String?
+
+    public init(
+        name: String, address: String, type: MachineType? = nil, model: String? = nil, manufacturer: String? = nil,
+        state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil
+    ) {
+        self.name = name
+        self.address = address
+        self.type = type
+        self.model = model
+        self.manufacturer = manufacturer
+        self.state = state
+        self.sessionID = sessionID
+        self.notifications = notifications
+        self.lastError = lastError
+        self.training = training
+    }
+}

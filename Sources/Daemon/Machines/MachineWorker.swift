@@ -1,0 +1,188 @@
+public import BlueZ
+public import FTMS
+public import Workout
+
+/// One machine's live pipeline in the daemon: supervisor events in, samples and session
+/// events out, checkpoints on the engine's schedule (SPEC §5).
+///
+/// An actor because events from the supervisor and the session timer arrive concurrently.
+/// It outlives connections: a machine that drops and comes back within the grace continues
+/// its session here. The timer runs only while a session is open, so an idle gym costs no
+/// wake-ups.
+public actor MachineWorker {
+    public private(set) var name: String
+    public private(set) var address: String
+    public private(set) var state: MachineState = .discovered
+    public private(set) var info: MachineInfo?
+    public private(set) var notifications = 0
+    public private(set) var lastError: String?
+    private var identity: MachineIdentity?
+    private var pipeline: MachinePipeline?
+    private let sink: SessionSink
+    private let clock: DaemonClock
+    private let rules: SessionRules
+    private let tickInterval: Duration
+    private var ticker: Task<Void, Never>?
+    private var restoredEvents = SessionEvents()
+
+    public init(name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules, tickInterval: Duration = .seconds(1)) {
+        self.name = name
+        self.address = address
+        self.sink = sink
+        self.clock = clock
+        self.rules = rules
+        self.tickInterval = tickInterval
+    }
+
+    /// A worker carrying on a checkpointed session (SPEC §5: resumed or closed, never lost).
+    /// Call ``start()`` to deliver what the downtime already decided.
+    public init(restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules, tickInterval: Duration = .seconds(1)) {
+        name = snapshot.machine.name
+        address = snapshot.machine.address
+        self.sink = sink
+        self.clock = clock
+        self.rules = rules
+        self.tickInterval = tickInterval
+        let restored = MachinePipeline.restoring(snapshot, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()), at: clock.now())
+        pipeline = restored.pipeline
+        identity = snapshot.machine
+        state = .disconnected
+        restoredEvents = restored.events
+    }
+
+    /// Delivers a restored session's first events and starts its timer.
+    public func start() async {
+        let events = restoredEvents
+        restoredEvents = SessionEvents()
+        if let identity, !events.isEmpty { await sink.deliver(events, machine: identity) }
+        updateTicker()
+    }
+
+    public var status: MachineStatus {
+        MachineStatus(
+            name: name, address: address, type: identity?.type, model: identity?.model ?? info?.model,
+            manufacturer: info?.manufacturer, state: state, sessionID: pipeline?.engine.openSessionID,
+            notifications: notifications, lastError: lastError)
+    }
+
+    public var openSessionID: String? { pipeline?.engine.openSessionID }
+
+    public func connecting(_ target: MachineTarget) async {
+        if let name = target.name { self.name = name }
+        if let address = target.address { self.address = address }
+        state = .connecting
+        await sink.publisher.machine(currentIdentity, state: state.payloadName)
+    }
+
+    public func ready(_ info: MachineInfo) async {
+        self.info = info
+        name = info.name
+        address = info.address
+        state = .ready
+        lastError = nil
+        if let type = MachineType(kind: info.kind) { adopt(type) }
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, manufacturer: info.manufacturer)
+        guard let identity else { return }
+        let now = clock.now()
+        if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
+        updateTicker()
+    }
+
+    public func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
+        notifications &+= 1
+        if pipeline == nil {
+            // A generic FTMS machine says what it is by the data it sends.
+            switch characteristic {
+            case .indoorBikeData: adopt(.bike)
+            case .rowerData: adopt(.rower)
+            default: return
+            }
+            if let events = pipeline?.connected(at: clock.now()), let identity, !events.isEmpty {
+                await sink.deliver(events, machine: identity)
+            }
+        }
+        let now = clock.now()
+        guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }), let identity else { return }
+        let sessionID = pipeline?.engine.openSessionID
+        if let sample = output.sample { await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID) }
+        if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
+        if !output.events.isEmpty {
+            await sink.deliver(output.events, machine: identity)
+            updateTicker()
+        }
+        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpoint(snapshot) }
+    }
+
+    public func disconnected(reason: String) async {
+        guard state == .ready || state == .connecting else { return }
+        state = .disconnected
+        lastError = reason
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, reason: reason)
+        guard let identity, let events = pipeline?.disconnected(at: clock.now()) else { return }
+        if !events.isEmpty { await sink.deliver(events, machine: identity) }
+        if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpoint(snapshot) }
+        updateTicker()
+    }
+
+    public func failed(reason: String) {
+        lastError = reason
+    }
+
+    /// The daemon is stopping: the open session is checkpointed as it stands (not closed),
+    /// so a restart within the disconnect grace carries it on.
+    public func shutdown() async {
+        ticker?.cancel()
+        ticker = nil
+        if let snapshot = pipeline?.engine.snapshot(at: clock.now()) { await sink.checkpoint(snapshot) }
+    }
+
+    func tick() async {
+        guard let identity else { return }
+        let now = clock.now()
+        if let events = pipeline?.tick(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
+        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpoint(snapshot) }
+        updateTicker()
+    }
+
+    private var currentIdentity: MachineIdentity {
+        identity ?? MachineIdentity(name: name, address: address, model: info?.model, type: .bike)
+    }
+
+    private func adopt(_ type: MachineType) {
+        let machine = MachineIdentity(name: name, address: address, model: info?.model ?? identity?.model, type: type)
+        identity = machine
+        if pipeline == nil {
+            pipeline = MachinePipeline(machine: machine, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()))
+        } else {
+            pipeline?.identify(machine)
+        }
+    }
+
+    private func updateTicker() {
+        let open = pipeline?.engine.openSessionID != nil
+        if open, ticker == nil {
+            let interval = tickInterval
+            ticker = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    if Task.isCancelled { break }
+                    await self?.tick()
+                }
+            }
+        } else if !open, let ticker {
+            ticker.cancel()
+            self.ticker = nil
+        }
+    }
+}
+
+extension MachineType {
+    /// `nil` for a generic FTMS machine, whose type its data reveals.
+    init?(kind: MachineKind) {
+        switch kind {
+        case .bike: self = .bike
+        case .rower: self = .rower
+        case .unknown: return nil
+        }
+    }
+}

@@ -1,0 +1,48 @@
+public import FTMS
+public import Publish
+public import Workout
+
+/// Everything the daemon tells the metrics socket (SPEC §7), in the payloads `replay
+/// --publish` uses too. A publish that fails (the server closed during shutdown) is not an
+/// error for the caller: live metrics are best-effort, the store is what must not lose.
+public struct LivePublisher: Sendable {
+    public let server: MetricsServer?
+
+    public init(server: MetricsServer?) {
+        self.server = server
+    }
+
+    public func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) async {
+        await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(machine, state: state, manufacturer: manufacturer, reason: reason))
+    }
+
+    public func sample(_ record: DataRecord, machine: String, sessionID: String?) async {
+        await send(.sample, machine: machine, sessionID: sessionID, payload: MetricsPayloads.decoded(.data(record)))
+    }
+
+    public func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
+        await send(.status, machine: machine, sessionID: sessionID, payload: MetricsPayloads.decoded(.status(status)))
+    }
+
+    /// `session_state`, and for a finished session its `session_summary` right after.
+    public func session(_ event: SessionEvent, machine: String) async {
+        let id = event.sessionID
+        await send(.sessionState, machine: machine, sessionID: id, payload: MetricsPayloads.sessionState(event))
+        if let summary = event.summary {
+            await send(.sessionSummary, machine: machine, sessionID: id, payload: MetricsPayloads.summary(summary))
+        }
+    }
+
+    public func control(_ payload: JSONPayload, machine: String, sessionID: String?) async {
+        await send(.control, machine: machine, sessionID: sessionID, payload: payload)
+    }
+
+    public func upload(_ payload: JSONPayload) async {
+        await send(.upload, payload: payload)
+    }
+
+    private func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async {
+        guard let server else { return }
+        _ = try? await server.publish(type, machine: machine, sessionID: sessionID, payload: payload)
+    }
+}

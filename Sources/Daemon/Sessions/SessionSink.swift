@@ -1,0 +1,72 @@
+public import Logging
+public import Store
+public import Workout
+
+/// Where a machine's session events go, in the order that keeps the backend's promise (never
+/// lose, never double): a finished session is committed to the store (which removes its
+/// checkpoint in the same transaction) before the socket hears of it or the uploader is
+/// woken. A store that fails keeps the checkpoint, so a restart finishes the job; the
+/// session id makes the second attempt a no-op if the first did land.
+public struct SessionSink: Sendable {
+    public let store: GatewayStore
+    public let publisher: LivePublisher
+    public let logger: Logger
+    /// Called after a finished session is durable: wakes the uploader.
+    public let sessionStored: @Sendable () async -> Void
+    /// Told of every event after it is handled, for the Prometheus counters.
+    public let observe: @Sendable (SessionEvent) -> Void
+
+    public init(
+        store: GatewayStore, publisher: LivePublisher, logger: Logger,
+        sessionStored: @escaping @Sendable () async -> Void = {}, observe: @escaping @Sendable (SessionEvent) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.publisher = publisher
+        self.logger = logger
+        self.sessionStored = sessionStored
+        self.observe = observe
+    }
+
+    public func deliver(_ events: SessionEvents, machine: MachineIdentity) async {
+        for event in events {
+            await deliver(event, machine: machine)
+        }
+    }
+
+    public func deliver(_ event: SessionEvent, machine: MachineIdentity) async {
+        var stored = false
+        switch event {
+        case .finished(_, let summary):
+            do {
+                try await store.enqueue(summary, machineAddress: machine.address)
+                stored = true
+                logger.info("session \(summary.sessionID) finished on \(machine.name): \(summary.duration) s, queued for upload")
+            } catch {
+                logger.error("session \(summary.sessionID) on \(machine.name) could not be stored (its checkpoint is kept): \(error)")
+            }
+        case .dropped(_, let reason, let summary):
+            do {
+                try await store.remove(machineAddress: machine.address, sessionID: summary.sessionID)
+            } catch {
+                logger.warning("checkpoint of dropped session \(summary.sessionID) not removed: \(error)")
+            }
+            logger.info("session \(summary.sessionID) on \(machine.name) dropped: \(reason.rawValue)")
+        case .started(let progress):
+            logger.info("session \(progress.sessionID) started on \(machine.name)")
+        case .paused, .resumed:
+            break
+        }
+        await publisher.session(event, machine: machine.name)
+        observe(event)
+        if stored { await sessionStored() }
+    }
+
+    /// Saves an open session's checkpoint; a failure is logged and the next one tries again.
+    public func checkpoint(_ snapshot: SessionSnapshot) async {
+        do {
+            try await store.save(snapshot)
+        } catch {
+            logger.warning("checkpoint of session \(snapshot.sessionID) not saved: \(error)")
+        }
+    }
+}
