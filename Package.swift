@@ -107,7 +107,7 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
         .executableTarget(
             name: "ftms-sim",
-            dependencies: ["Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Simulator", "Capture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
@@ -154,6 +154,7 @@ let package = Package(
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
                 "DaemonConfig", "Telemetry", "Systemd",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# README command one: installs what is missing, builds, and runs the main job on its
-# embedded default. Today that is `ftms-bridge demo`: real frames from real machines,
-# decoded. Later it becomes the whole simulated gym.
+# README command one: installs what is missing, builds, and runs the whole simulated gym on its
+# embedded default (scripts/gym-demo.sh): a private bus, ftms-sim with an SF-Bike and an SF-Rower
+# riding bundled captures, the reference backend, and `ftms-bridge run`, watched live.
+# `scripts/demo.sh --decode` runs the older, smaller demo: real frames decoded, nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product ftms-bridge >&2
-.build/release/ftms-bridge demo "$@"
+if [ "${1:-}" = "--decode" ]; then
+  shift
+  swift build -c release --product ftms-bridge >&2
+  exec .build/release/ftms-bridge demo "$@"
+fi
+echo "demo: building (release; the first build takes several minutes)" >&2
+swift build -c release >&2
+exec scripts/gym-demo.sh --bin .build/release "$@"

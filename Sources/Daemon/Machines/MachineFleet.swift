@@ -2,6 +2,7 @@ public import BlueZ
 import DBus
 public import Logging
 public import Workout
+public import Telemetry
 
 /// Keeps every allowed machine connected, several at once and across adapters (SPEC §2),
 /// and survives the system bus itself going away: when dbus-daemon restarts, the
@@ -12,7 +13,7 @@ public import Workout
 /// searches in windows of discovery and adopts each new machine the filter takes, up to
 /// `maxConnected`, backing off while nothing new appears.
 public actor MachineFleet {
-    public let settings: FleetSettings
+    public private(set) var settings: FleetSettings
     private let sink: SessionSink
     private let clock: DaemonClock
     private let rules: SessionRules
@@ -26,8 +27,11 @@ public actor MachineFleet {
     public private(set) var busError: String?
     /// Times the bus connection was (re)made, for status and the tests of bus restarts.
     public private(set) var busConnections = 0
-    /// Told when a machine becomes ready or stops being ready, for the Prometheus gauge.
-    private let readyChanged: @Sendable (Int) -> Void
+    /// Machines ready, notifications and decode errors, for Prometheus.
+    private let metrics: DaemonMetrics?
+
+    private var restartWaiter: CheckedContinuation<Void, Never>?
+    private var restartRequested = false
 
     private struct Supervised {
         let supervisor: MachineSupervisor
@@ -39,7 +43,7 @@ public actor MachineFleet {
         settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        readyChanged: @escaping @Sendable (Int) -> Void = { _ in }
+        metrics: DaemonMetrics? = nil
     ) {
         self.settings = settings
         self.sink = sink
@@ -48,7 +52,7 @@ public actor MachineFleet {
         self.logger = logger
         self.resistanceForms = resistanceForms
         self.random = random
-        self.readyChanged = readyChanged
+        self.metrics = metrics
     }
 
     /// Carries on checkpointed sessions: each becomes a disconnected machine whose session
@@ -57,7 +61,7 @@ public actor MachineFleet {
         for snapshot in snapshots {
             let key = snapshot.machine.address.uppercased()
             guard workers[key] == nil else { continue }
-            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules)
+            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, metrics: metrics)
             workers[key] = worker
             logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) restored from its checkpoint")
             await worker.start()
@@ -95,20 +99,63 @@ public actor MachineFleet {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.manage(client) }
                 group.addTask { await client.waitUntilBusLost() }
+                group.addTask { await self.waitForRestart() }
                 await group.next()
                 group.cancelAll()
             }
             let stopping = Task.isCancelled
-            await stopSupervisors(reason: stopping ? "the daemon is stopping" : "the system bus went away")
+            let restarting = restartRequested
+            restartRequested = false
+            // The last disconnects and checkpoints must reach the store even though this task
+            // is cancelled (GRDB refuses work to a cancelled task): they run in a fresh one.
+            await Task {
+                await self.stopSupervisors(reason: stopping ? "the daemon is stopping" : restarting ? "the machine settings changed" : "the system bus went away")
+                if stopping { await self.shutdownWorkers() }
+            }.value
             await client.stop()
             connection.close()
             busConnected = false
-            if stopping { break }
+            if stopping { return }
+            if restarting {
+                logger.notice("new machine settings: reconnecting with them")
+                continue
+            }
             busError = "the system bus went away"
             logger.warning("the system bus went away; reconnecting")
             try? await Task.sleep(for: backoff.next(random: random()))
         }
-        for worker in workers.values { await worker.shutdown() }
+        await Task { await self.shutdownWorkers() }.value
+    }
+
+    private func shutdownWorkers() async {
+        var open = 0
+        for worker in workers.values where await worker.shutdown() { open += 1 }
+        logger.info("machines disconnected; \(open) open session(s) checkpointed")
+    }
+
+    /// Applies new machine settings (SIGHUP): every supervisor stops and the fleet starts
+    /// again with them. Workers stay, so a session on a machine that is still allowed
+    /// carries on once it reconnects, within its grace.
+    public func reconfigure(_ new: FleetSettings) {
+        settings = new
+        restartRequested = true
+        restartWaiter?.resume()
+        restartWaiter = nil
+    }
+
+    private func waitForRestart() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if restartRequested || Task.isCancelled { continuation.resume() } else { restartWaiter = continuation }
+            }
+        } onCancel: {
+            Task { await self.cancelRestartWait() }
+        }
+    }
+
+    private func cancelRestartWait() {
+        restartWaiter?.resume()
+        restartWaiter = nil
     }
 
     /// Runs a Control Point command on a machine named by name or address.
@@ -254,7 +301,7 @@ public actor MachineFleet {
     private func ensureWorker(for target: MachineTarget, key: String) -> MachineWorker {
         let address = (target.address ?? key).uppercased()
         if let existing = workers[address] { return existing }
-        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules)
+        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, metrics: metrics)
         workers[address] = worker
         return worker
     }
@@ -262,7 +309,7 @@ public actor MachineFleet {
     private func reportReady() async {
         var ready = 0
         for worker in workers.values where await worker.state == .ready { ready += 1 }
-        readyChanged(ready)
+        metrics?.setMachinesConnected(ready)
     }
 
     private func stopSupervisors(reason: String) async {

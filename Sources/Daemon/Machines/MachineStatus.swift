@@ -32,4 +32,12 @@ public struct MachineStatus: Sendable, Hashable, Codable {
         self.lastError = lastError
         self.training = training
     }
+
+    enum CodingKeys: String, CodingKey {
+        case name, address, type, model, manufacturer, state
+        case sessionID = "session_id"
+        case notifications
+        case lastError = "last_error"
+        case training
+    }
 }

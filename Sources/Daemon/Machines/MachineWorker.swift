@@ -1,6 +1,7 @@
 public import BlueZ
 public import FTMS
 public import Workout
+public import Telemetry
 
 /// One machine's live pipeline in the daemon: supervisor events in, samples and session
 /// events out, checkpoints on the engine's schedule (SPEC §5).
@@ -24,8 +25,13 @@ public actor MachineWorker {
     private let tickInterval: Duration
     private var ticker: Task<Void, Never>?
     private var restoredEvents = SessionEvents()
+    private let metrics: DaemonMetrics?
 
-    public init(name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules, tickInterval: Duration = .seconds(1)) {
+    public init(
+        name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
+        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil
+    ) {
+        self.metrics = metrics
         self.name = name
         self.address = address
         self.sink = sink
@@ -36,7 +42,11 @@ public actor MachineWorker {
 
     /// A worker carrying on a checkpointed session (SPEC §5: resumed or closed, never lost).
     /// Call ``start()`` to deliver what the downtime already decided.
-    public init(restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules, tickInterval: Duration = .seconds(1)) {
+    public init(
+        restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
+        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil
+    ) {
+        self.metrics = metrics
         name = snapshot.machine.name
         address = snapshot.machine.address
         self.sink = sink
@@ -90,6 +100,7 @@ public actor MachineWorker {
 
     public func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
         notifications &+= 1
+        metrics?.notificationReceived(characteristic: "\(characteristic.jsonName)")
         if pipeline == nil {
             // A generic FTMS machine says what it is by the data it sends.
             switch characteristic {
@@ -103,6 +114,7 @@ public actor MachineWorker {
         }
         let now = clock.now()
         guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }), let identity else { return }
+        if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
         let sessionID = pipeline?.engine.openSessionID
         if let sample = output.sample { await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID) }
         if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
@@ -130,10 +142,14 @@ public actor MachineWorker {
 
     /// The daemon is stopping: the open session is checkpointed as it stands (not closed),
     /// so a restart within the disconnect grace carries it on.
-    public func shutdown() async {
+    /// Returns whether a session was open.
+    @discardableResult
+    public func shutdown() async -> Bool {
         ticker?.cancel()
         ticker = nil
-        if let snapshot = pipeline?.engine.snapshot(at: clock.now()) { await sink.checkpoint(snapshot) }
+        guard let snapshot = pipeline?.engine.snapshot(at: clock.now()) else { return false }
+        await sink.checkpoint(snapshot)
+        return true
     }
 
     func tick() async {

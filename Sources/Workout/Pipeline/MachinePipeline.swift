@@ -21,6 +21,9 @@ public struct MachinePipeline: Sendable {
         /// The decoded Fitness Machine Status event, when it was one.
         public var status: FitnessMachineStatus?
         public var events = SessionEvents()
+        /// The frame was cut short or carried no flags: counted, and never fed to the engine
+        /// as more than what it did carry.
+        public var malformed = false
     }
 
     /// A notification of `characteristic` carrying `bytes`, at `time`. Characteristics the
@@ -30,6 +33,7 @@ public struct MachinePipeline: Sendable {
         switch characteristic {
         case merger.kind.characteristic:
             let record = DataRecord(kind: merger.kind, decoding: bytes)
+            output.malformed = record.truncated || record.flags == nil
             if let sample = merger.ingest(record, at: time.monotonic) {
                 output.sample = sample
                 output.events = engine.ingest(sample, at: time)

@@ -1,0 +1,192 @@
+public import BlueZ
+import FoundationEssentials
+public import Logging
+public import Store
+public import Telemetry
+import Training
+public import Upload
+import Workout
+
+/// What the control socket's commands do (SPEC §7, issue 6): everything an operator or the
+/// CLI may ask of a running daemon. Each command answers with JSON or a one-line failure;
+/// nothing here throws past the socket, whatever the machine or the backend does.
+public actor DaemonControl {
+    let fleet: MachineFleet
+    let store: GatewayStore
+    let scheduler: UploadScheduler?
+    let trainings: TrainingRunner
+    let publisher: LivePublisher
+    let version: String
+    let backend: String?
+    let started: ContinuousClock.Instant
+    let clock: WallClock
+    let metrics: DaemonMetrics?
+
+    public init(
+        fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
+        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil
+    ) {
+        self.metrics = metrics
+        self.fleet = fleet
+        self.store = store
+        self.scheduler = scheduler
+        self.trainings = trainings
+        self.publisher = publisher
+        self.version = version
+        self.backend = backend
+        self.clock = clock
+        started = .now
+    }
+
+    public func status() async -> ControlOutcome {
+        do {
+            return .ok(json: try Self.json(try await snapshot()))
+        } catch {
+            return .failed(code: "failed", message: "status: \(error)")
+        }
+    }
+
+    /// The status as a value, for the watchdog's status line too.
+    public func snapshot() async throws -> DaemonStatus {
+        let counts = try await store.counts()
+        let oldest = try await store.oldestPendingQueuedAt()
+        let account = try await store.accountState()
+        let last = try await store.lastUpload()
+        let now = clock.now()
+        var machines = await fleet.statuses()
+        for index in machines.indices {
+            machines[index].training = await trainings.active(on: machines[index].name)
+        }
+        let readers = await publisher.server?.metrics.readersConnected ?? 0
+        return DaemonStatus(
+            version: version, deviceID: store.deviceID,
+            uptimeSeconds: Int((ContinuousClock.now - started).components.seconds), backend: backend,
+            bus: .init(connected: await fleet.busConnected, connections: await fleet.busConnections, error: await fleet.busError),
+            machines: machines,
+            queue: .init(
+                pending: counts.pending, uploaded: counts.uploaded, dead: counts.dead,
+                oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
+            account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
+            lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
+            metricsReaders: readers)
+    }
+
+    public func machines() async -> ControlOutcome {
+        let machines = await fleet.statuses()
+        do {
+            return .ok(json: try Self.json(["machines": machines]))
+        } catch {
+            return .failed(code: "failed", message: "machines: \(error)")
+        }
+    }
+
+    /// Runs one Control Point command for an operator and publishes its result.
+    public func command(_ command: MachineCommand, machine: String) async -> ControlOutcome {
+        do {
+            let (outcome, status) = try await fleet.send(command, to: machine)
+            metrics?.controlCommand(command.operation, result: outcome.succeeded ? "ok" : "refused")
+            await publisher.control(
+                MetricsPayloads.control(
+                    operation: command.operation, request: outcome.request, result: outcome.resultName,
+                    succeeded: outcome.succeeded, origin: "operator"),
+                machine: status.name, sessionID: status.sessionID)
+            let answer = CommandAnswer(
+                machine: status.name, operation: command.operation, request: Self.hex(outcome.request),
+                result: outcome.resultName, succeeded: outcome.succeeded)
+            if !outcome.succeeded {
+                return .failed(code: "refused", message: "\(status.name) answered \(outcome.resultName) to \(command.operation)")
+            }
+            return .ok(json: try Self.json(answer))
+        } catch let error as FleetError {
+            metrics?.controlCommand(command.operation, result: "error")
+            return .failed(code: "unknown_machine", message: error.description)
+        } catch let error as LinkError {
+            metrics?.controlCommand(command.operation, result: "error")
+            if case .notReady = error { return .failed(code: "not_ready", message: "\(error)") }
+            return .failed(code: "failed", message: "\(error)")
+        } catch {
+            return .failed(code: "failed", message: "\(error)")
+        }
+    }
+
+    /// Wakes the uploader now; the answer is the queue as it stands.
+    public func uploadNow() async -> ControlOutcome {
+        guard let scheduler else { return .failed(code: "no_backend", message: "no backend is configured ([backend] url)") }
+        await scheduler.sessionFinished()
+        do {
+            let counts = try await store.counts()
+            return .ok(json: try Self.json(["triggered": 1, "pending": counts.pending]))
+        } catch {
+            return .failed(code: "failed", message: "upload: \(error)")
+        }
+    }
+
+    /// Starts a cached training (seed 000 Flow 1 step 4.2's list) on a machine.
+    public func startTraining(_ id: String, machine: String) async -> ControlOutcome {
+        guard let machine = await canonicalName(machine) else {
+            return .failed(code: "unknown_machine", message: "no machine \(machine) is known to the daemon")
+        }
+        let cache: TrainingsCache?
+        do {
+            cache = try await store.cachedTrainings()
+        } catch {
+            return .failed(code: "failed", message: "trainings cache: \(error)")
+        }
+        guard let cache else { return .failed(code: "no_trainings", message: "no trainings are cached yet (log in, and let the daemon refresh them)") }
+        let plan: TrainingPlan
+        do {
+            plan = try TrainingPlan.plan(id: id, fromTrainingsBody: cache.body)
+        } catch {
+            return .failed(code: "unknown_training", message: "\(error)")
+        }
+        await trainings.start(plan, on: machine)
+        return (try? .ok(json: Self.json(TrainingAnswer(machine: machine, training: plan.id, durationSeconds: Int(plan.duration.components.seconds), stages: plan.stages.count))))
+            ?? .failed(code: "failed", message: "encoding")
+    }
+
+    public func stopTraining(machine: String) async -> ControlOutcome {
+        let machine = await canonicalName(machine) ?? machine
+        guard let id = await trainings.stop(on: machine) else {
+            return .failed(code: "no_training", message: "no training is running on \(machine)")
+        }
+        return (try? .ok(json: Self.json(["machine": machine, "stopped": id]))) ?? .failed(code: "failed", message: "encoding")
+    }
+
+    /// Trainings are keyed by the machine's name, whichever way the operator named it.
+    private func canonicalName(_ machine: String) async -> String? {
+        guard await fleet.knows(machine) else { return nil }
+        let wanted = machine.uppercased()
+        let match = await fleet.statuses().first { $0.name.uppercased() == wanted || $0.address.uppercased() == wanted }
+        return match?.name ?? machine
+    }
+
+    struct CommandAnswer: Encodable {
+        var machine: String
+        var operation: String
+        var request: String
+        var result: String
+        var succeeded: Bool
+    }
+
+    struct TrainingAnswer: Encodable {
+        var machine: String
+        var training: String
+        var durationSeconds: Int
+        var stages: Int
+
+        enum CodingKeys: String, CodingKey {
+            case machine, training, stages
+            case durationSeconds = "duration_s"
+        }
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+}

@@ -1,0 +1,17 @@
+public import ServiceLifecycle
+
+/// Holds the sockets bound before READY=1 and closes them last: the group shuts services
+/// down in reverse order, so readers still see the sessions the fleet checkpoints and
+/// finishes on its way out.
+public struct SocketsService: Service {
+    public let close: @Sendable () async -> Void
+
+    public init(close: @escaping @Sendable () async -> Void) {
+        self.close = close
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+}

@@ -1,0 +1,42 @@
+public import ServiceLifecycle
+public import Systemd
+
+/// Tells systemd the daemon is alive, and what it is doing (SPEC §10).
+///
+/// `WATCHDOG=1` is sent only after `probe` comes back: the probe touches the store's
+/// database thread, the metrics socket's event loop and the fleet's actor, so a deadlock or
+/// a wedged disk in any of them stops the pings and systemd restarts the service. Each round
+/// also refreshes `STATUS=`, which `systemctl status` shows. It is the last service in the
+/// group, so it is the first to hear of a shutdown, and says `STOPPING=1` before anything
+/// else starts to close.
+public struct WatchdogService: Service {
+    public let notifier: SystemdNotifier
+    /// From `$WATCHDOG_USEC`: half the timeout; `nil` when systemd set no watchdog.
+    public let watchdog: WatchdogSettings?
+    /// How often `STATUS=` is refreshed when there is no watchdog.
+    public let statusInterval: Duration
+    /// Proves progress and says, in one line, what the daemon is doing.
+    public let probe: @Sendable () async -> String
+
+    public init(notifier: SystemdNotifier, watchdog: WatchdogSettings?, statusInterval: Duration = .seconds(30), probe: @escaping @Sendable () async -> String) {
+        self.notifier = notifier
+        self.watchdog = watchdog
+        self.statusInterval = statusInterval
+        self.probe = probe
+    }
+
+    public func run() async throws {
+        let interval = watchdog?.pingInterval ?? statusInterval
+        let notifier = notifier
+        let pings = watchdog != nil
+        let probe = probe
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let status = await probe()
+                try? notifier.send(pings ? [.watchdog, .status(status)] : [.status(status)])
+                try? await Task.sleep(for: interval)
+            }
+        }
+        try? notifier.send([.stopping, .status("stopping: checkpointing open sessions")])
+    }
+}

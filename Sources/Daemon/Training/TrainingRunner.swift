@@ -1,0 +1,101 @@
+public import BlueZ
+public import Logging
+public import Training
+
+/// Runs seed 000's trainings on machines: each stage's target goes to the Control Point at
+/// the stage's start, through the same writer an operator's command uses (SPEC §4).
+///
+/// One program per machine; starting another replaces it. A command that fails (the machine
+/// is reconnecting, control was lost) is retried every `retryInterval` until the next stage
+/// is due, so a brief dropout does not leave a rider on the wrong resistance. The program
+/// ends at the plan's duration, or when stopped.
+public actor TrainingRunner {
+    public typealias Send = @Sendable (MachineCommand, String) async throws -> CommandOutcome
+    /// Told of each command's outcome (or failure), for the `control` message.
+    public typealias Report = @Sendable (_ machine: String, _ plan: TrainingPlan, _ command: MachineCommand, _ result: Result<CommandOutcome, any Error>) async -> Void
+
+    private let send: Send
+    private let report: Report
+    private let logger: Logger
+    private let retryInterval: Duration
+    private var programs: [String: (plan: TrainingPlan, task: Task<Void, Never>, generation: Int)] = [:]
+    private var generation = 0
+
+    public init(retryInterval: Duration = .seconds(2), logger: Logger, send: @escaping Send, report: @escaping Report) {
+        self.retryInterval = retryInterval
+        self.logger = logger
+        self.send = send
+        self.report = report
+    }
+
+    /// Starts `plan` on `machine` now, replacing any program running there.
+    public func start(_ plan: TrainingPlan, on machine: String) {
+        let key = machine.uppercased()
+        programs[key]?.task.cancel()
+        generation += 1
+        let generation = generation
+        let task = Task { [send, report, logger, retryInterval] in
+            await Self.execute(plan, machine: machine, send: send, report: report, logger: logger, retryInterval: retryInterval)
+            await self.finished(key, generation: generation)
+        }
+        programs[key] = (plan, task, generation)
+        logger.info("training \(plan.id) started on \(machine)")
+    }
+
+    /// Stops the program on `machine`; returns the training it was running.
+    @discardableResult
+    public func stop(on machine: String) -> String? {
+        guard let program = programs.removeValue(forKey: machine.uppercased()) else { return nil }
+        program.task.cancel()
+        logger.info("training \(program.plan.id) stopped on \(machine)")
+        return program.plan.id
+    }
+
+    /// The training running on `machine`, by id.
+    public func active(on machine: String) -> String? {
+        programs[machine.uppercased()]?.plan.id
+    }
+
+    public func stopAll() {
+        for program in programs.values { program.task.cancel() }
+        programs.removeAll()
+    }
+
+    private func finished(_ key: String, generation: Int) {
+        if programs[key]?.generation == generation { programs[key] = nil }
+    }
+
+    private static func execute(
+        _ plan: TrainingPlan, machine: String, send: Send, report: Report, logger: Logger, retryInterval: Duration
+    ) async {
+        let clock = ContinuousClock()
+        let started = clock.now
+        for change in plan.schedule() {
+            do {
+                try await Task.sleep(until: started + change.at, clock: clock)
+            } catch {
+                return
+            }
+            guard let target = change.target else { continue }
+            let command: MachineCommand = switch target {
+            case .resistance(let level): .resistance(level)
+            case .power(let watts): .power(watts: watts)
+            }
+            let until = started + (plan.nextChange(after: change.at)?.at ?? plan.duration)
+            while !Task.isCancelled {
+                do {
+                    let outcome = try await send(command, machine)
+                    await report(machine, plan, command, .success(outcome))
+                    break
+                } catch {
+                    await report(machine, plan, command, .failure(error))
+                    logger.warning("training \(plan.id) on \(machine): \(command.operation) failed: \(error)")
+                    guard clock.now + retryInterval < until else { break }
+                    try? await Task.sleep(for: retryInterval)
+                }
+            }
+        }
+        try? await Task.sleep(until: started + plan.duration, clock: clock)
+        if !Task.isCancelled { logger.info("training \(plan.id) on \(machine) completed") }
+    }
+}

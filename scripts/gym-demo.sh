@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The simulated gym, end to end, on a machine with no Bluetooth and no network:
+#
+#   1. a private dbus-daemon standing in for the system bus (scripts/test-bus.sh);
+#   2. ftms-sim owning org.bluez on it: SF-Bike-0001 and SF-Rower-0001 riding the first
+#      minute of two bundled captures (scripts/demo/*.ftmscap), then stopping;
+#   3. ftms-backend, the reference SolidFocus backend, on a loopback port;
+#   4. `ftms-bridge login` (the id token from a file, never the command line);
+#   5. `ftms-bridge run` with its state, sockets and config in a temporary directory;
+#   6. `ftms-bridge watch` on the metrics socket until both sessions are summarised, then
+#      `ftms-bridge status` through the control socket, showing them uploaded.
+#
+# Everything is stopped on exit and on Ctrl-C. Usage: scripts/gym-demo.sh [--bin DIR] [--keep]
+# (--keep leaves the temporary directory, with the daemon's log, for a look afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=.build/release
+keep=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin=$2; shift 2 ;;
+    --keep) keep=1; shift ;;
+    *) echo "gym-demo: unknown option $1 (use --bin DIR, --keep)" >&2; exit 2 ;;
+  esac
+done
+for tool in ftms-bridge ftms-sim ftms-backend; do
+  [ -x "$bin/$tool" ] || { echo "gym-demo: $bin/$tool not built (swift build -c release)" >&2; exit 1; }
+done
+bin=$(cd "$bin" && pwd)
+
+work=$(mktemp -d /tmp/ftms-demo.XXXXXX)
+pids=()
+cleanup() {
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  scripts/test-bus.sh stop "$work/bus" >/dev/null 2>&1 || true
+  if [ "$keep" = 1 ]; then echo "demo: kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'echo; echo "demo: interrupted, cleaning up" >&2; exit 130' INT TERM
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "1. a private system bus"
+export "$(scripts/test-bus.sh start "$work/bus")"
+echo "$DBUS_SYSTEM_BUS_ADDRESS"
+
+say "2. ftms-sim: SF-Bike-0001 and SF-Rower-0001 riding recorded captures"
+"$bin/ftms-sim" --bus "$DBUS_SYSTEM_BUS_ADDRESS" --bikes 1 --rowers 1 --rate 4 \
+  --ride bike=scripts/demo/bike-ride.ftmscap --ride rower=scripts/demo/rower-ride.ftmscap \
+  > "$work/sim.log" 2>&1 &
+pids+=($!)
+
+say "3. the reference backend on loopback"
+mkfifo "$work/backend.out"
+"$bin/ftms-backend" --port 0 --state "$work/backend.state" > "$work/backend.out" 2> "$work/backend.log" &
+pids+=($!)
+read -r -t 30 listening url < "$work/backend.out" || { echo "demo: the backend did not start:" >&2; cat "$work/backend.log" >&2; exit 1; }
+cat "$work/backend.out" > /dev/null &
+echo "$url"
+
+say "4. log the gateway in (seed 000 Flow 2)"
+umask 077
+mkdir -p "$work/state" "$work/run"
+printf 'test:demo-gym\n' > "$work/id-token"
+"$bin/ftms-bridge" login --state-dir "$work/state" --backend "$url" --provider google --id-token-file "$work/id-token"
+
+cat > "$work/config.toml" <<TOML
+# The demo's config: the defaults (docs/configuration.md), but short session timers so that
+# a one-minute ride ends in seconds, and everything in a temporary directory.
+[sessions]
+pause_after_idle = 4
+end_after_idle = 8
+minimum_movement = 20
+
+[backend]
+url = "$url"
+upload_interval = 30
+
+[state]
+directory = "$work/state"
+
+[metrics_socket]
+path = "$work/run/metrics.sock"
+
+[control_socket]
+path = "$work/run/control.sock"
+
+[prometheus]
+listen = "127.0.0.1:0"
+
+[log]
+level = "info"
+TOML
+
+say "5. ftms-bridge run (log: $work/daemon.log)"
+"$bin/ftms-bridge" run --config "$work/config.toml" 2> "$work/daemon.log" &
+daemon=$!
+pids+=($daemon)
+for _ in $(seq 1 100); do [ -S "$work/run/metrics.sock" ] && break; sleep 0.1; done
+[ -S "$work/run/metrics.sock" ] || { echo "demo: the daemon did not start:" >&2; cat "$work/daemon.log" >&2; exit 1; }
+
+say "6. live metrics (ftms-bridge watch): riding for about a minute, then the sessions end"
+"$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type machine --type session_state --type session_summary --type upload &
+watcher=$!
+pids+=($watcher)
+"$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type sample --count 8
+summaries=0
+for _ in $(seq 1 240); do
+  summaries=$(grep -c "session .* finished on" "$work/daemon.log" || true)
+  [ "$summaries" -ge 2 ] && break
+  sleep 1
+done
+sleep 3
+kill "$watcher" 2>/dev/null || true
+
+say "7. ftms-bridge status (through the control socket)"
+FTMS_BRIDGE_CONTROL_SOCKET="$work/run/control.sock" "$bin/ftms-bridge" status --state-dir "$work/state" --control-socket "$work/run/control.sock" || true
+
+say "8. what the backend holds"
+curl -s "$url/_admin/sessions" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(f"{d[\"total\"]} sessions at the backend:"); [print(" ", s["session_id"], "received", s["received"], "time(s)") for s in d["sessions"]]'
+[ "$summaries" -ge 2 ] || { echo "demo: only $summaries of 2 sessions finished; daemon log: $work/daemon.log" >&2; keep=1; exit 1; }
+echo
+echo "demo: done. Stopping everything."
