@@ -9,6 +9,8 @@
 #      checks itself on a private dbus-daemon, so the fake the BlueZ tests rely on is known good
 #   5. soak: 8 machines kept connected through link drops and commands (SOAK_SECONDS, default
 #      30; scripts/soak.sh runs it for longer), failing on growth in memory, descriptors or calls
+#   6. systemd: scripts/check-systemd.sh stages an install, and holds the unit to a silent
+#      `systemd-analyze verify` and an offline `systemd-analyze security` exposure of at most 1.5
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -50,6 +52,11 @@ if .build/debug/ftms-soak --seconds "${SOAK_SECONDS:-30}" > .build/soak.log 2>&1
   passed=$((passed + 1))
 else
   cat .build/soak.log >&2
+  failed=$((failed + 1))
+fi
+if scripts/check-systemd.sh; then
+  passed=$((passed + 1))
+else
   failed=$((failed + 1))
 fi
 echo "summary: $passed passed, $failed failed"
