@@ -11,7 +11,8 @@ struct SimulateCommand: ParsableCommand {
         discussion: """
             Owns org.bluez on the bus (DBUS_SYSTEM_BUS_ADDRESS unless --bus is given), prints one \
             ready line on stdout, logs one line per event on stderr, and exits on SIGTERM or SIGINT, \
-            or by itself when the bus goes away. Faults: \(Fault.usage). Controls: org.bluez.Mock on /.
+            or by itself when the bus goes away. Faults: \(Fault.usage). Controls: org.bluez.Mock on /. \
+            Machines ride a seeded rider model, or a recorded capture with --ride.
             """
     )
 
@@ -33,8 +34,16 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Other makers' FTMS bikes, advertising 0x1826 only.")
     var genericFtms = 0
 
-    @Option(help: "Data frames per second per machine while a client is subscribed (0: none).")
-    var rate = 1.0
+    @Option(help: "Data frames per second per machine while a client is subscribed (0: none; default 1, or a ridden capture's own rate).")
+    var rate: Double?
+
+    @Option(
+        name: .customLong("ride"),
+        help: "KIND=PATH (repeatable): the Nth --ride of a kind (bike, rower, ftms) drives the Nth machine of that kind with a capture's frames.")
+    var rides: [String] = []
+
+    @Flag(help: "Ridden captures start again after their last frame instead of ending.")
+    var rideLoop = false
 
     @Option(help: "Seeds the riders, so a run can be repeated exactly.")
     var seed: UInt64 = 1
@@ -66,7 +75,7 @@ struct SimulateCommand: ParsableCommand {
             guard (0...255).contains(count) else { throw ValidationError("\(flag) must be between 0 and 255") }
         }
         guard bikes + rowers <= 255 else { throw ValidationError("at most 255 bikes and rowers together") }
-        guard rate.isFinite, (0...100).contains(rate) else { throw ValidationError("--rate must be between 0 and 100 Hz") }
+        if let rate { guard rate.isFinite, (0...100).contains(rate) else { throw ValidationError("--rate must be between 0 and 100 Hz") } }
         guard MachineSpec.ResistanceForm(rawValue: resistanceForm) != nil else {
             throw ValidationError("--resistance-form must be uint8, sint16 or any")
         }
@@ -74,6 +83,27 @@ struct SimulateCommand: ParsableCommand {
             throw ValidationError("--connect-ms and --resolve-ms must be between 0 and 60000")
         }
         _ = try parsedFaults()
+        let machines: [MachineSpec.Kind: (flag: String, count: Int)] =
+            [.bike: ("--bikes", bikes), .rower: ("--rowers", rowers), .genericFTMS: ("--generic-ftms", genericFtms)]
+        let counts = try parsedRides().reduce(into: [MachineSpec.Kind: Int]()) { $0[$1.kind, default: 0] += 1 }
+        for (kind, count) in counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let machine = machines[kind], count > machine.count else { continue }
+            throw ValidationError("--ride \(kind.rawValue) given \(count) time(s) but \(machine.flag) is \(machine.count)")
+        }
+    }
+
+    private func parsedRides() throws -> [RideArgument] {
+        do {
+            return try rides.map { (text: String) throws(SimulatorError) -> RideArgument in try RideArgument(parsing: text) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The `--ride` captures, read and checked: the one step that reads files, so a bad one
+    /// ends the run (status 1) before the bus is touched.
+    func loadRides() throws -> [(kind: MachineSpec.Kind, ride: RecordedRide)] {
+        try parsedRides().map { (kind: $0.kind, ride: try CaptureRide.load($0, loops: rideLoop)) }
     }
 
     private func parsedFaults() throws -> [Fault] {
@@ -84,24 +114,39 @@ struct SimulateCommand: ParsableCommand {
         }
     }
 
-    func configuration() throws -> SimulatorConfiguration {
+    func configuration(rides: [(kind: MachineSpec.Kind, ride: RecordedRide)] = []) throws -> SimulatorConfiguration {
         var configuration = SimulatorConfiguration.gym(
-            adapters: adapters, bikes: bikes, rowers: rowers, nameOnly: nameOnly, genericFTMS: genericFtms, rate: rate,
+            adapters: adapters, bikes: bikes, rowers: rowers, nameOnly: nameOnly, genericFTMS: genericFtms, rate: rate ?? 1,
             seed: seed, known: known, resistanceForm: MachineSpec.ResistanceForm(rawValue: resistanceForm) ?? .uint8)
         configuration.timing.connect = .milliseconds(connectMs)
         configuration.timing.resolve = .milliseconds(resolveMs)
         configuration.faults = try parsedFaults()
         configuration.verbose = verbose
+        var ridden: [MachineSpec.Kind: Int] = [:]
+        for (kind, ride) in rides {
+            let number = (ridden[kind] ?? 0) + 1
+            ridden[kind] = number
+            try configuration.ride(ride, onMachine: number, of: kind, rate: rate)
+        }
         return configuration
     }
 
     /// Runs until stopped; the exit status: 0 stopped by a signal, 1 failed or lost the bus.
     func simulate() async -> Int32 {
         let address = bus ?? BlueZSimulator.systemBusAddress(environment: ProcessInfo.processInfo.environment)
+        let rides: [(kind: MachineSpec.Kind, ride: RecordedRide)]
+        do {
+            rides = try loadRides()
+        } catch {
+            writeLine("ftms-sim: \(error)", to: 2)
+            return 1
+        }
         let simulator: BlueZSimulator
         do {
+            let configuration = try configuration(rides: rides)
+            logRides(configuration, arguments: try parsedRides())
             simulator = BlueZSimulator(
-                configuration: try configuration(), busAddress: address, log: EventLog { writeLine($0, to: 2) })
+                configuration: configuration, busAddress: address, log: EventLog { writeLine($0, to: 2) })
         } catch {
             writeLine("ftms-sim: \(error)", to: 2)
             return 2
@@ -125,6 +170,18 @@ struct SimulateCommand: ParsableCommand {
         switch await simulator.finished() {
         case .stopped: return 0
         case .busLost: return 1
+        }
+    }
+
+    /// One line per ridden machine, before the simulator's own log starts: which capture, how
+    /// many frames, how fast.
+    private func logRides(_ configuration: SimulatorConfiguration, arguments: [RideArgument]) {
+        // The Nth ride of a kind is on the Nth machine of that kind, so they pair up in order.
+        var paths = Dictionary(grouping: arguments, by: \.kind).mapValues { $0.map(\.path)[...] }
+        for machine in configuration.machines {
+            guard let ride = machine.ride, let path = paths[machine.kind]?.popFirst() else { continue }
+            let loop = ride.loops ? ", looping" : ""
+            writeLine("0.000 ride \(machine.name): \(path), \(ride.frames.count) frames at \((machine.streamRate * 1000).rounded() / 1000) Hz\(loop)", to: 2)
         }
     }
 }

@@ -43,6 +43,8 @@ public struct MachineSpec: Sendable, Equatable {
     public var known: Bool
     /// What the adapter hears, in dBm, before noise.
     public var rssi: Int
+    /// A recording the machine plays instead of the rider model (``RecordedRide``).
+    public var ride: RecordedRide?
 
     public init(
         name: String, address: String, kind: Kind, adapter: String = "hci0", seed: UInt64 = 1, streamRate: Double = 1,

@@ -56,6 +56,20 @@ public struct SimulatorConfiguration: Sendable, Equatable {
         }
         return SimulatorConfiguration(adapters: adapterNames, machines: machines)
     }
+
+    /// Puts `ride` on the `number`-th machine of `kind` (from 1, in ``machines`` order), which
+    /// then streams at `rate`, or at the recording's own rate when `rate` is nil.
+    public mutating func ride(_ ride: RecordedRide, onMachine number: Int, of kind: MachineSpec.Kind, rate: Double? = nil) throws(SimulatorError) {
+        let candidates = machines.indices.filter { machines[$0].kind == kind }
+        guard candidates.indices.contains(number - 1) else {
+            throw SimulatorError("no \(kind.rawValue) machine number \(number) to ride (there are \(candidates.count))")
+        }
+        guard kind.dataCharacteristic == ride.characteristic else {
+            throw SimulatorError("a \(kind.rawValue) machine cannot ride \(ride.characteristic.jsonName) notifications")
+        }
+        machines[candidates[number - 1]].ride = ride
+        machines[candidates[number - 1]].streamRate = rate ?? ride.recordedRate
+    }
 }
 
 private func pad(_ number: Int, _ width: Int) -> String {

@@ -51,7 +51,7 @@ final class DeviceState {
         known = spec.known
         plan = ConnectPlan(connectDelay: timing.connect, resolveDelay: timing.resolve)
         controlPoint = ControlPointMachine(layout: layout, resistanceForm: spec.resistanceForm)
-        source = RiderModel(kind: spec.kind == .rower ? .rower : .bike, seed: spec.seed)
+        source = spec.dataSource()
         rssiNoise = SeededRandom(seed: spec.seed ^ 0x5151)
     }
 
