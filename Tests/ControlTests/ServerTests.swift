@@ -1,0 +1,247 @@
+@testable import Control
+import Foundation
+import Synchronization
+import Testing
+
+/// The server over real Unix sockets: round trips, ordering, limits and bad clients.
+@Suite("Control server")
+struct ServerTests {
+    @Test func everyCommandRoundTripsThroughTheClient() async throws {
+        try await withServer { fixture in
+            for request in ProtocolTests.everyCommand {
+                let client = fixture.client
+                let response = try await blocking { try client.request(request) }
+                let result = try #require(response.resultJSON)
+                #expect(try ControlRequest(parsing: result) == request)
+            }
+        }
+    }
+
+    @Test func failuresReachTheClientWithTheirCode() async throws {
+        let handler = ClosureHandler { request in
+            .failure(.unknownMachine, "no machine \(request.machine ?? "?") (known: SF-Bike-0001)")
+        }
+        try await withServer(handler: handler) { fixture in
+            let client = fixture.client
+            let response = try await blocking { try client.request(.start(machine: "SF-Bike-9")) }
+            #expect(response.failure == ControlFailure(code: .unknownMachine, message: "no machine SF-Bike-9 (known: SF-Bike-0001)"))
+            #expect(!response.isOK)
+        }
+    }
+
+    @Test func idsAreEchoedAndBadLinesDoNotEndTheConnection() async throws {
+        try await withServer { fixture in
+            let lines = try await blocking {
+                var stream = try fixture.connect()
+                try stream.send("{\"id\":\"abc\",\"command\":\"status\"}\nhello\n\n  \n{\"id\":7,\"command\":\"launch\"}\r\n{\"command\":\"machines\",\"id\":-1}\n")
+                return try (0..<4).map { _ in try stream.line() }
+            }
+            #expect(lines == [
+                #"{"ok":true,"id":"abc","result":{"command":"status"}}"#,
+                #"{"ok":false,"error":"not JSON: unexpected character at byte 0","code":"bad_request"}"#,
+                #"{"ok":false,"id":7,"error":"unknown command \"launch\" (known: status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training)","code":"bad_request"}"#,
+                #"{"ok":true,"id":-1,"result":{"command":"machines"}}"#,
+            ])
+        }
+    }
+
+    /// Fifty requests written at once, handled with random delays: answered in order, and
+    /// never two of one connection in the handler at the same time.
+    @Test func requestsOfOneConnectionAreHandledInOrderOneAtATime() async throws {
+        let inside = Atomic<Int>(0)
+        let overlaps = Atomic<Int>(0)
+        let handler = ClosureHandler { request in
+            if inside.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlaps.add(1, ordering: .sequentiallyConsistent) }
+            try? await Task.sleep(for: .microseconds(Int.random(in: 0...3000)))
+            inside.subtract(1, ordering: .sequentiallyConsistent)
+            return (try? .success(resultJSON: request.jsonLine())) ?? .ok
+        }
+        try await withServer(handler: handler) { fixture in
+            let answers = try await blocking {
+                var stream = try fixture.connect()
+                let requests = (1...50).map { ControlRequest.setPower(machine: "m", watts: $0).jsonLine(id: .integer(Int64($0))) + "\n" }
+                try stream.send(requests.joined())
+                return try (1...50).map { _ in try stream.line() }
+            }
+            for (index, answer) in answers.enumerated() {
+                #expect(answer == #"{"ok":true,"id":\#(index + 1),"result":{"command":"set_power","machine":"m","watts":\#(index + 1)}}"#)
+            }
+            #expect(overlaps.load(ordering: .sequentiallyConsistent) == 0)
+        }
+    }
+
+    /// Connection A's request waits inside the handler until connection B's has been handled:
+    /// only possible if different connections are handled concurrently.
+    @Test func differentConnectionsAreHandledConcurrently() async throws {
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let handler = ClosureHandler { request in
+            switch request {
+            case .start:
+                for await _ in released { return .ok }
+                return .failure(.failed, "never released")
+            default:
+                release.yield()
+                return .ok
+            }
+        }
+        try await withServer(handler: handler) { fixture in
+            let client = fixture.client
+            async let first = blocking { try client.request(.start(machine: "a")) }
+            try await Task.sleep(for: .milliseconds(50))
+            let second = try await blocking { try client.request(.stop(machine: "b")) }
+            #expect(second.isOK)
+            #expect(try await first.isOK)
+        }
+    }
+
+    @Test func aHundredClientsAtOnceAllGetTheirOwnAnswer() async throws {
+        try await withServer(ControlServerConfiguration(maxClients: 128)) { fixture in
+            let client = fixture.client
+            let answers = try await withThrowingTaskGroup(of: (Int, ControlResponse).self) { group in
+                for number in 0..<100 {
+                    group.addTask {
+                        try await blocking { (number, try client.request(.setPower(machine: "m\(number)", watts: number))) }
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            #expect(answers.count == 100)
+            for (number, response) in answers {
+                #expect(try ControlRequest(parsing: try #require(response.resultJSON)) == .setPower(machine: "m\(number)", watts: number))
+            }
+        }
+    }
+
+    @Test func clientsOverTheLimitAreRefusedPolitely() async throws {
+        try await withServer(ControlServerConfiguration(maxClients: 2)) { fixture in
+            try await blocking {
+                var first = try fixture.connect()
+                var second = try fixture.connect()
+                try first.send("{\"command\":\"status\"}\n")
+                try second.send("{\"command\":\"status\"}\n")
+                _ = try first.line()
+                _ = try second.line()
+                var third = try fixture.connect()
+                try third.expectLine(#"{"ok":false,"error":"the control socket has all the clients it takes (2); try again shortly","code":"busy"}"#)
+                third.expectEnd()
+                _ = consume first
+            }
+            // A place freed is a place taken: the count drops as the server sees the close.
+            for _ in 0..<200 where fixture.server.connectedClients > 1 { try await Task.sleep(for: .milliseconds(5)) }
+            let client = fixture.client
+            #expect(try await blocking { try client.request(.status) }.isOK)
+        }
+    }
+
+    @Test func anOversizeLineIsAnsweredThenClosed() async throws {
+        try await withServer(ControlServerConfiguration(maximumLineLength: 1024)) { fixture in
+            try await blocking {
+                var stream = try fixture.connect()
+                try stream.send("{\"command\":\"status\",\"id\":1}\n" + String(repeating: "x", count: 70_000))
+                try stream.expectLine(#"{"ok":true,"id":1,"result":{"command":"status"}}"#)
+                try stream.expectLine(#"{"ok":false,"error":"request line longer than 1024 bytes; closing","code":"line_too_long"}"#)
+                stream.expectEnd()
+            }
+        }
+    }
+
+    @Test func aLongLineWithinTheLimitIsRead() async throws {
+        try await withServer { fixture in
+            let name = String(repeating: "n", count: 256)
+            let padding = String(repeating: " ", count: 60_000)
+            let answer = try await blocking {
+                var stream = try fixture.connect()
+                try stream.send("{\"command\":\"start\",\(padding)\"machine\":\"\(name)\"}\n")
+                return try stream.line()
+            }
+            #expect(answer == #"{"ok":true,"result":{"command":"start","machine":"\#(name)"}}"#)
+        }
+    }
+
+    @Test func aClientThatClosesItsSideGetsEveryAnswerIncludingAnUnterminatedLastLine() async throws {
+        try await withServer { fixture in
+            try await blocking {
+                var stream = try fixture.connect()
+                try stream.send("{\"command\":\"machines\"}\n{\"command\":\"status\"}")
+                stream.shutdownWrite()
+                try stream.expectLine(#"{"ok":true,"result":{"command":"machines"}}"#)
+                try stream.expectLine(#"{"ok":true,"result":{"command":"status"}}"#)
+                stream.expectEnd()
+            }
+        }
+    }
+
+    @Test func halfLinesAndAbruptClosesLeaveTheServerServing() async throws {
+        let slow = ClosureHandler { request in
+            try? await Task.sleep(for: .milliseconds(30))
+            return .ok
+        }
+        try await withServer(handler: slow) { fixture in
+            try await blocking {
+                for _ in 0..<20 {
+                    let stream = try fixture.connect()
+                    try stream.send("{\"command\":\"sta")
+                }
+                for _ in 0..<20 {
+                    let stream = try fixture.connect()
+                    try stream.send("{\"command\":\"status\"}\n")  // closed while the handler works
+                }
+            }
+            let client = fixture.client
+            #expect(try await blocking { try client.request(.status) }.isOK)
+            for _ in 0..<400 where fixture.server.connectedClients > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(fixture.server.connectedClients == 0)
+        }
+    }
+
+    @Test func idleClientsAreToldAndClosed() async throws {
+        try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(200))) { fixture in
+            let started = ContinuousClock.now
+            try await blocking {
+                var stream = try fixture.connect()
+                try stream.expectLine(#"{"ok":false,"error":"no request for 0.2 seconds; closing","code":"timeout"}"#)
+                stream.expectEnd()
+            }
+            #expect(ContinuousClock.now - started >= .milliseconds(200))
+        }
+    }
+
+    /// The timer waits on the client, not on the handler: a handler slower than the idle
+    /// timeout still gets its answer through.
+    @Test func aSlowHandlerDoesNotTimeItsClientOut() async throws {
+        let slow = ClosureHandler { _ in
+            try? await Task.sleep(for: .milliseconds(600))
+            return .ok
+        }
+        try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(200)), handler: slow) { fixture in
+            try await blocking {
+                var stream = try fixture.connect()
+                try stream.send("{\"command\":\"upload\"}\n")
+                try stream.expectLine(#"{"ok":true,"result":{}}"#)
+                let notice = try stream.line()
+                #expect(notice.contains(#""code":"timeout""#))
+            }
+        }
+    }
+
+    @Test func closeEndsClientsAndRemovesTheSocket() async throws {
+        try await withServer { fixture in
+            try await blocking {
+                var stream = try fixture.connect()
+                try stream.send("{\"command\":\"status\"}\n")
+                _ = try stream.line()
+                let server = fixture.server
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    await server.close()
+                    done.signal()
+                }
+                done.wait()
+                stream.expectEnd()
+            }
+            #expect(TemporaryDirectory.status(fixture.path) == nil)
+            let client = fixture.client
+            #expect(throws: ControlClientError.noDaemon(path: fixture.path)) { try client.request(.status) }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Glibc
+
+/// A Unix socket bound with plain POSIX calls, for what a real server never does: a file
+/// nobody listens on (as a daemon killed by SIGKILL leaves), a listener that never accepts,
+/// or a peer that answers with whatever a test scripts.
+final class RawListener: @unchecked Sendable {
+    let descriptor: Int32
+
+    /// Binds `path`; listens only when `listening` (otherwise connecting is refused: stale).
+    init(path: String, listening: Bool) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SystemCallFailed(call: "socket", code: errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw SystemCallFailed(call: "bind", code: errno) }
+        if listening { guard listen(descriptor, 16) == 0 else { throw SystemCallFailed(call: "listen", code: errno) } }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Accepts one client, reads up to its first newline, writes `answer` and closes.
+    func answerOnce(with answer: String) {
+        let client = accept(descriptor, nil, nil)
+        guard client >= 0 else { return }
+        defer { close(client) }
+        var byte: UInt8 = 0
+        while recv(client, &byte, 1, 0) == 1, byte != UInt8(ascii: "\n") {}
+        let bytes = Array(answer.utf8)
+        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+}
