@@ -1,0 +1,53 @@
+/// `[prometheus] listen`: `host:port` on loopback only.
+///
+/// The scrape endpoint has no authentication, so it must not be reachable from the gym's
+/// network; a wider address is an error, not a warning.
+struct ListenAddress: Equatable {
+    var host: String
+    var port: Int
+
+    init(parsing text: String) throws(ValueProblem) {
+        let usage = "must be host:port on loopback (127.0.0.1:9464, [::1]:9464, localhost:9464), got \(OneLine.quoted(text))"
+        let hostPart: Substring
+        let portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[close...].hasPrefix("]:") else { throw .invalid(usage) }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { throw .invalid(usage) }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+            guard !hostPart.contains(":") else { throw .invalid("must write an IPv6 address in brackets ([::1]:9464), got \(OneLine.quoted(text))") }
+        }
+        guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let port = Int(portPart), (1...65535).contains(port)
+        else { throw .invalid("must end in a port from 1 to 65535, got \(OneLine.quoted(text))") }
+        guard Self.isLoopback(hostPart) else {
+            throw .invalid("must be a loopback address (127.0.0.0/8, [::1] or localhost): the endpoint has no authentication, got \(OneLine.quoted(text))")
+        }
+        host = String(hostPart)
+        self.port = port
+    }
+
+    static func isLoopback(_ host: Substring) -> Bool {
+        if host.lowercased() == "localhost" || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4 else { return false }
+        let values = octets.map { octet in octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } ? Int(octet) : nil }
+        return values.allSatisfy { ($0 ?? 256) <= 255 } && values.first == 127
+    }
+}
+
+extension DaemonConfig.Prometheus {
+    /// `listen` split into what a server binds: host (without brackets) and port. Throws for
+    /// a value ``DaemonConfig/parse(_:source:)`` would have refused.
+    public func listenAddress() throws(ConfigError) -> (host: String, port: Int) {
+        do {
+            let address = try ListenAddress(parsing: listen)
+            return (address.host, address.port)
+        } catch {
+            throw ConfigError(error.kind, source: "config", key: "prometheus.listen", problem: error.message)
+        }
+    }
+}
