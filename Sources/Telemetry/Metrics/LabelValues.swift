@@ -1,0 +1,47 @@
+/// The values one label may take: the documented ones, and `other` for anything else.
+///
+/// Each series costs the scraper memory for ever, so a label never takes a value from outside
+/// (a machine name, an error message): a value not on the list is counted as `other`. Every
+/// listed value's series exists from the start at 0, so `rate()` and `increase()` see the
+/// first event instead of a series that appears out of nowhere.
+struct LabelValues: Sendable {
+    static let other = "other"
+
+    let name: String
+    let values: [String]
+
+    init(_ name: String, _ values: [String]) {
+        self.name = name
+        self.values = values + [Self.other]
+    }
+
+    func bounded(_ value: String) -> String {
+        values.contains(value) ? value : Self.other
+    }
+}
+
+extension LabelValues {
+    /// SPEC §3.1's characteristic names (the FTMS module's `Characteristic.jsonName`).
+    static let characteristic = LabelValues("characteristic", [
+        "fitness_machine_feature", "rower_data", "indoor_bike_data", "training_status", "supported_speed_range",
+        "supported_inclination_range", "supported_resistance_level_range", "supported_heart_rate_range",
+        "supported_power_range", "fitness_machine_control_point", "fitness_machine_status",
+    ])
+    /// Workout's `EndReason` raw values.
+    static let endReason = LabelValues("reason", [
+        "stopped", "reset", "safety_key", "idle", "disconnected", "counter_fallback", "shutdown", "end_of_capture",
+    ])
+    /// Workout's `DropReason` raw values.
+    static let dropReason = LabelValues("reason", ["too_short", "no_distance_or_energy"])
+    /// Upload's `UploadOutcome` cases.
+    static let uploadRun = LabelValues("result", ["settled", "retry", "blocked"])
+    /// What became of each session a batch carried (Upload's `BatchReport`).
+    static let uploadSession = LabelValues("result", ["accepted", "duplicate", "retried", "dead"])
+    static let refresh = LabelValues("result", ["success", "login_required", "failed"])
+    /// SPEC §7's control socket commands.
+    static let command = LabelValues("command", [
+        "status", "machines", "resistance", "power", "start", "stop", "pause", "reset", "upload", "training",
+    ])
+    static let commandResult = LabelValues("result", ["ok", "refused", "error"])
+    static let queueState = LabelValues("state", ["pending", "uploaded", "dead"])
+}
