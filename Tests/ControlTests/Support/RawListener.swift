@@ -1,3 +1,4 @@
+@testable import Control
 import Glibc
 
 /// A Unix socket bound with plain POSIX calls, for what a real server never does: a file
@@ -10,16 +11,7 @@ final class RawListener: @unchecked Sendable {
     init(path: String, listening: Bool) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemCallFailed(call: "socket", code: errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8)
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocketAddress.with(path) { bind(descriptor, $0, $1) }
         guard bound == 0 else { throw SystemCallFailed(call: "bind", code: errno) }
         if listening { guard listen(descriptor, 16) == 0 else { throw SystemCallFailed(call: "listen", code: errno) } }
     }
