@@ -22,12 +22,7 @@ struct ConfigKey: Sendable {
         read: @escaping @Sendable (ConfigValue) throws(ValueProblem) -> Value,
         render: @escaping @Sendable (Value) -> String
     ) {
-        self.table = table
-        self.name = name
-        self.type = type
-        self.summary = summary
-        self.read = { (value, config) throws(ValueProblem) in config[keyPath: field] = try read(value) }
-        self.render = { config in render(config[keyPath: field]) }
+        self.init(table, name, type, summary, \DaemonConfig.self, field, read: read, render: render)
     }
 
     /// A key of a nested value both sockets share: `group` of `controlSocket`.

@@ -25,12 +25,7 @@ extension ConfigValue {
     /// A number in the half-open-below range `(0, upper]`; an integer is accepted as a number.
     func fraction(upTo upper: Double) throws(ValueProblem) -> Double {
         let expected = "a number greater than 0 and at most \(upper)"
-        let number: Double
-        switch self {
-        case .integer(let value): number = Double(value)
-        case .float(let value): number = value
-        default: throw .wrongType(expected, got: self)
-        }
+        let number = try number(expected)
         guard number.isFinite, number > 0, number <= upper else { throw .invalid("must be \(expected), got \(shown)") }
         return number
     }
@@ -39,12 +34,7 @@ extension ConfigValue {
     /// reads back exactly.
     func seconds() throws(ValueProblem) -> Duration {
         let expected = "a number of seconds greater than 0"
-        let number: Double
-        switch self {
-        case .integer(let value): number = Double(value)
-        case .float(let value): number = value
-        default: throw .wrongType(expected, got: self)
-        }
+        let number = try number(expected)
         guard number.isFinite, number > 0 else { throw .invalid("must be \(expected), got \(shown)") }
         guard number <= Double(Self.maximumSeconds) else {
             throw .invalid("must be at most \(Self.maximumSeconds) seconds (a year), got \(shown)")
@@ -52,6 +42,15 @@ extension ConfigValue {
         let milliseconds = (number * 1000).rounded()
         guard milliseconds >= 1 else { throw .invalid("must be at least 0.001 seconds (the resolution is 1 ms), got \(shown)") }
         return .milliseconds(Int64(milliseconds))
+    }
+
+    /// An integer or a float, as a `Double`.
+    private func number(_ expected: String) throws(ValueProblem) -> Double {
+        switch self {
+        case .integer(let value): Double(value)
+        case .float(let value): value
+        default: throw .wrongType(expected, got: self)
+        }
     }
 
     /// An array of strings, each checked by `element`, with no entry twice.
