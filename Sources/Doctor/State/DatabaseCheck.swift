@@ -1,0 +1,91 @@
+import Foundation
+import Store
+import Workout
+
+/// Check 5b: the database: opens as the daemon opens it (a corrupt or newer file is refused
+/// with the store's own line), passes SQLite's integrity check, and how the queue stands.
+///
+/// It never creates a database: a missing file is reported, not made, so running the doctor
+/// as root on a fresh box leaves no root-owned file for the daemon to trip over.
+struct DatabaseCheck: Sendable {
+    static let id = "database"
+    static let title = "Database"
+    /// A pending session older than this means uploads are not getting through.
+    static let stalePending: Int64 = 24 * 3600
+
+    var directory: String
+    var clock: WallClock
+
+    var path: String { (directory as NSString).appendingPathComponent(GatewayStore.fileName) }
+
+    /// The result, and the open store for the login check (closed by the caller).
+    func run() async -> (result: CheckResult, store: GatewayStore?) {
+        var data: [String: DoctorValue] = ["path": .string(path)]
+        guard FileManager.default.fileExists(atPath: path) else {
+            data["exists"] = false
+            return (CheckResult(
+                id: Self.id, title: Self.title, status: .warning, detail: "no database yet at \(path)",
+                hint: "the daemon creates it at first start; `ftms-bridge login` does too", data: data), nil)
+        }
+        data["exists"] = true
+        let store: GatewayStore
+        do {
+            store = try GatewayStore(directory: directory, clock: clock)
+        } catch {
+            data["error"] = .string("\(error)")
+            return (failed("\(error)", hint: "the daemon will refuse to start: restore the file from a backup, or move it aside to start empty", data), nil)
+        }
+        do {
+            let integrity = try await store.integrityCheck()
+            let migrations = try await store.appliedMigrations()
+            let counts = try await store.counts()
+            let oldest = try await store.pendingBatch(after: nil, limit: 1).first?.startedAt
+            data["integrity"] = .list(integrity.map(DoctorValue.string))
+            data["migrations"] = .list(migrations.map(DoctorValue.string))
+            data["device_id"] = .string(store.deviceID)
+            data["pending"] = .int(counts.pending)
+            data["uploaded"] = .int(counts.uploaded)
+            data["dead"] = .int(counts.dead)
+            guard integrity == ["ok"] else {
+                return (failed(
+                    "\(path) fails SQLite's integrity check: \(integrity.prefix(3).joined(separator: "; "))",
+                    hint: "stop the daemon, restore the file from a backup, or move it aside to start empty", data), store)
+            }
+            let age = oldest.map { max(0, (clock.now().millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
+            data["oldest_pending_started_at"] = .optional(oldest?.iso8601)
+            data["oldest_pending_age_s"] = .optional(age.map(Int.init))
+            let queue = "\(counts.pending) pending" + (age.map { " (oldest \(Self.ageText($0)) old)" } ?? "")
+                + ", \(counts.uploaded) uploaded, \(counts.dead) dead"
+            let detail = "\(path): integrity ok, \(migrations.count) migration\(migrations.count == 1 ? "" : "s") applied; \(queue)"
+            if counts.dead > 0 {
+                return (CheckResult(
+                    id: Self.id, title: Self.title, status: .warning, detail: detail,
+                    hint: "the backend refused \(counts.dead) session(s) for good: see `ftms-bridge queue`, retry with `ftms-bridge queue --retry-dead`",
+                    data: data), store)
+            }
+            if let age, age > Self.stalePending {
+                return (CheckResult(
+                    id: Self.id, title: Self.title, status: .warning, detail: detail,
+                    hint: "uploads are not getting through: see the backend and login checks", data: data), store)
+            }
+            return (CheckResult(id: Self.id, title: Self.title, status: .ok, detail: detail, data: data), store)
+        } catch {
+            data["error"] = .string("\(error)")
+            return (failed("\(error)", hint: "see journalctl -u ftms-bridge; the disk may be full or failing", data), store)
+        }
+    }
+
+    /// `45 s`, `12 min`, `5 h`, `3 d`.
+    static func ageText(_ seconds: Int64) -> String {
+        switch seconds {
+        case ..<120: "\(seconds) s"
+        case ..<7200: "\(seconds / 60) min"
+        case ..<172_800: "\(seconds / 3600) h"
+        default: "\(seconds / 86_400) d"
+        }
+    }
+
+    private func failed(_ detail: String, hint: String, _ data: [String: DoctorValue]) -> CheckResult {
+        CheckResult(id: Self.id, title: Self.title, status: .failed, detail: detail, hint: hint, data: data)
+    }
+}

@@ -1,0 +1,53 @@
+import Doctor
+import Foundation
+import Store
+import Workout
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DoctorInputs {
+    /// Inputs that look at nothing of this machine's: every path under `directory`, no
+    /// bluetoothd, a kernel without Bluetooth, a controller probe that finds nothing.
+    static func isolated(in directory: TemporaryDirectory, bus: String? = nil) -> DoctorInputs {
+        var inputs = DoctorInputs(version: "9.9.9-test", environment: [:])
+        inputs.defaultConfigPath = directory.file("etc/config.toml")
+        inputs.busAddress = bus ?? "unix:path=\(directory.file("no-bus-here"))"
+        inputs.stateDirectory = directory.file("state")
+        inputs.policyDirectories = [directory.file("policy")]
+        inputs.bluetoothSysfs = directory.file("sys/class/bluetooth")
+        inputs.bluetoothdPaths = []
+        inputs.kernelProbe = KernelBluetoothProbe { EAFNOSUPPORT }
+        inputs.controllerProbe = StubControllerProbe([:])
+        inputs.clock = WallClock { Fixed.now }
+        return inputs
+    }
+}
+
+enum Fixed {
+    /// 2026-11-21T08:00:00Z.
+    static let now = UTCTime(secondsSince1970: 1_795_248_000)
+
+    /// A session record with a known start, for queue counts.
+    static func session(_ number: Int, startedSecondsAgo: Int) -> SessionRecord {
+        let start = now.adding(seconds: -startedSecondsAgo)
+        let id = "00000000-0000-4000-8000-" + String(format: "%012d", number)
+        return SessionRecord(
+            sessionID: id, startedAt: start, endedAt: start.adding(seconds: 600), duration: 600, totalEnergy: 50,
+            totalDistance: 4000, json: #"{"session_id":"\#(id)"}"#)
+    }
+}
+
+/// Controllers by index, as a table.
+struct StubControllerProbe: ControllerProbe {
+    var answers: [Int: Result<ControllerInfo, ControllerProbeFailure>]
+
+    init(_ answers: [Int: Result<ControllerInfo, ControllerProbeFailure>]) {
+        self.answers = answers
+    }
+
+    func read(index: Int, timeout: Duration) async -> Result<ControllerInfo, ControllerProbeFailure> {
+        answers[index] ?? .failure(.noDevice)
+    }
+}

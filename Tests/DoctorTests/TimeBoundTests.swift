@@ -1,0 +1,32 @@
+import Doctor
+import Foundation
+import Testing
+
+/// The doctor never hangs: with everything broken at once (no bus, a backend that swallows
+/// packets, a bluetoothd that never answers) the whole run stays within its bound.
+@Suite("Time bound")
+struct TimeBoundTests {
+    @Test func everythingBrokenStillAnswersInTime() async throws {
+        let directory = try TemporaryDirectory()
+        var inputs = DoctorInputs.isolated(in: directory)
+        inputs.backendURL = "http://192.0.2.1:8080"
+        inputs.busAddress = "tcp:host=192.0.2.1,port=4242"
+        let started = ContinuousClock.now
+        let report = await Doctor(inputs: inputs).run()
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
+        #expect(report.check("backend")?.status == .failed)
+        #expect(report.check("dbus")?.status == .failed)
+        #expect(report.exitStatus == 1)
+    }
+
+    @Test func aPortWithNothingListeningIsQuick() async throws {
+        let directory = try TemporaryDirectory()
+        var inputs = DoctorInputs.isolated(in: directory)
+        inputs.backendURL = "http://127.0.0.1:\(try TestListener.closedPort())"
+        let started = ContinuousClock.now
+        let report = await Doctor(inputs: inputs).run()
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(report.check("backend")?.detail.contains("backend unreachable") == true)
+    }
+}
