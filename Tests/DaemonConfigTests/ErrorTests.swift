@@ -67,6 +67,8 @@ struct ErrorTests {
         Case("[sessions]\nefficiency = 0\n", .invalidValue, "sessions.efficiency", "greater than 0 and at most 1"),
         Case("[sessions]\nefficiency = 25\n", .invalidValue, "sessions.efficiency", "got 25"),
         Case("[sessions]\ntime_zone = \"Mars/Olympus_Mons\"\n", .invalidValue, "sessions.time_zone", "IANA time zone"),
+        Case("[sessions]\ntime_zone = \"../../../dev/stdin\"\n", .invalidValue, "sessions.time_zone", "IANA time zone"),
+        Case("[sessions]\ntime_zone = \"/etc/localtime\"\n", .invalidValue, "sessions.time_zone", "IANA time zone"),
         Case("[machines]\nallow = [\"\"]\n", .invalidValue, "machines.allow", "entry 1 must not be empty"),
         Case("[machines]\nallow = [\"SF-Bike-0001\", \" SF-Bike-0002\"]\n", .invalidValue, "machines.allow", "entry 2 must not start or end with spaces"),
         Case("[machines]\nallow = [\"SF-Bike-0001\", \"SF-Bike-0001\"]\n", .invalidValue, "machines.allow", "entry 2 repeats"),

@@ -87,7 +87,11 @@ enum StringRules {
 
     static func timeZone(_ text: String) throws(ValueProblem) {
         guard !text.isEmpty else { return }
-        guard text.utf8.count <= 64, TimeZone(identifier: text) != nil else {
+        // IANA names only (Area/Location, UTC, Etc/GMT+3): Foundation may look a name up as
+        // a file under /usr/share/zoneinfo, so no "..", no leading "/", no other characters.
+        let shaped = text.utf8.count <= 64 && !text.hasPrefix("/") && !text.contains("..")
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/_-+".contains($0)) }
+        guard shaped, TimeZone(identifier: text) != nil else {
             throw .invalid("must be an IANA time zone such as \"Europe/Berlin\" (or empty for the system's), got \(OneLine.quoted(text))")
         }
     }
