@@ -4,17 +4,23 @@ import Testing
 /// The D-Bus policy check against policy files written like the real ones.
 @Suite("D-Bus policy check")
 struct PolicyCheckTests {
-    /// BlueZ 5.66's bluetooth.conf as Debian 12 installs it: root owns the name, the default
-    /// context may call it, and Debian adds the bluetooth group.
-    static let debian12 = """
-        <!-- This configuration file specifies the required security policies
-             for Bluetooth core daemon to work. -->
+    /// The DOCTYPE, the root element and root's own policy, as every BlueZ policy file starts
+    /// (five lines: rule line numbers below count them).
+    static let prologue = """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
         <busconfig>
           <policy user="root">
             <allow own="org.bluez"/>
             <allow send_destination="org.bluez"/>
+        """
+
+    /// BlueZ 5.66's bluetooth.conf as Debian 12 installs it: root owns the name, the default
+    /// context may call it, and Debian adds the bluetooth group.
+    static let debian12 = """
+        <!-- This configuration file specifies the required security policies
+             for Bluetooth core daemon to work. -->
+        \(prologue)
             <allow send_interface="org.bluez.Agent1"/>
             <allow send_interface="org.freedesktop.DBus.ObjectManager"/>
           </policy>
@@ -29,12 +35,7 @@ struct PolicyCheckTests {
 
     /// The old upstream file: denied by default, open to root, lp and the console only.
     static let old = """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <policy user="root">
-            <allow own="org.bluez"/>
-            <allow send_destination="org.bluez"/>
+        \(prologue)
           </policy>
           <policy at_console="true">
             <allow send_destination="org.bluez"/>

@@ -56,21 +56,11 @@ struct PolicyXML: Sendable {
                     try expect(">")
                     guard let closed = stack.popLast() else { throw fail("</\(name)> closes nothing") }
                     guard closed.name == name else { throw fail("</\(name)> closes <\(closed.name)> (line \(closed.line))") }
-                    if stack.isEmpty {
-                        guard root == nil else { throw fail("a second root element") }
-                        root = closed
-                    } else {
-                        stack[stack.count - 1].children.append(closed)
-                    }
+                    try attach(closed, to: &stack, root: &root)
                 } else {
                     let (element, selfClosing) = try startTag()
                     if selfClosing {
-                        if stack.isEmpty {
-                            guard root == nil else { throw fail("a second root element") }
-                            root = element
-                        } else {
-                            stack[stack.count - 1].children.append(element)
-                        }
+                        try attach(element, to: &stack, root: &root)
                     } else {
                         if stack.isEmpty, root != nil { throw fail("a second root element") }
                         stack.append(element)
@@ -80,6 +70,16 @@ struct PolicyXML: Sendable {
             if let open = stack.last { throw Malformed(line: open.line, reason: "<\(open.name)> is never closed") }
             guard let root else { throw fail("no element at all") }
             return root
+        }
+
+        /// A finished element becomes its parent's child, or the root when it has no parent.
+        private func attach(_ element: Element, to stack: inout [Element], root: inout Element?) throws(Malformed) {
+            guard stack.isEmpty else {
+                stack[stack.count - 1].children.append(element)
+                return
+            }
+            guard root == nil else { throw fail("a second root element") }
+            root = element
         }
 
         private mutating func startTag() throws(Malformed) -> (Element, Bool) {
