@@ -16,22 +16,24 @@ public struct ControlErrorCode: RawRepresentable, Sendable, Hashable, CustomStri
     public static let lineTooLong = ControlErrorCode(rawValue: "line_too_long")
     /// No machine by that name or address is known to the daemon.
     public static let unknownMachine = ControlErrorCode(rawValue: "unknown_machine")
-    /// No training with that id is in the trainings cache.
+    /// No training with that id is in the trainings cache, or it cannot be run.
     public static let unknownTraining = ControlErrorCode(rawValue: "unknown_training")
+    /// No trainings are cached yet.
+    public static let noTrainings = ControlErrorCode(rawValue: "no_trainings")
+    /// `stop_training` on a machine that runs none.
+    public static let noTraining = ControlErrorCode(rawValue: "no_training")
     /// The machine is known but not connected and ready, or the daemon is still starting.
     public static let notReady = ControlErrorCode(rawValue: "not_ready")
-    /// The machine or the backend answered, and the answer was no (a Control Point result
-    /// other than success, an upload that failed).
+    /// The machine answered the Control Point request with something other than success.
+    public static let refused = ControlErrorCode(rawValue: "refused")
+    /// The command failed for another reason; the message says which.
     public static let failed = ControlErrorCode(rawValue: "failed")
-    /// Something else holds what was asked for: a training already runs on the machine, an
-    /// upload is already under way, or the socket has all the clients it takes.
+    /// Something else holds what was asked for, or the socket has all the clients it takes.
     public static let busy = ControlErrorCode(rawValue: "busy")
-    /// The machine did not answer in time, or the client sent nothing for the idle timeout.
+    /// The client sent nothing for the idle timeout, or the machine did not answer in time.
     public static let timeout = ControlErrorCode(rawValue: "timeout")
-    /// The command cannot be done on this machine (a power target on a rower without one).
-    public static let unsupported = ControlErrorCode(rawValue: "unsupported")
-    /// The gateway is not logged in to the backend.
-    public static let notLoggedIn = ControlErrorCode(rawValue: "not_logged_in")
+    /// `upload` on a daemon with no backend configured.
+    public static let noBackend = ControlErrorCode(rawValue: "no_backend")
     /// A fault in the daemon itself; the message says what.
     public static let internalError = ControlErrorCode(rawValue: "internal_error")
 }
