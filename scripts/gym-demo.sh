@@ -46,7 +46,7 @@ export "$(scripts/test-bus.sh start "$work/bus")"
 echo "$DBUS_SYSTEM_BUS_ADDRESS"
 
 say "2. ftms-sim: SF-Bike-0001 and SF-Rower-0001 riding recorded captures"
-"$bin/ftms-sim" --bus "$DBUS_SYSTEM_BUS_ADDRESS" --bikes 1 --rowers 1 --rate 4 \
+"$bin/ftms-sim" --bus "$DBUS_SYSTEM_BUS_ADDRESS" --bikes 1 --rowers 1 \
   --ride bike=scripts/demo/bike-ride.ftmscap --ride rower=scripts/demo/rower-ride.ftmscap \
   > "$work/sim.log" 2>&1 &
 pids+=($!)

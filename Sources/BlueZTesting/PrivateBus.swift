@@ -33,6 +33,13 @@ public final class PrivateBus: @unchecked Sendable {
         let configFile = directory.appendingPathComponent("bus.conf")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         address = "unix:path=\(socket)"
+        try spawn()
+    }
+
+    /// Starts dbus-daemon on the directory's config and waits for its socket.
+    private func spawn() throws {
+        let socket = directory.appendingPathComponent("system_bus_socket").path
+        let configFile = directory.appendingPathComponent("bus.conf")
         // posix_spawn and waitpid, not Foundation's Process: its waitUntilExit can miss the
         // child's exit here and hang the suite.
         var actions = posix_spawn_file_actions_t()
@@ -52,8 +59,22 @@ public final class PrivateBus: @unchecked Sendable {
         }
     }
 
+    /// The bus itself restarts at the same address, as when an operator restarts dbus: every
+    /// connection to it is lost, and the peers must connect again.
+    public func restart() throws {
+        terminate()
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("system_bus_socket"))
+        try spawn()
+    }
+
     /// Stops the daemon (TERM, then KILL after a second) and reaps it.
     public func stop() {
+        guard pid > 0 else { return }
+        terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func terminate() {
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
         var status: Int32 = 0
@@ -63,7 +84,6 @@ public final class PrivateBus: @unchecked Sendable {
             usleep(10_000)
         }
         pid = 0
-        try? FileManager.default.removeItem(at: directory)
     }
 
     deinit { stop() }

@@ -6,7 +6,10 @@
 //    moment the decoded line arrives on monitor's stdout pipe. The dbusmock peer cannot say when
 //    it emitted, so there the clock starts before the control call: an upper bound.
 //
-//   ftms-latency --bridge PATH [--peer sim|dbusmock] [--sim PATH] [--calls N] [--frames N]
+// 3. With `--target daemon` (issue 6): notification → a reader of `ftms-bridge run`'s metrics
+//    socket, the `sample` line's arrival, from the same emission instant.
+//
+//   ftms-latency --bridge PATH [--peer sim|dbusmock] [--sim PATH] [--calls N] [--frames N] [--target monitor|daemon]
 //
 // Prints median, p90, p99 and max for each, in microseconds.
 import BlueZTesting
@@ -19,6 +22,7 @@ struct Options {
     var sim = "../.build/release/ftms-sim"
     var calls = 5_000
     var frames = 2_000
+    var target = "monitor"
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -30,6 +34,7 @@ struct Options {
             case "--sim": sim = value
             case "--calls": calls = Int(value) ?? calls
             case "--frames": frames = Int(value) ?? frames
+            case "--target": target = value
             default: throw Failure("unknown option \(flag)")
             }
         }
@@ -56,22 +61,39 @@ func summary(_ label: String, _ samples: [Duration]) -> String {
                   label, micros.count, quantile(0.5), quantile(0.9), quantile(0.99), micros.last ?? 0)
 }
 
-/// Timestamps each line monitor writes, on a thread of its own so reading never waits on us.
+/// Timestamps each line monitor writes (or each `sample` line of the metrics socket), on a
+/// thread of its own so reading never waits on us.
 final class LineClock: @unchecked Sendable {
     private let lock = NSLock()
     private var arrivals: [UInt64] = []
 
     func start(reading handle: FileHandle) {
+        start(descriptor: handle.fileDescriptor, counting: nil)
+    }
+
+    /// Counts only lines containing `marker` (split across reads is handled).
+    func start(descriptor: Int32, counting marker: String?) {
         let thread = Thread {
-            var pending = 0
-            let descriptor = handle.fileDescriptor
             var buffer = [UInt8](repeating: 0, count: 65_536)
+            var line: [UInt8] = []
+            let needle = marker.map { Array($0.utf8) }
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 guard count > 0 else { return }
                 let now = monotonicNanoseconds()
-                let lines = buffer[0..<count].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-                pending += lines
+                var lines = 0
+                for byte in buffer[0..<count] {
+                    if byte == UInt8(ascii: "\n") {
+                        if let needle {
+                            if line.count >= needle.count, (0...(line.count - needle.count)).contains(where: { line[$0..<($0 + needle.count)].elementsEqual(needle) }) { lines += 1 }
+                        } else {
+                            lines += 1
+                        }
+                        line.removeAll(keepingCapacity: true)
+                    } else if needle != nil {
+                        line.append(byte)
+                    }
+                }
                 self.lock.lock()
                 for _ in 0..<lines { self.arrivals.append(now) }
                 self.lock.unlock()
@@ -128,19 +150,56 @@ struct Main {
         }
         print(summary("Properties.Get round trip (\(options.peer))", roundTrips))
 
-        // 2. Notification → monitor output.
+        // 2. Notification → monitor output (or → the daemon's metrics socket).
         let paths = try await peer.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
         guard let data = paths["2ad2"]?.string, let controlPoint = paths["2ad9"]?.string else { throw Failure("no GATT paths") }
+        let daemon = options.target == "daemon"
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-latency-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let socketPath = work.appendingPathComponent("metrics.sock").path
         let monitor = Process()
         monitor.executableURL = URL(fileURLWithPath: options.bridge)
-        monitor.arguments = ["monitor", "SF-Bike-0001", "--json", "--count", "\(options.frames + 50)"]
+        if daemon {
+            let config = """
+                [state]
+                directory = "\(work.path)"
+                [metrics_socket]
+                path = "\(socketPath)"
+                [control_socket]
+                path = "\(work.appendingPathComponent("control.sock").path)"
+                [prometheus]
+                enabled = false
+                [log]
+                level = "warning"
+                """
+            try config.write(to: work.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+            monitor.arguments = ["run", "--config", work.appendingPathComponent("config.toml").path]
+        } else {
+            monitor.arguments = ["monitor", "SF-Bike-0001", "--json", "--count", "\(options.frames + 50)"]
+        }
         monitor.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": bus.address]) { $1 }
         let pipe = Pipe()
         monitor.standardOutput = pipe
         try monitor.run()
         defer { if monitor.isRunning { monitor.terminate() } }
         let lines = LineClock()
-        lines.start(reading: pipe.fileHandleForReading)
+        if daemon {
+            let reader = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+            }
+            let connectDeadline = clock.now + .seconds(30)
+            while withUnsafePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(reader, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }) != 0 {
+                guard clock.now < connectDeadline else { throw Failure("the daemon's metrics socket never accepted") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            lines.start(descriptor: reader, counting: "\"type\":\"sample\"")
+        } else {
+            lines.start(reading: pipe.fileHandleForReading)
+        }
         let deadline = clock.now + .seconds(30)
         while (try await peer.mock("GetWrites", [.string(controlPoint)]).first?.array ?? []).isEmpty {
             guard clock.now < deadline else { throw Failure("monitor never took control") }
@@ -155,13 +214,15 @@ struct Main {
             let reply = try await peer.mock(timed ? "NotifyValueTimed" : "NotifyValue", [.string(data), .string(frame)])
             if timed, case .uint64(let at)? = reply.first { emitted = at }
             while lines.count <= index {
-                guard clock.now - started < .seconds(5) else { throw Failure("frame \(index) never reached monitor's output") }
+                guard clock.now - started < .seconds(5) else { throw Failure("frame \(index) never reached \(daemon ? "the metrics socket" : "monitor's output")") }
                 try await Task.sleep(for: .microseconds(50))
             }
             if index >= 50, let arrived = lines.arrival(index) { latencies.append(.nanoseconds(Int64(arrived) - Int64(emitted))) }
             try await Task.sleep(for: .milliseconds(1))
         }
-        print(summary("notification → monitor output (\(options.peer)\(timed ? ", from emission" : ", upper bound"))", latencies))
+        let sink = daemon ? "metrics-socket reader (ftms-bridge run)" : "monitor output"
+        print(summary("notification → \(sink) (\(options.peer)\(timed ? ", from emission" : ", upper bound"))", latencies))
+        if daemon { monitor.terminate() }
         monitor.waitUntilExit()
     }
 

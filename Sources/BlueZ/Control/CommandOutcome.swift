@@ -11,6 +11,13 @@ public struct CommandOutcome: Sendable, Equatable {
     /// operator sees when a fallback or a re-request happened.
     public var written: [[UInt8]]
 
+    public init(command: MachineCommand, request: [UInt8], response: ControlPointResponse, written: [[UInt8]]) {
+        self.command = command
+        self.request = request
+        self.response = response
+        self.written = written
+    }
+
     public var succeeded: Bool { response.result == .success }
 
     /// The result's FTMS name, or its raw code when FTMS reserves it.

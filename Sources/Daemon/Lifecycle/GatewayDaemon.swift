@@ -7,7 +7,7 @@ import NIOPosix
 import Publish
 import ServiceLifecycle
 import Store
-public import Systemd
+import Systemd
 import Telemetry
 import Training
 import Upload
@@ -140,7 +140,7 @@ public struct GatewayDaemon: Sendable {
                 let (host, port) = try config.prometheus.listenAddress()
                 let endpoint = try await PrometheusEndpoint.listen(host: host, port: port, metrics: metrics, group: loops)
                 prometheus = endpoint
-                let bound = await endpoint.port
+                let bound = endpoint.port
                 logger.info("Prometheus metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics")
             } catch {
                 await server.close()

@@ -1,10 +1,13 @@
 import ArgumentParser
 import BlueZ
+import Control
 import FTMS
 import Foundation
 
 /// `ftms-bridge control MACHINE --resistance L | --power W | --start | --stop | --pause | --reset`
-/// (SPEC §9): one Control Point command with SPEC §4's policy, standalone over BlueZ.
+/// (SPEC §9): one Control Point command with SPEC §4's policy. Through the running daemon's
+/// control socket when there is one (the daemon holds the machine's link), else standalone
+/// over BlueZ.
 struct ControlCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "control",
@@ -13,7 +16,9 @@ struct ControlCommand: AsyncParsableCommand {
             Connects, takes control, sends the command and prints the request bytes and the machine's result. \
             A resistance level is clamped to the machine's range; a machine that refuses the spec's uint8 form \
             gets the sint16 form. Exit status 1 when the machine does not answer "success". \
-            Uses the system bus, or DBUS_SYSTEM_BUS_ADDRESS.
+            When `ftms-bridge run` is running, the command goes through its control socket; otherwise \
+            this connects itself, over the system bus or DBUS_SYSTEM_BUS_ADDRESS. --training and \
+            --stop-training need the daemon.
             """
     )
 
@@ -38,15 +43,23 @@ struct ControlCommand: AsyncParsableCommand {
     @Flag(help: "Reset the machine (this also ends our control).")
     var reset = false
 
+    @Option(help: "Start this cached training (its id) on the machine: the daemon runs its stages.")
+    var training: String?
+
+    @Flag(name: .customLong("stop-training"), help: "Stop the training running on the machine.")
+    var stopTraining = false
+
     @Flag(help: "Print the outcome as one JSON object.")
     var json = false
+
+    @OptionGroup var daemon: DaemonSocketOptions
 
     @Option(help: "Seconds to discover for when the machine is not already known.")
     var scanTimeout: Double = 5
 
     func validate() throws {
-        guard commands.count == 1 else {
-            throw ValidationError("give exactly one of --resistance, --power, --start, --stop, --pause, --reset")
+        guard commands.count + (training == nil ? 0 : 1) + (stopTraining ? 1 : 0) == 1 else {
+            throw ValidationError("give exactly one of --resistance, --power, --start, --stop, --pause, --reset, --training, --stop-training")
         }
         if let resistance, !resistance.isFinite || abs(resistance) > 3276.7 {
             throw ValidationError("--resistance must be a level between -3276.7 and 3276.7")
@@ -63,7 +76,11 @@ struct ControlCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let command = commands.first else { return }
+        if try throughDaemon() { return }
+        guard let command = commands.first else {
+            printError("control: --training and --stop-training need the daemon, and none answers at \(daemon.controlSocket)")
+            throw ExitCode(1)
+        }
         try await withBlueZ(command: "control") { client in
             let found = try await client.locate(
                 MachineTarget(machine), filter: MachineFilter(acceptGenericFTMS: true), timeout: .milliseconds(Int(scanTimeout * 1000)))
@@ -83,6 +100,45 @@ struct ControlCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         }
+    }
+
+    /// Sends the command through a running daemon; false when there is none.
+    private func throughDaemon() throws -> Bool {
+        let request: ControlRequest
+        if let training {
+            request = .startTraining(machine: machine, training: training)
+        } else if stopTraining {
+            request = .stopTraining(machine: machine)
+        } else if let resistance {
+            request = .setResistance(machine: machine, level: resistance)
+        } else if let power {
+            request = .setPower(machine: machine, watts: power)
+        } else if start {
+            request = .start(machine: machine)
+        } else if stop {
+            request = .stop(machine: machine)
+        } else if pause {
+            request = .pause(machine: machine)
+        } else {
+            request = .reset(machine: machine)
+        }
+        guard let answer = try daemon.ask(request, command: "control") else { return false }
+        if let failure = answer.failure {
+            printError("control: \(failure.message)")
+            throw ExitCode(1)
+        }
+        let result = answer.resultJSON ?? "{}"
+        if json {
+            print(result)
+        } else if let data = result.data(using: .utf8),
+                  let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+                  let operation = fields["operation"] as? String
+        {
+            print("\(fields["machine"] as? String ?? machine): \(operation) \(fields["request"] as? String ?? "") → \(fields["result"] as? String ?? "?") (through the daemon)")
+        } else {
+            print(result)
+        }
+        return true
     }
 
     static func line(_ outcome: CommandOutcome, info: MachineInfo) -> String {

@@ -1,10 +1,12 @@
 import ArgumentParser
+import Control
 import Foundation
 import Store
 import Workout
 
 /// `ftms-bridge status`: login state, device id, queue counts, the last upload and the stats.
-/// Reads the store only; it never calls the backend.
+/// With a daemon running, its own view through the control socket (machines, bus, uptime
+/// too); otherwise the store's. It never calls the backend.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
@@ -16,7 +18,13 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead.")
     var json = false
 
+    @OptionGroup var daemon: DaemonSocketOptions
+
     func run() async throws {
+        if let answer = try daemon.ask(.status, command: "status") {
+            try printDaemonStatus(answer)
+            return
+        }
         try await reportingFailure("status") {
             let store = try gateway.openStore()
             let account = try await store.accountState()
@@ -51,6 +59,48 @@ struct StatusCommand: AsyncParsableCommand {
             ]
             print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
         }
+    }
+
+    /// The running daemon's status: JSON as it answered, or a table.
+    private func printDaemonStatus(_ answer: ControlResponse) throws {
+        if let failure = answer.failure {
+            printError("status: \(failure.message)")
+            throw ExitCode(1)
+        }
+        let text = answer.resultJSON ?? "{}"
+        if json {
+            printLine(text)
+            return
+        }
+        let status = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        let queue = status["queue"] as? [String: Any] ?? [:]
+        let account = status["account"] as? [String: Any] ?? [:]
+        let bus = status["bus"] as? [String: Any] ?? [:]
+        let machines = status["machines"] as? [[String: Any]] ?? []
+        let login = (account["logged_in"] as? Bool ?? false) ? "logged in" : "login required: \(account["login_required_reason"] as? String ?? "not logged in")"
+        var age = ""
+        if let seconds = queue["oldest_pending_age_s"] as? Int { age = ", oldest pending \(seconds) s" }
+        var rows: [(String, String)] = [
+            ("daemon", "ftms-bridge \(status["version"] as? String ?? "?"), up \(status["uptime_s"] as? Int ?? 0) s"),
+            ("device id", status["device_id"] as? String ?? "?"),
+            ("login", login),
+            ("backend", status["backend"] as? String ?? "none configured"),
+            ("system bus", (bus["connected"] as? Bool ?? false) ? "connected" : "not connected: \(bus["error"] as? String ?? "connecting")"),
+            ("sessions", "\(queue["pending"] as? Int ?? 0) pending, \(queue["uploaded"] as? Int ?? 0) uploaded, \(queue["dead"] as? Int ?? 0) dead\(age)"),
+        ]
+        if let last = status["last_upload"] as? [String: Any] {
+            rows.append(("last upload", "\(last["at"] as? String ?? "?") \((last["succeeded"] as? Bool ?? false) ? "ok" : "incomplete"): \(last["result"] as? String ?? "")"))
+        }
+        rows.append(("metrics readers", "\(status["metrics_readers"] as? Int ?? 0)"))
+        rows.append(("machines", machines.isEmpty ? "none yet" : "\(machines.count)"))
+        for machine in machines {
+            var line = "\(machine["state"] as? String ?? "?")"
+            if let session = machine["session_id"] as? String { line += ", riding (session \(session))" }
+            if let training = machine["training"] as? String { line += ", training \(training)" }
+            if let error = machine["last_error"] as? String, machine["state"] as? String != "ready" { line += " — \(error)" }
+            rows.append(("  \(machine["name"] as? String ?? "?")", line))
+        }
+        print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
     }
 
     static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?) -> String {

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Control
+
+/// `--control-socket`: where a running daemon answers (SPEC §7). Commands that can act
+/// through the daemon try it first, and work standalone when no daemon listens there.
+struct DaemonSocketOptions: ParsableArguments {
+    @Option(name: .customLong("control-socket"), help: "The running daemon's control socket (default \(ControlServerConfiguration.defaultPath)).")
+    var controlSocket: String = ControlServerConfiguration.defaultPath
+
+    @Flag(name: .customLong("standalone"), help: "Do not ask a running daemon; act directly.")
+    var standalone = false
+
+    /// The daemon's answer, or `nil` when no daemon listens (or `--standalone`). Any other
+    /// failure to talk to it (a timeout, a garbled answer) is the command's one-line error.
+    func ask(_ request: ControlRequest, command: String, timeout: Duration = .seconds(30)) throws -> ControlResponse? {
+        guard !standalone else { return nil }
+        do {
+            return try ControlClient(socketPath: controlSocket, timeout: timeout).request(request)
+        } catch let error where error.isNoDaemon {
+            return nil
+        } catch {
+            printError("\(command): the daemon at \(controlSocket): \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import BlueZ
+import BlueZTesting
+import Daemon
+import DBus
+import Foundation
+import Logging
+import Store
+import Workout
+
+/// A fleet against a real private dbus-daemon and the built `ftms-sim`, writing to a real
+/// SQLite store in a temporary directory. Session timers are seconds, not minutes.
+final class FleetRig: @unchecked Sendable {
+    let bus: PrivateBus
+    var sim: SimulatedBlueZ
+    let directory: String
+    let store: GatewayStore
+    let fleet: MachineFleet
+    private var task: Task<Void, Never>?
+    let stored = Counter()
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() { lock.withLock { value += 1 } }
+        var count: Int { lock.withLock { value } }
+    }
+
+    static var rules: SessionRules {
+        var rules = SessionRules()
+        rules.pauseAfterIdle = .seconds(1)
+        rules.endAfterIdle = .seconds(2)
+        rules.minimumMovement = .milliseconds(500)
+        rules.disconnectGrace = .seconds(30)
+        rules.checkpointInterval = .milliseconds(300)
+        return rules
+    }
+
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil) async throws {
+        bus = try existingBus ?? PrivateBus()
+        sim = try await SimulatedBlueZ(bus: bus, arguments: arguments)
+        directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("ftms-daemon-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try GatewayStore(directory: directory)
+        var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        logger.logLevel = .critical
+        let stored = stored
+        let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: logger, sessionStored: { stored.increment() })
+        var settings = FleetSettings(busAddress: bus.address, allow: allow)
+        settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
+        settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
+        settings.supervisorTiming = MachineSupervisor.Timing(locate: .seconds(5), connect: .seconds(5), resolve: .seconds(5))
+        fleet = MachineFleet(settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger)
+    }
+
+    func start(restoring: Bool = false) async throws {
+        if restoring { await fleet.restore(try await store.loadAll()) }
+        let fleet = fleet
+        task = Task { await fleet.run() }
+    }
+
+    /// Cancels the fleet (as SIGTERM does) and waits for it to finish.
+    func stopFleet() async {
+        task?.cancel()
+        await task?.value
+        task = nil
+    }
+
+    func stop() async {
+        await stopFleet()
+        _ = sim.stop()
+        try? store.close()
+        bus.stop()
+    }
+
+    func removeState() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The device path of a simulated machine.
+    func device(_ name: String) -> String {
+        let address = sim.machines[name] ?? ""
+        return "/org/bluez/hci0/dev_" + address.replacingOccurrences(of: ":", with: "_")
+    }
+
+    /// Stops the machine's rider: no more frames, so its session pauses and ends.
+    func stopRiding(_ name: String) async throws {
+        _ = try await sim.mock("SetStreamRate", [.string(device(name)), .double(0)])
+    }
+
+    func statuses() async -> [String: MachineStatus] {
+        Dictionary(uniqueKeysWithValues: await fleet.statuses().map { ($0.name, $0) })
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+func eventually(_ timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}

@@ -1,0 +1,103 @@
+import BlueZ
+import BlueZTesting
+import Daemon
+import Foundation
+import Store
+import Testing
+import Workout
+
+/// `MachineFleet` as the daemon runs it: several machines at once, sessions to the store,
+/// checkpoints across a stop, the allow-list, and the bus itself restarting.
+@Suite("Daemon: the machine fleet", .serialized)
+struct FleetTests {
+    @Test func keepsEveryMachineConnectedAndStoresEachFinishedSession() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "2", "--rowers", "1", "--rate", "4", "--known"])
+        defer { rig.removeState() }
+        try await rig.start()
+        let riding = await eventually {
+            let machines = await rig.statuses()
+            return machines.count == 3 && machines.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
+        }
+        let seen = await rig.statuses()
+        #expect(riding, "\(seen)")
+        let sessions = await rig.statuses().mapValues { $0.sessionID }
+        try await rig.stopRiding("SF-Bike-0002")
+        // Idle 2 s ends it; the other two ride on.
+        #expect(await eventually { (try? await rig.store.counts().pending) == 1 })
+        let stored = try await rig.store.sessions(status: .pending)
+        #expect(stored.map(\.sessionID) == [sessions["SF-Bike-0002"] ?? nil].compactMap { $0 })
+        #expect(rig.stored.count == 1)
+        let checkpoints = try await rig.store.loadAll().map(\.machine.name).sorted()
+        #expect(checkpoints == ["SF-Bike-0001", "SF-Rower-0001"])
+        let now = await rig.statuses()
+        #expect(now["SF-Bike-0001"]?.sessionID == sessions["SF-Bike-0001"] ?? nil)
+        #expect(now["SF-Bike-0002"]?.sessionID == nil)
+        await rig.stop()
+    }
+
+    @Test func checkpointsOpenSessionsOnStopAndCarriesThemOnAfterARestart() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"])
+        defer { rig.removeState() }
+        try await rig.start()
+        #expect(await eventually { await rig.statuses().values.filter { $0.sessionID != nil }.count == 2 })
+        let before = await rig.statuses().mapValues { $0.sessionID }
+        await rig.stopFleet()
+        let saved = try await rig.store.loadAll()
+        #expect(Set(saved.map(\.sessionID)) == Set(before.values.compactMap { $0 }))
+        #expect(try await rig.store.counts().pending == 0)
+
+        // A new fleet on the same store: the sessions resume when the machines reconnect and move.
+        let again = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"], directory: rig.directory, bus: nil)
+        _ = rig.sim.stop()
+        try await again.start(restoring: true)
+        #expect(await eventually {
+            let now = await again.statuses()
+            return now.count == 2 && now.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
+        })
+        let after = await again.statuses().mapValues { $0.sessionID }
+        #expect(after == before)
+        await again.stop()
+        try? rig.store.close()
+        rig.bus.stop()
+    }
+
+    @Test func takesOnlyTheMachinesOnTheAllowList() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "3", "--rate", "2", "--known"], allow: ["SF-Bike-0002"])
+        defer { rig.removeState() }
+        try await rig.start()
+        #expect(await eventually { await rig.statuses()["SF-Bike-0002"]?.state == .ready })
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(await rig.statuses().keys.sorted() == ["SF-Bike-0002"])
+        let calls = try await rig.sim.mock("GetCallLog").first?.array?.compactMap(\.string) ?? []
+        #expect(!calls.contains { $0.hasPrefix("org.bluez.Device1.Connect") && !$0.contains("00_00_02") })
+        await rig.stop()
+    }
+
+    @Test func reconnectsWhenTheSystemBusItselfRestarts() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known"])
+        defer { rig.removeState() }
+        try await rig.start()
+        #expect(await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
+        #expect(await rig.fleet.busConnections == 1)
+
+        try rig.bus.restart()
+        rig.sim.kill()
+        let noticed = await eventually(.seconds(10)) {
+            let connected = await rig.fleet.busConnected
+            let connections = await rig.fleet.busConnections
+            return !connected || connections > 1
+        }
+        #expect(noticed)
+        rig.sim = try await SimulatedBlueZ(bus: rig.bus, arguments: ["--bikes", "1", "--rate", "4", "--known"])
+        let back = await eventually {
+            let connections = await rig.fleet.busConnections
+            let state = await rig.statuses()["SF-Bike-0001"]?.state
+            return connections >= 2 && state == .ready
+        }
+        #expect(back)
+        // Within the disconnect grace, the same session carries on.
+        #expect(await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID == session })
+        await rig.stop()
+    }
+}

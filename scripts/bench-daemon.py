@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Whole-process figures for `ftms-bridge run` (issue 6's bars), against ftms-sim on a private bus.
+
+  load:  N simulated machines (default 10: 5 bikes, 5 rowers) at 4 notifications/s each for
+         DURATION seconds (default 600) after a warm-up: the daemon's RSS (max and last) and CPU
+         (% of one core, from /proc utime+stime). Bars: RSS <= 30 MB, CPU <= 2 %.
+  idle:  the same machines connected but silent (--rate 0), for IDLE seconds (default 60):
+         wake-ups per second, counted as context switches of every daemon thread
+         (/proc/PID/task/*/status). Bar: <= 1 per second.
+
+  scripts/bench-daemon.py [--bin .build/release] [--machines 10] [--duration 600] [--idle 60]
+Prints one line per figure; exit status 1 if a bar is missed.
+"""
+import argparse, glob, os, shutil, signal, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def rss_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def switches(pid):
+    """Context switches by thread id: a thread that ends keeps its last count in the caller's view."""
+    counts = {}
+    for status in glob.glob(f"/proc/{pid}/task/*/status"):
+        try:
+            total = 0
+            for line in open(status):
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+            counts[status.split("/")[4]] = total
+        except OSError:
+            pass
+    return counts
+
+
+def count_wakeups(pid, seconds):
+    """Sums each thread's growth, sampled every second, so threads that come and go count too."""
+    last = switches(pid)
+    woken = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(1)
+        now = switches(pid)
+        for tid, count in now.items():
+            woken += count - last.get(tid, 0)
+        last.update(now)
+    return woken
+
+
+def run_scenario(args, rate, work, label):
+    bus_dir = os.path.join(work, f"bus-{label}")
+    address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout.strip().split("=", 1)[1]
+    bikes = args.machines // 2
+    sim = subprocess.Popen([os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
+                            "--rate", str(rate), "--known"], stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"sim-{label}.log"), "w"))
+    state = os.path.join(work, f"state-{label}")
+    os.makedirs(state)
+    config = os.path.join(work, f"config-{label}.toml")
+    with open(config, "w") as f:
+        f.write(f"""[state]
+directory = "{state}"
+[metrics_socket]
+path = "{os.path.join(work, label + '-metrics.sock')}"
+[control_socket]
+path = "{os.path.join(work, label + '-control.sock')}"
+[prometheus]
+enabled = false
+[log]
+level = "notice"
+""")
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    daemon = subprocess.Popen([os.path.join(args.bin, "ftms-bridge"), "run", "--config", config], env=env,
+                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"daemon-{label}.log"), "w"))
+    return bus_dir, sim, daemon
+
+
+def stop(bus_dir, *processes):
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", bus_dir], capture_output=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
+    parser.add_argument("--machines", type=int, default=10)
+    parser.add_argument("--rate", type=float, default=4)
+    parser.add_argument("--duration", type=int, default=600)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--idle", type=int, default=60)
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="ftms-bench-daemon.")
+    failed = False
+    try:
+        # Load.
+        bus_dir, sim, daemon = run_scenario(args, args.rate, work, "load")
+        time.sleep(args.warmup)
+        if daemon.poll() is not None:
+            raise SystemExit(f"bench-daemon: the daemon exited {daemon.returncode}; see {work}/daemon-load.log")
+        ready = open(os.path.join(work, "daemon-load.log")).read()
+        start_cpu, start_wall, peak = cpu_seconds(daemon.pid), time.monotonic(), 0
+        samples = []
+        while time.monotonic() - start_wall < args.duration:
+            time.sleep(5)
+            rss = rss_kib(daemon.pid)
+            peak = max(peak, rss)
+            samples.append(rss)
+        cpu = (cpu_seconds(daemon.pid) - start_cpu) / (time.monotonic() - start_wall) * 100
+        print(f"load: {args.machines} machines at {args.rate:g} Hz for {args.duration} s (after {args.warmup} s warm-up): "
+              f"RSS max {peak / 1024:.1f} MB, first {samples[0] / 1024:.1f} MB, last {samples[-1] / 1024:.1f} MB; CPU {cpu:.2f} % of one core")
+        if peak > 30 * 1024 or cpu > 2:
+            failed = True
+            print("load: BAR MISSED (RSS <= 30 MB, CPU <= 2 %)")
+        stop(bus_dir, daemon, sim)
+        # Idle.
+        bus_dir, sim, daemon = run_scenario(args, 0, work, "idle")
+        time.sleep(args.warmup)
+        at = time.monotonic()
+        cpu_before = cpu_seconds(daemon.pid)
+        woken = count_wakeups(daemon.pid, args.idle)
+        elapsed = time.monotonic() - at
+        wakeups = woken / elapsed
+        threads = len(glob.glob(f"/proc/{daemon.pid}/task/*"))
+        print(f"idle: {args.machines} machines connected, silent, for {args.idle} s: {wakeups:.2f} wake-ups/s over {threads} threads; "
+              f"CPU {(cpu_seconds(daemon.pid) - cpu_before) / elapsed * 100:.3f} %")
+        if wakeups > 1:
+            failed = True
+            print("idle: BAR MISSED (<= 1 wake-up per second)")
+        stop(bus_dir, daemon, sim)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""End-to-end run of the product (issue 6): BlueZ on a bus, the backend, `ftms-bridge run`.
+
+By default everything is ours and private: a dbus-daemon (scripts/test-bus.sh), ftms-sim with
+an SF-Bike and an SF-Rower, and ftms-backend on a loopback port. `--bus ADDRESS` uses a BlueZ
+(or a fake of it) already on that bus instead, and `--backend URL` another backend; then only
+standard FTMS and BlueZ behaviour is relied on, never our simulator's or backend's extras.
+
+What it checks, in order:
+  1. the daemon connects two machines and a metrics-socket reader sees `hello`, `machine`
+     ready, `sample`s from both and `session_state` started;
+  2. `ftms-bridge control MACHINE --resistance 5` goes through the daemon's control socket and
+     the machine accepts it (with ftms-sim: the Control Point really received 0x04 0x32);
+  3. SIGKILL of the daemon mid-session, then a restart: the open sessions come back from their
+     checkpoints and carry on (same session ids);
+  4. `--stop` on each machine ends its session; each summary reaches the reader, and the backend
+     holds each session exactly once (`ftms-bridge status` says uploaded; with our backend, its
+     admin API confirms one copy of each).
+Prints one line per step and `e2e: PASS` or `e2e: FAIL: why`; exit status 0 only on PASS.
+"""
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Failure(Exception):
+    pass
+
+
+def step(text):
+    print(f"e2e: {text}", flush=True)
+
+
+class Reader(threading.Thread):
+    """A metrics-socket reader that keeps every message; reconnects if the daemon restarts."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path, self.messages, self.lock, self.stopped = path, [], threading.Lock(), False
+        self.connections = 0
+
+    def run(self):
+        while not self.stopped:
+            try:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(self.path)
+            except OSError:
+                time.sleep(0.1)
+                continue
+            self.connections += 1
+            with sock, sock.makefile("r", encoding="utf-8") as lines:
+                for line in lines:
+                    try:
+                        message = json.loads(line)
+                    except ValueError:
+                        raise SystemExit(f"e2e: FAIL: the metrics socket sent a line that is not JSON: {line!r}")
+                    with self.lock:
+                        self.messages.append(message)
+            time.sleep(0.1)
+
+    def of(self, kind, since=0):
+        with self.lock:
+            return [m for m in self.messages[since:] if m.get("type") == kind]
+
+    def count(self):
+        with self.lock:
+            return len(self.messages)
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise Failure(f"timed out after {timeout} s waiting for {what}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"), help="where ftms-bridge, ftms-sim and ftms-backend are")
+    parser.add_argument("--bus", help="a bus where BlueZ (or a fake) already runs with two machines; default: our own bus and ftms-sim")
+    parser.add_argument("--backend", help="a backend URL; default: our ftms-backend on a loopback port")
+    parser.add_argument("--id-token-file", help="the id token to log in with (default: test:e2e, which our backend accepts)")
+    parser.add_argument("--provider", default="google")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, database)")
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="ftms-e2e.")
+    children, ok = [], False
+    bridge = os.path.join(args.bin, "ftms-bridge")
+
+    def spawn(argv, log, **kw):
+        process = subprocess.Popen(argv, stdout=kw.pop("stdout", open(os.path.join(work, log), "w")), stderr=subprocess.STDOUT if "stdout" not in kw else open(os.path.join(work, log + ".err"), "w"), stdin=subprocess.DEVNULL, **kw)
+        children.append(process)
+        return process
+
+    env = dict(os.environ)
+    try:
+        # The bus and BlueZ.
+        own_sim = args.bus is None
+        if own_sim:
+            out = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", os.path.join(work, "bus")], check=True, capture_output=True, text=True).stdout
+            env["DBUS_SYSTEM_BUS_ADDRESS"] = out.strip().split("=", 1)[1]
+            spawn([os.path.join(args.bin, "ftms-sim"), "--bus", env["DBUS_SYSTEM_BUS_ADDRESS"], "--bikes", "1", "--rowers", "1", "--rate", "4"], "sim.log")
+        else:
+            env["DBUS_SYSTEM_BUS_ADDRESS"] = args.bus
+        # The backend.
+        url = args.backend
+        if url is None:
+            backend = subprocess.Popen([os.path.join(args.bin, "ftms-backend"), "--port", "0", "--exit-with-stdin"], stdout=subprocess.PIPE, stderr=open(os.path.join(work, "backend.log"), "w"), stdin=subprocess.PIPE, text=True)
+            children.append(backend)
+            line = backend.stdout.readline().split()
+            if len(line) != 2 or line[0] != "listening":
+                raise Failure(f"ftms-backend did not start: {line}")
+            url = line[1]
+        token_file = args.id_token_file
+        if token_file is None:
+            token_file = os.path.join(work, "id-token")
+            with open(os.open(token_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+                f.write("test:e2e\n")
+        state, run = os.path.join(work, "state"), os.path.join(work, "run")
+        os.makedirs(state, mode=0o700)
+        os.makedirs(run, mode=0o700)
+        login = subprocess.run([bridge, "login", "--state-dir", state, "--backend", url, "--provider", args.provider, "--id-token-file", token_file], env=env, capture_output=True, text=True, timeout=60)
+        if login.returncode != 0:
+            raise Failure(f"login: {login.stderr.strip()}")
+        step(f"logged in at {url}")
+        config = os.path.join(work, "config.toml")
+        control_socket = os.path.join(run, "control.sock")
+        with open(config, "w") as f:
+            f.write(f"""[sessions]
+pause_after_idle = 6
+end_after_idle = 120
+disconnect_grace = 60
+minimum_movement = 3
+checkpoint_interval = 2
+
+[backend]
+url = "{url}"
+upload_interval = 10
+
+[state]
+directory = "{state}"
+
+[metrics_socket]
+path = "{os.path.join(run, 'metrics.sock')}"
+
+[control_socket]
+path = "{control_socket}"
+
+[prometheus]
+enabled = false
+
+[log]
+level = "debug"
+""")
+
+        # systemd's side of Type=notify: a datagram socket standing in for NOTIFY_SOCKET.
+        notify_path = os.path.join(run, "notify.sock")
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(notify_path)
+        notify.settimeout(0.2)
+        notes = []
+
+        def drain_notify():
+            while True:
+                try:
+                    notes.append(notify.recv(4096).decode())
+                except (socket.timeout, BlockingIOError):
+                    return
+
+        def start_daemon(number):
+            # The restarted daemon runs as systemd would run it: NOTIFY_SOCKET and a 2 s watchdog.
+            extra = {"NOTIFY_SOCKET": notify_path, "WATCHDOG_USEC": "2000000"} if number == 2 else {}
+            return spawn([bridge, "run", "--config", config], f"daemon{number}.log", env=dict(env, **extra))
+
+        daemon = start_daemon(1)
+        reader = Reader(os.path.join(run, "metrics.sock"))
+        reader.start()
+
+        # 1. Two machines riding, seen on the socket.
+        wait_for("hello", lambda: reader.of("hello"), 30)
+        ready = wait_for("two machines ready", lambda: (lambda names: names if len(names) >= 2 else None)(
+            {m["machine"] for m in reader.of("machine") if m["payload"].get("state") == "ready"}), 60)
+        machines = sorted(ready)
+        wait_for("samples from both machines", lambda: {m["machine"] for m in reader.of("sample")} >= set(machines), 30)
+        started = wait_for("sessions started on both", lambda: (lambda s: s if set(s) >= set(machines) else None)(
+            {m["machine"]: m["sessionId"] for m in reader.of("session_state") if m["payload"].get("state") == "started"}), 60)
+        step(f"{', '.join(machines)} ready; samples flowing; sessions {sorted(started.values())}")
+
+        # 2. A control command through the daemon.
+        bike = next((m for m in machines if "Bike" in m), machines[0])
+        result = subprocess.run([bridge, "control", bike, "--resistance", "5", "--control-socket", control_socket, "--json"], env=env, capture_output=True, text=True, timeout=30)
+        if result.returncode != 0:
+            raise Failure(f"control --resistance 5: {result.stderr.strip() or result.stdout.strip()}")
+        answer = json.loads(result.stdout)
+        if answer.get("result") != "success" or not answer.get("request", "").startswith("04"):
+            raise Failure(f"control answer: {answer}")
+        wait_for("the control message on the socket", lambda: [m for m in reader.of("control") if m["machine"] == bike and m["payload"].get("operation") == "set_target_resistance_level"], 10)
+        if own_sim:
+            writes = subprocess.run(["dbus-send", f"--bus={env['DBUS_SYSTEM_BUS_ADDRESS']}", "--dest=org.bluez", "--print-reply", "/", "org.bluez.Mock.GetCallLog"], capture_output=True, text=True).stdout
+            if "WriteValue" not in writes:
+                raise Failure("ftms-sim saw no Control Point write")
+        step(f"control {bike} --resistance 5 → {answer['result']} (request {answer['request']})")
+
+        # 3. SIGKILL mid-session, restart, nothing lost.
+        time.sleep(5)  # at least two checkpoint intervals of riding
+        daemon.send_signal(signal.SIGKILL)
+        daemon.wait(10)
+        before = reader.count()
+        daemon = start_daemon(2)
+        wait_for("both machines ready after the restart", lambda: {m["machine"] for m in reader.of("machine", before) if m["payload"].get("state") == "ready"} >= set(machines), 60)
+        wait_for("samples after the restart", lambda: {m["machine"] for m in reader.of("sample", before)} >= set(machines), 30)
+        carried = {m["machine"]: m["sessionId"] for m in reader.of("sample", before + 1) if m.get("sessionId")}
+        wait_for("the restored sessions carried on", lambda: all(
+            any(m["sessionId"] == started[name] for m in reader.of("sample", before) if m["machine"] == name) for name in machines), 30)
+        step(f"SIGKILL and restart: sessions {sorted(started[n] for n in machines)} carried on")
+        time.sleep(6)  # ride on, so each session holds well over the minimum movement
+
+        # 4. Stop each machine: sessions end, reach the reader and the backend once.
+        for name in machines:
+            stop = subprocess.run([bridge, "control", name, "--stop", "--control-socket", control_socket], env=env, capture_output=True, text=True, timeout=30)
+            if stop.returncode != 0:
+                raise Failure(f"control {name} --stop: {stop.stderr.strip()}")
+        summaries = wait_for("both session summaries", lambda: (lambda s: s if set(s) >= set(started.values()) else None)(
+            {m["sessionId"]: m for m in reader.of("session_summary")}), 60)
+        def uploaded():
+            status = subprocess.run([bridge, "status", "--control-socket", control_socket, "--json"], env=env, capture_output=True, text=True, timeout=30)
+            if status.returncode != 0:
+                return None
+            queue = json.loads(status.stdout).get("queue", {})
+            return queue if queue.get("pending") == 0 and queue.get("uploaded", 0) >= 2 else None
+        queue = wait_for("the sessions uploaded", uploaded, 60)
+        if args.backend is None:
+            with urllib.request.urlopen(f"{url}/_admin/sessions") as answer:
+                held = json.load(answer)["sessions"]
+            for session_id in started.values():
+                copies = [s for s in held if s["session_id"] == session_id]
+                if len(copies) != 1 or copies[0]["received"] != 1:
+                    raise Failure(f"session {session_id} held {len(copies)} time(s) at the backend: {copies}")
+            step(f"backend holds {len(held)} session(s), each exactly once")
+        kinds = {m["type"] for m in reader.messages}
+        for kind in ("hello", "machine", "sample", "session_state", "session_summary", "control", "upload"):
+            if kind not in kinds:
+                raise Failure(f"the reader never saw a `{kind}` message")
+        seqs = [m["seq"] for m in reader.messages if m["type"] != "hello"]
+        step(f"sessions ended, summarised and uploaded (queue {queue}); reader saw {len(reader.messages)} messages of {len(kinds)} types")
+        daemon.send_signal(signal.SIGTERM)
+        if daemon.wait(20) != 0:
+            raise Failure(f"the daemon exited {daemon.returncode} on SIGTERM")
+        drain_notify()
+        states = [line for note in notes for line in note.split("\n")]
+        for wanted in ("READY=1", "WATCHDOG=1", "STOPPING=1"):
+            if wanted not in states:
+                raise Failure(f"systemd never heard {wanted} (got {sorted(set(s.split('=')[0] for s in states))})")
+        if not any(s.startswith("STATUS=") and "machines ready" in s for s in states):
+            raise Failure("no STATUS= line saying how many machines are ready")
+        if states.index("READY=1") > states.index("STOPPING=1"):
+            raise Failure("STOPPING=1 came before READY=1")
+        step(f"sd_notify: READY=1, {states.count('WATCHDOG=1')} × WATCHDOG=1, STATUS= lines, STOPPING=1")
+        ok = True
+        print("e2e: PASS")
+    except (Failure, subprocess.SubprocessError, OSError, ValueError, KeyError) as error:
+        print(f"e2e: FAIL: {error} (logs in {work})")
+        args.keep = True
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", os.path.join(work, "bus")], capture_output=True)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
