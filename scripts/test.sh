@@ -11,6 +11,9 @@
 #      30; scripts/soak.sh runs it for longer), failing on growth in memory, descriptors or calls
 #   6. systemd: scripts/check-systemd.sh stages an install, and holds the unit to a silent
 #      `systemd-analyze verify` and an offline `systemd-analyze security` exposure of at most 1.5
+#   7. end to end (scripts/e2e.py): `ftms-bridge run` with ftms-sim and ftms-backend as real
+#      processes: two machines, a control command, SIGKILL and restart, sessions uploaded once,
+#      the metrics socket and sd_notify
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -55,6 +58,11 @@ else
   failed=$((failed + 1))
 fi
 if scripts/check-systemd.sh; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+if python3 scripts/e2e.py --bin .build/debug; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
