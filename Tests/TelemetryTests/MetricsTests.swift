@@ -21,7 +21,9 @@ struct MetricsTests {
         metrics.uploadRun(result: "retry")
         metrics.uploadedSessions(accepted: 5, duplicates: 1, retried: 2, dead: 0)
         metrics.tokenRefreshed(result: "success")
-        metrics.controlCommand("resistance", result: "ok")
+        metrics.controlCommand("set_resistance", result: "ok")
+        metrics.controlCommand("set_target_resistance_level", result: "ok")
+        metrics.controlCommand("start_or_resume", result: "refused")
         metrics.setMetricsSocketReaders(3)
         let values = samples(String(decoding: metrics.exposition(), as: UTF8.self))
         let expected: [String: Double] = [
@@ -46,7 +48,8 @@ struct MetricsTests {
             #"ftms_bridge_upload_sessions_total{result="retried"}"#: 2,
             #"ftms_bridge_upload_sessions_total{result="dead"}"#: 0,
             #"ftms_bridge_token_refreshes_total{result="success"}"#: 1,
-            #"ftms_bridge_control_commands_total{command="resistance",result="ok"}"#: 1,
+            #"ftms_bridge_control_commands_total{command="set_resistance",result="ok"}"#: 2,
+            #"ftms_bridge_control_commands_total{command="start",result="refused"}"#: 1,
             #"ftms_bridge_control_commands_total{command="start",result="error"}"#: 0,
             "ftms_bridge_metrics_socket_readers": 3,
         ]

@@ -9,14 +9,18 @@ struct LabelValues: Sendable {
 
     let name: String
     let values: [String]
+    /// Other spellings of a listed value, counted under it.
+    let aliases: [String: String]
 
-    init(_ name: String, _ values: [String]) {
+    init(_ name: String, _ values: [String], aliases: [String: String] = [:]) {
         self.name = name
         self.values = values + [Self.other]
+        self.aliases = aliases
     }
 
     func bounded(_ value: String) -> String {
-        values.contains(value) ? value : Self.other
+        if let alias = aliases[value] { return alias }
+        return values.contains(value) ? value : Self.other
     }
 }
 
@@ -38,10 +42,13 @@ extension LabelValues {
     /// What became of each session a batch carried (Upload's `BatchReport`).
     static let uploadSession = LabelValues("result", ["accepted", "duplicate", "retried", "dead"])
     static let refresh = LabelValues("result", ["success", "login_required", "failed"])
-    /// SPEC §7's control socket commands.
-    static let command = LabelValues("command", [
-        "status", "machines", "resistance", "power", "start", "stop", "pause", "reset", "upload", "training",
-    ])
+    /// The control socket's commands (docs/control-socket.md); BlueZ's `MachineCommand.operation`
+    /// names count under the command that sends them.
+    static let command = LabelValues(
+        "command",
+        ["status", "machines", "set_resistance", "set_power", "start", "stop", "pause", "reset", "upload", "start_training", "stop_training"],
+        aliases: ["set_target_resistance_level": "set_resistance", "set_target_power": "set_power", "start_or_resume": "start"]
+    )
     static let commandResult = LabelValues("result", ["ok", "refused", "error"])
     static let queueState = LabelValues("state", ["pending", "uploaded", "dead"])
 }
