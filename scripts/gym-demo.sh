@@ -118,7 +118,12 @@ say "7. ftms-bridge status (through the control socket)"
 FTMS_BRIDGE_CONTROL_SOCKET="$work/run/control.sock" "$bin/ftms-bridge" status --state-dir "$work/state" --control-socket "$work/run/control.sock" || true
 
 say "8. what the backend holds"
-curl -s "$url/_admin/sessions" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(f"{d[\"total\"]} sessions at the backend:"); [print(" ", s["session_id"], "received", s["received"], "time(s)") for s in d["sessions"]]'
+curl -s "$url/_admin/sessions" | python3 -c '
+import json, sys
+held = json.load(sys.stdin)
+print(held["total"], "sessions at the backend:")
+for s in held["sessions"]:
+    print(" ", s["session_id"], "received", s["received"], "time(s)")'
 [ "$summaries" -ge 2 ] || { echo "demo: only $summaries of 2 sessions finished; daemon log: $work/daemon.log" >&2; keep=1; exit 1; }
 echo
 echo "demo: done. Stopping everything."

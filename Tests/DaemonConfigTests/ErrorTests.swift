@@ -101,7 +101,7 @@ struct ErrorTests {
         Case("[prometheus]\nlisten = \"192.168.1.2:9464\"\n", .invalidValue, "prometheus.listen", "loopback"),
         Case("[prometheus]\nlisten = \"[::]:9464\"\n", .invalidValue, "prometheus.listen", "loopback"),
         Case("[prometheus]\nlisten = \"127.0.0.1\"\n", .invalidValue, "prometheus.listen", "must be host:port"),
-        Case("[prometheus]\nlisten = \"127.0.0.1:99999\"\n", .invalidValue, "prometheus.listen", "port from 1 to 65535"),
+        Case("[prometheus]\nlisten = \"127.0.0.1:99999\"\n", .invalidValue, "prometheus.listen", "port from 0 (any free port, logged at start) to 65535"),
         Case("[prometheus]\nlisten = \"::1:9464\"\n", .invalidValue, "prometheus.listen", "in brackets"),
         Case("[prometheus]\nlisten = \"127.0.0.256:9464\"\n", .invalidValue, "prometheus.listen", "loopback"),
         Case("[log]\nlevel = \"verbose\"\n", .invalidValue, "log.level", "must be one of trace, debug"),

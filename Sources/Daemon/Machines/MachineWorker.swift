@@ -160,8 +160,9 @@ public actor MachineWorker {
         updateTicker()
     }
 
+    /// What the machine is known to be so far; before it is ready, its name says bike or rower.
     private var currentIdentity: MachineIdentity {
-        identity ?? MachineIdentity(name: name, address: address, model: info?.model, type: .bike)
+        identity ?? MachineIdentity(name: name, address: address, model: info?.model, type: MachineType(kind: MachineKind(name: name)) ?? .bike)
     }
 
     private func adopt(_ type: MachineType) {

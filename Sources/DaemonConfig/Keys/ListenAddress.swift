@@ -21,8 +21,8 @@ struct ListenAddress: Equatable {
             guard !hostPart.contains(":") else { throw .invalid("must write an IPv6 address in brackets ([::1]:9464), got \(OneLine.quoted(text))") }
         }
         guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let port = Int(portPart), (1...65535).contains(port)
-        else { throw .invalid("must end in a port from 1 to 65535, got \(OneLine.quoted(text))") }
+              let port = Int(portPart), (0...65535).contains(port)
+        else { throw .invalid("must end in a port from 0 (any free port, logged at start) to 65535, got \(OneLine.quoted(text))") }
         guard Self.isLoopback(hostPart) else {
             throw .invalid("must be a loopback address (127.0.0.0/8, [::1] or localhost): the endpoint has no authentication, got \(OneLine.quoted(text))")
         }
