@@ -13,7 +13,7 @@ extension BlueZClient {
         for adapter in adapters {
             if try await startDiscovery(on: adapter, filter: filter) { started.append(adapter) }
         }
-        try await Task.sleep(for: duration)
+        try await clock.sleep(for: duration)
         // Collect before stopping: BlueZ invalidates RSSI when discovery stops.
         let found = machines(passing: filter)
         for adapter in started {
@@ -45,7 +45,7 @@ extension BlueZClient {
                     member: "StartDiscovery", timeout: .seconds(5))
                 return true
             } catch DBusError.remote(name: "org.bluez.Error.InProgress", _) where attempt < 4 {
-                try await Task.sleep(for: .milliseconds(200 * (attempt + 1)))
+                try await clock.sleep(for: .milliseconds(200 * (attempt + 1)))
             } catch let error as DBusError where error.remoteName != nil {
                 return false
             }

@@ -6,6 +6,11 @@ public import DBus
 /// order they came off the wire, through one stream for all match rules.
 public actor BlueZClient {
     public let connection: DBusConnection
+    /// Every timeout and pause of the client and the links and supervisors built on it.
+    /// Injected: the daemon passes one whose timers live on its event loop, because any
+    /// Dispatch timer leaves libdispatch's manager thread waking every second for the rest of
+    /// the process's life, and a gateway that waits must not wake.
+    public nonisolated let clock: any Clock<Duration>
     public private(set) var tree = ObjectTree()
     /// Bumped every time the cache is rebuilt (start, bluetoothd restart), so waiters can tell
     /// a restart from an ordinary change.
@@ -25,8 +30,9 @@ public actor BlueZClient {
     public private(set) var busLost = false
     private var busLostWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(connection: DBusConnection) {
+    public init(connection: DBusConnection, clock: any Clock<Duration> = ContinuousClock()) {
         self.connection = connection
+        self.clock = clock
     }
 
     /// Registers the match rules, then loads `GetManagedObjects`, then follows the signals.
@@ -163,8 +169,8 @@ public actor BlueZClient {
         nextWaiter += 1
         let id = nextWaiter
         let timer = timeout.map { timeout in
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+            Task { [weak self, clock] in
+                try? await clock.sleep(for: timeout)
                 await self?.expireWaiter(id)
             }
         }

@@ -152,8 +152,8 @@ public actor MachineLink {
         let id = nextProcedure
         return try await withCheckedThrowingContinuation { continuation in
             pendingResponse = (id, request.rawOpCode, continuation)
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
+            let timer = Task { [clock = client.clock] in
+                try? await clock.sleep(for: timeout)
                 self.failPending(id, LinkError.controlPointTimeout(operation: operation))
             }
             Task {

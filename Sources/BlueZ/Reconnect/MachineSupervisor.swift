@@ -82,7 +82,7 @@ public actor MachineSupervisor {
             }
             let delay = backoff.next(random: random())
             continuation.yield(.retrying(after: delay, reason: reason))
-            try? await Task.sleep(for: delay)
+            try? await client.clock.sleep(for: delay)
         }
         await link?.disconnect()
         link = nil

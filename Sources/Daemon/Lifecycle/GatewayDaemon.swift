@@ -69,9 +69,10 @@ public struct GatewayDaemon: Sendable {
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
 
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let timers = EventLoopClock(eventLoop: loops.next())
         let parts: Parts
         do {
-            parts = try await assemble(store: store, loops: loops, logger: logger)
+            parts = try await assemble(store: store, loops: loops, timers: timers, logger: logger)
         } catch {
             try? store.close()
             try? await loops.shutdownGracefully()
@@ -90,7 +91,7 @@ public struct GatewayDaemon: Sendable {
         }
         services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: parts.checkTokens), serviceName: "machines"))
         services.append(.init(service: ReloadService(reload: parts.reload), serviceName: "reload"))
-        services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, probe: parts.statusLine), serviceName: "watchdog"))
+        services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: parts.statusLine), serviceName: "watchdog"))
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfig.maximumGracefulShutdownDuration = .seconds(15)
         groupConfig.logging.keys.serviceKey = "service"
@@ -122,7 +123,7 @@ public struct GatewayDaemon: Sendable {
         var closeSockets: @Sendable () async -> Void
     }
 
-    private func assemble(store: GatewayStore, loops: MultiThreadedEventLoopGroup, logger: Logger) async throws -> Parts {
+    private func assemble(store: GatewayStore, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock, logger: Logger) async throws -> Parts {
         let metricsGroup = config.metricsSocket.group.isEmpty ? nil : config.metricsSocket.group
         let server: MetricsServer
         do {
@@ -156,7 +157,7 @@ public struct GatewayDaemon: Sendable {
             logger.notice("no backend configured ([backend] url): sessions are stored and wait for one")
         } else {
             do {
-                let client = try BackendClient(baseURL: config.backend.url, timeout: config.backend.timeout)
+                let client = try BackendClient(baseURL: config.backend.url, timeout: config.backend.timeout, clock: timers)
                 let zone = config.sessions.timeZone.isEmpty ? TimeZone.current : (TimeZone(identifier: config.sessions.timeZone) ?? .current)
                 sync = SyncService(store: store, client: client, timeZone: zone)
             } catch {
@@ -166,7 +167,7 @@ public struct GatewayDaemon: Sendable {
         }
 
         let scheduler = sync.map { sync in
-            UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval) {
+            UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval, sleep: { try await timers.sleep(for: $0) }) {
                 let outcome: UploadOutcome
                 let result: String
                 do {
@@ -201,8 +202,8 @@ public struct GatewayDaemon: Sendable {
         }
         let fleet = MachineFleet(
             settings: FleetSettings(config: config, environment: environment), sink: sink, clock: clock,
-            rules: config.sessions.rules, logger: logger, metrics: metrics)
-        let trainings = TrainingRunner(logger: logger, send: { command, machine in
+            rules: config.sessions.rules, logger: logger, metrics: metrics, timers: timers)
+        let trainings = TrainingRunner(timers: timers, logger: logger, send: { command, machine in
             try await fleet.send(command, to: machine).0
         }, report: { machine, plan, command, result in
             let payload: JSONPayload
@@ -239,7 +240,7 @@ public struct GatewayDaemon: Sendable {
         let timeout = min(config.backend.timeout, .seconds(5))
         let checkTokens: @Sendable () async -> Void = {
             guard let sync else { return }
-            let check = await Self.withTimeout(timeout) { await sync.authority.checkAtStartup() }
+            let check = await Self.withTimeout(timeout, timers: timers) { await sync.authority.checkAtStartup() }
             if case .valid(true)? = check { metrics.tokenRefreshed(result: "success") }
             if case .loginRequired? = check { metrics.tokenRefreshed(result: "login_required") }
             switch check {
@@ -276,11 +277,11 @@ public struct GatewayDaemon: Sendable {
     }
 
     /// `operation`'s result, or `nil` if it takes longer than `timeout` (it is cancelled).
-    static func withTimeout<T: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    static func withTimeout<T: Sendable>(_ timeout: Duration, timers: any Clock<Duration>, _ operation: @escaping @Sendable () async -> T) async -> T? {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await operation() }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await timers.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

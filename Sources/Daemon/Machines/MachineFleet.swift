@@ -20,6 +20,8 @@ public actor MachineFleet {
     private let logger: Logger
     private let resistanceForms: ResistanceFormMemory
     private let random: @Sendable () -> Double
+    /// Every pause and timeout of the fleet, its BlueZ client and its machines (see ``EventLoopClock``).
+    private let timers: any Clock<Duration>
     /// Workers by upper-cased address: they outlive connections and bus restarts.
     private var workers: [String: MachineWorker] = [:]
     private var supervised: [String: Supervised] = [:]
@@ -43,8 +45,9 @@ public actor MachineFleet {
         settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        metrics: DaemonMetrics? = nil
+        metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
     ) {
+        self.timers = timers
         self.settings = settings
         self.sink = sink
         self.clock = clock
@@ -61,7 +64,7 @@ public actor MachineFleet {
         for snapshot in snapshots {
             let key = snapshot.machine.address.uppercased()
             guard workers[key] == nil else { continue }
-            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, metrics: metrics)
+            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, metrics: metrics, timers: timers)
             workers[key] = worker
             logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) restored from its checkpoint")
             await worker.start()
@@ -76,7 +79,7 @@ public actor MachineFleet {
             let client: BlueZClient
             do {
                 connection = try await DBusConnection.connect(address: settings.busAddress)
-                client = BlueZClient(connection: connection)
+                client = BlueZClient(connection: connection, clock: timers)
                 do {
                     try await client.start()
                 } catch {
@@ -88,7 +91,7 @@ public actor MachineFleet {
                 busError = "\(error)"
                 let delay = backoff.next(random: random())
                 logger.error("system bus unreachable (\(error)); next try in \(Self.seconds(delay)) s")
-                try? await Task.sleep(for: delay)
+                try? await timers.sleep(for: delay)
                 continue
             }
             backoff.reset()
@@ -122,7 +125,7 @@ public actor MachineFleet {
             }
             busError = "the system bus went away"
             logger.warning("the system bus went away; reconnecting")
-            try? await Task.sleep(for: backoff.next(random: random()))
+            try? await timers.sleep(for: backoff.next(random: random()))
         }
         await Task { await self.shutdownWorkers() }.value
     }
@@ -196,7 +199,7 @@ public actor MachineFleet {
                 startSupervisor(key: entry.uppercased(), target: MachineTarget(entry), client: client)
             }
             // Sessions restored for machines no longer on the list close by their timers.
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            while !Task.isCancelled { try? await timers.sleep(for: .seconds(3600)) }
             return
         }
         // Machines with a restored session come back first, wherever they are.
@@ -208,7 +211,7 @@ public actor MachineFleet {
         while !Task.isCancelled {
             let adopted = await adoptKnown(client)
             if supervised.count >= settings.maxConnected {
-                try? await Task.sleep(for: settings.discoveryPause)
+                try? await timers.sleep(for: settings.discoveryPause)
                 continue
             }
             let found = await search(client) + adopted
@@ -217,7 +220,7 @@ public actor MachineFleet {
             } else {
                 pause = min(pause * 2, settings.discoveryPauseLimit)
             }
-            try? await Task.sleep(for: pause)
+            try? await timers.sleep(for: pause)
         }
     }
 
@@ -301,7 +304,7 @@ public actor MachineFleet {
     private func ensureWorker(for target: MachineTarget, key: String) -> MachineWorker {
         let address = (target.address ?? key).uppercased()
         if let existing = workers[address] { return existing }
-        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, metrics: metrics)
+        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, metrics: metrics, timers: timers)
         workers[address] = worker
         return worker
     }

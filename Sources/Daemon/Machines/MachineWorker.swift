@@ -26,12 +26,14 @@ public actor MachineWorker {
     private var ticker: Task<Void, Never>?
     private var restoredEvents = SessionEvents()
     private let metrics: DaemonMetrics?
+    private let timers: any Clock<Duration>
 
     public init(
         name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
-        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil
+        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
     ) {
         self.metrics = metrics
+        self.timers = timers
         self.name = name
         self.address = address
         self.sink = sink
@@ -44,9 +46,10 @@ public actor MachineWorker {
     /// Call ``start()`` to deliver what the downtime already decided.
     public init(
         restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
-        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil
+        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
     ) {
         self.metrics = metrics
+        self.timers = timers
         name = snapshot.machine.name
         address = snapshot.machine.address
         self.sink = sink
@@ -179,9 +182,9 @@ public actor MachineWorker {
         let open = pipeline?.engine.openSessionID != nil
         if open, ticker == nil {
             let interval = tickInterval
-            ticker = Task { [weak self] in
+            ticker = Task { [weak self, timers] in
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
+                    try? await timers.sleep(for: interval)
                     if Task.isCancelled { break }
                     await self?.tick()
                 }

@@ -17,8 +17,13 @@ public struct WatchdogService: Service {
     public let statusInterval: Duration
     /// Proves progress and says, in one line, what the daemon is doing.
     public let probe: @Sendable () async -> String
+    public let timers: any Clock<Duration>
 
-    public init(notifier: SystemdNotifier, watchdog: WatchdogSettings?, statusInterval: Duration = .seconds(30), probe: @escaping @Sendable () async -> String) {
+    public init(
+        notifier: SystemdNotifier, watchdog: WatchdogSettings?, statusInterval: Duration = .seconds(30),
+        timers: any Clock<Duration> = ContinuousClock(), probe: @escaping @Sendable () async -> String
+    ) {
+        self.timers = timers
         self.notifier = notifier
         self.watchdog = watchdog
         self.statusInterval = statusInterval
@@ -30,11 +35,12 @@ public struct WatchdogService: Service {
         let notifier = notifier
         let pings = watchdog != nil
         let probe = probe
+        let timers = timers
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let status = await probe()
                 try? notifier.send(pings ? [.watchdog, .status(status)] : [.status(status)])
-                try? await Task.sleep(for: interval)
+                try? await timers.sleep(for: interval)
             }
         }
         try? notifier.send([.stopping, .status("stopping: checkpointing open sessions")])

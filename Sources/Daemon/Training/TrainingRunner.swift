@@ -18,10 +18,15 @@ public actor TrainingRunner {
     private let report: Report
     private let logger: Logger
     private let retryInterval: Duration
+    private let timers: any Clock<Duration>
     private var programs: [String: (plan: TrainingPlan, task: Task<Void, Never>, generation: Int)] = [:]
     private var generation = 0
 
-    public init(retryInterval: Duration = .seconds(2), logger: Logger, send: @escaping Send, report: @escaping Report) {
+    public init(
+        retryInterval: Duration = .seconds(2), timers: any Clock<Duration> = ContinuousClock(), logger: Logger,
+        send: @escaping Send, report: @escaping Report
+    ) {
+        self.timers = timers
         self.retryInterval = retryInterval
         self.logger = logger
         self.send = send
@@ -34,8 +39,8 @@ public actor TrainingRunner {
         programs[key]?.task.cancel()
         generation += 1
         let generation = generation
-        let task = Task { [send, report, logger, retryInterval] in
-            await Self.execute(plan, machine: machine, send: send, report: report, logger: logger, retryInterval: retryInterval)
+        let task = Task { [send, report, logger, retryInterval, timers] in
+            await Self.execute(plan, machine: machine, send: send, report: report, logger: logger, retryInterval: retryInterval, timers: timers)
             await self.finished(key, generation: generation)
         }
         programs[key] = (plan, task, generation)
@@ -66,13 +71,14 @@ public actor TrainingRunner {
     }
 
     private static func execute(
-        _ plan: TrainingPlan, machine: String, send: Send, report: Report, logger: Logger, retryInterval: Duration
+        _ plan: TrainingPlan, machine: String, send: Send, report: Report, logger: Logger, retryInterval: Duration,
+        timers: any Clock<Duration>
     ) async {
         let clock = ContinuousClock()
         let started = clock.now
         for change in plan.schedule() {
             do {
-                try await Task.sleep(until: started + change.at, clock: clock)
+                try await timers.sleep(for: clock.now.duration(to: started + change.at))
             } catch {
                 return
             }
@@ -91,11 +97,11 @@ public actor TrainingRunner {
                     await report(machine, plan, command, .failure(error))
                     logger.warning("training \(plan.id) on \(machine): \(command.operation) failed: \(error)")
                     guard clock.now + retryInterval < until else { break }
-                    try? await Task.sleep(for: retryInterval)
+                    try? await timers.sleep(for: retryInterval)
                 }
             }
         }
-        try? await Task.sleep(until: started + plan.duration, clock: clock)
+        try? await timers.sleep(for: clock.now.duration(to: started + plan.duration))
         if !Task.isCancelled { logger.info("training \(plan.id) on \(machine) completed") }
     }
 }

@@ -18,8 +18,8 @@ public struct BackendClient: Sendable {
     }
 
     /// A client of the backend at `baseURL` over AsyncHTTPClient.
-    public init(baseURL: String, timeout: Duration = .seconds(10)) throws {
-        self.init(transport: try AsyncHTTPTransport(baseURL: baseURL), timeout: timeout)
+    public init(baseURL: String, timeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(transport: try AsyncHTTPTransport(baseURL: baseURL, clock: clock), timeout: timeout)
     }
 
     // MARK: Auth (Flows 2, 6, 8)

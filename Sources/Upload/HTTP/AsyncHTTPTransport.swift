@@ -14,9 +14,12 @@ public struct AsyncHTTPTransport: HTTPTransport {
     let client: HTTPClient
     /// Answers larger than this are refused (the largest real one is `GET /sessions`).
     let maximumBody: Int
+    /// Times the whole exchange; injected so the daemon's timers stay off libdispatch.
+    let clock: any Clock<Duration>
 
     /// `baseURL` is `http://host:port` or `https://…`, optionally with a path prefix.
-    public init(baseURL: String, client: HTTPClient = .shared, maximumBody: Int = 64 << 20) throws {
+    public init(baseURL: String, client: HTTPClient = .shared, maximumBody: Int = 64 << 20, clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.clock = clock
         guard let scheme = baseURL.split(separator: ":").first, scheme == "http" || scheme == "https",
               baseURL.contains("://"), baseURL.count > scheme.count + 3
         else { throw BackendError.badConfiguration("backend URL must be http://HOST[:PORT] or https://…, got \(baseURL)") }
@@ -29,7 +32,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         try await withThrowingTaskGroup(of: BackendReply?.self) { group in
             group.addTask { try await perform(request, timeout: timeout) }
             group.addTask {
-                try await Task.sleep(for: timeout + Self.bodyGrace)
+                try await clock.sleep(for: timeout + Self.bodyGrace)
                 return nil
             }
             defer { group.cancelAll() }

@@ -1,0 +1,66 @@
+public import NIOCore
+import Synchronization
+
+/// A `Clock` whose sleeps are timers on a SwiftNIO event loop.
+///
+/// Why not `ContinuousClock`: on Linux, `Task.sleep` goes through libdispatch, and once any
+/// Dispatch timer has been armed the manager thread re-arms a one-second timer for the rest
+/// of the process's life (measured: one wake-up per second from a process that slept once,
+/// 200 ms, and then only waited). An idle gateway would then never be idle. An event loop
+/// sleeps in `epoll_wait` until its next scheduled task, so with nothing due nothing wakes.
+/// Instants are `ContinuousClock`'s, so deadlines mix freely with the rest of the code.
+public struct EventLoopClock: Clock {
+    public typealias Instant = ContinuousClock.Instant
+    public let eventLoop: any EventLoop
+
+    public init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    public var now: Instant { ContinuousClock.now }
+    public var minimumResolution: Duration { .microseconds(1) }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let delay = ContinuousClock.now.duration(to: deadline)
+        guard delay > .zero else { return try Task.checkCancellation() }
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let amount = TimeAmount.nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
+        let timer = PendingTimer()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let scheduled = eventLoop.scheduleTask(in: amount) {}
+                scheduled.futureResult.whenComplete { result in
+                    switch result {
+                    case .success: continuation.resume()
+                    case .failure: continuation.resume(throwing: CancellationError())
+                    }
+                }
+                timer.arm(scheduled)
+            }
+        } onCancel: {
+            timer.cancel()
+        }
+    }
+
+    /// The scheduled task, and whether cancellation came first (it may, from another thread).
+    private final class PendingTimer: Sendable {
+        private let state = Mutex<(scheduled: Scheduled<Void>?, cancelled: Bool)>((nil, false))
+
+        func arm(_ scheduled: Scheduled<Void>) {
+            let cancelled = state.withLock { state in
+                state.scheduled = scheduled
+                return state.cancelled
+            }
+            if cancelled { scheduled.cancel() }
+        }
+
+        func cancel() {
+            let scheduled = state.withLock { state in
+                state.cancelled = true
+                return state.scheduled
+            }
+            scheduled?.cancel()
+        }
+    }
+}
