@@ -50,7 +50,11 @@ struct TrainingRunnerTests {
         let runner = runner(recorder)
         await runner.start(Self.plan, on: "SF-Bike-0001")
         #expect(await runner.active(on: "sf-bike-0001") == "intervals")
-        try await Task.sleep(for: .milliseconds(1300))
+        let done = await eventually {
+            let active = await runner.active(on: "SF-Bike-0001")
+            return recorder.commands.count >= 3 && active == nil
+        }
+        #expect(done)
         let sent = recorder.commands
         #expect(sent.map(\.0) == [.resistance(3), .power(watts: 180), .resistance(8)])
         #expect(sent.allSatisfy { $0.1 == "SF-Bike-0001" })
@@ -65,7 +69,7 @@ struct TrainingRunnerTests {
         let recorder = Recorder(failures: 2)
         let runner = runner(recorder)
         await runner.start(Self.plan, on: "SF-Bike-0001")
-        try await Task.sleep(for: .milliseconds(1300))
+        #expect(await eventually { await runner.active(on: "SF-Bike-0001") == nil })
         let sent = recorder.commands.map(\.0)
         // Two refusals of the first target, the third try lands, then the rest once each.
         #expect(sent == [.resistance(3), .resistance(3), .resistance(3), .power(watts: 180), .resistance(8)])
@@ -74,8 +78,13 @@ struct TrainingRunnerTests {
     @Test func stopEndsTheProgramAndAStartReplacesIt() async throws {
         let recorder = Recorder()
         let runner = runner(recorder)
-        await runner.start(Self.plan, on: "SF-Bike-0001")
-        try await Task.sleep(for: .milliseconds(100))
+        // Long stages: the stop certainly comes before the second one, however slow the machine.
+        let long = TrainingPlan(id: "intervals", duration: .seconds(20), stages: [
+            TrainingStage(start: .zero, duration: .seconds(10), target: .resistance(3)),
+            TrainingStage(start: .seconds(10), duration: .seconds(10), target: .power(180)),
+        ])
+        await runner.start(long, on: "SF-Bike-0001")
+        #expect(await eventually { !recorder.commands.isEmpty })
         #expect(await runner.stop(on: "SF-Bike-0001") == "intervals")
         #expect(await runner.stop(on: "SF-Bike-0001") == nil)
         try await Task.sleep(for: .milliseconds(700))
@@ -84,10 +93,13 @@ struct TrainingRunnerTests {
         let other = TrainingPlan(id: "steady", duration: .milliseconds(200), stages: [
             TrainingStage(start: .zero, duration: .milliseconds(200), target: .power(120)),
         ])
-        await runner.start(Self.plan, on: "SF-Bike-0001")
+        await runner.start(long, on: "SF-Bike-0001")
         await runner.start(other, on: "SF-Bike-0001")
         #expect(await runner.active(on: "SF-Bike-0001") == "steady")
-        try await Task.sleep(for: .milliseconds(900))
-        #expect(!recorder.commands.dropFirst().contains { $0.0 == .power(watts: 180) })
+        #expect(await eventually { await runner.active(on: "SF-Bike-0001") == nil })
+        try await Task.sleep(for: .milliseconds(700))
+        // The replaced program never reached its second stage; the new one sent its own target.
+        #expect(!recorder.commands.contains { $0.0 == .power(watts: 180) })
+        #expect(recorder.commands.contains { $0.0 == .power(watts: 120) })
     }
 }
