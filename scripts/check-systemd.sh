@@ -13,18 +13,45 @@
 #      copy's one difference from the installed unit.
 #   4. security: `systemd-analyze security --offline=true` rates the overall exposure at most
 #      $MAX_EXPOSURE (default 1.5, "OK"); the figure is printed.
+#   5. rehearsal, when there is a built daemon (--daemon PATH, default .build/debug/ftms-bridge)
+#      and strace: `ftms-bridge run` started the way the unit starts it, as far as that goes
+#      without systemd: as user nobody, umask 0027, $STATE_DIRECTORY (0700) and
+#      $RUNTIME_DIRECTORY (0751) made for it, $NOTIFY_SOCKET on a datagram socket read here,
+#      WATCHDOG_USEC=2 s, and strace answering EPERM to every system call the unit's
+#      SystemCallFilter= denies (SystemCallErrorNumber=EPERM). It must send READY=1, keep
+#      sending WATCHDOG=1, make metrics.sock 0660 (control.sock 0600), and on SIGTERM send
+#      STOPPING=1 and exit 0 within the unit's TimeoutStopSec=. The denied calls it made and
+#      survived are printed. Namespaces, MemoryDenyWriteExecute= and the rest of the sandbox
+#      still need a box where systemd is PID 1 (docs/systemd.md).
 #
 # Prints one line per step; on failure, exits 1 with a one-line reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MAX_EXPOSURE="${MAX_EXPOSURE:-1.5}"
+daemon=.build/debug/ftms-bridge
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --daemon) [ $# -ge 2 ] || { echo "check-systemd: --daemon needs a path" >&2; exit 1; }; daemon="$2"; shift 2 ;;
+    *) echo "check-systemd: unknown argument '$1' (use --daemon PATH)" >&2; exit 1 ;;
+  esac
+done
 fail() { echo "check-systemd: $*" >&2; exit 1; }
 command -v systemd-analyze >/dev/null || fail "systemd-analyze is missing (apt-get install systemd)"
 command -v systemd-sysusers >/dev/null || fail "systemd-sysusers is missing (apt-get install systemd)"
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+background=()
+tracer=""
+cleanup() {
+  # strace blocks fatal signals while it runs a program (-I3 with -o), so the daemon under it
+  # is stopped first; strace then exits by itself.
+  [ -z "$tracer" ] || kill -KILL $(pgrep -P "$tracer" || true) 2>/dev/null || true
+  for pid in "${background[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${background[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 printf '#!/bin/sh\nexit 0\n' > "$work/ftms-bridge"   # a stand-in: no step runs the binary
 
 # 1. install
@@ -81,3 +108,105 @@ exposure="$(sed -n 's/.*Overall exposure level for ftms-bridge.service: \([0-9.]
 awk -v e="$exposure" -v max="$MAX_EXPOSURE" 'BEGIN { exit !(e <= max) }' \
   || fail "security exposure $exposure is above $MAX_EXPOSURE: $(grep '✗' "$work/security.out" | tr -s ' ' | head -n 5 | paste -sd ';')"
 echo "check-systemd: security: overall exposure $exposure (at most $MAX_EXPOSURE) $(sed -n 's/.*Overall exposure level for ftms-bridge.service: [0-9.]* \([A-Z]*\).*/\1/p' "$work/security.out")"
+
+# 5. rehearsal
+if [ ! -x "$daemon" ] || ! command -v strace >/dev/null || ! id -u nobody >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+  echo "check-systemd: rehearsal: skipped (needs root, user nobody, strace and a built daemon at $daemon)"
+  exit 0
+fi
+daemon="$(cd "$(dirname "$daemon")" && pwd)/$(basename "$daemon")"   # the daemon runs from another directory
+denied="$(python3 - "$unit" <<'PY'
+import subprocess, sys
+listing = subprocess.run(["systemd-analyze", "syscall-filter"], capture_output=True, text=True, check=True).stdout
+groups, current = {}, None
+for line in listing.splitlines():
+    word = line.strip().split(" ")[0]
+    if not word or word.startswith("#"):
+        continue
+    if not line.startswith(" "):
+        current = groups.setdefault(word, [])
+    elif current is not None:
+        current.append(word)
+def expand(name, seen=()):
+    if not name.startswith("@"):
+        return {name}
+    return set().union(*(expand(member, seen + (name,)) for member in groups.get(name, []) if member not in seen))
+lines = [l.split("=", 1)[1].split() for l in open(sys.argv[1]) if l.startswith("SystemCallFilter=")]
+if not lines or lines[0][0].startswith("~"):
+    sys.exit("the rehearsal wants an allow-list SystemCallFilter= first")
+allowed = set()
+for items in lines:
+    remove = items[0].startswith("~")
+    names = set().union(*(expand(item.lstrip("~")) for item in items))
+    allowed = allowed - names if remove else allowed | names
+candidates = sorted(expand("@known") - allowed)
+# strace knows the names of this architecture (and a few others); keep those it accepts.
+known = [c for c in candidates if subprocess.run(["strace", "-e", "trace=" + c, "-o", "/dev/null", "true"], capture_output=True).returncode == 0]
+print(",".join(known))
+PY
+)" || fail "rehearsal: could not work out the system calls the unit denies"
+[ -n "$denied" ] || fail "rehearsal: the unit denies no system call strace knows"
+rehearsal="$work/rehearsal"
+watchdog_usec=4000000   # pings every 2 s; a gap of 4 s would be a restart
+mkdir -p "$rehearsal/state" "$rehearsal/run"
+chmod 0711 "$work"
+chmod 0755 "$rehearsal"
+chown nobody "$rehearsal/state" "$rehearsal/run"
+chmod 0700 "$rehearsal/state"
+chmod 0751 "$rehearsal/run"
+printf '[prometheus]\nenabled = false\n\n[bluetooth]\nbus_address = "unix:path=%s/no-bus"\n' "$rehearsal" > "$rehearsal/config.toml"
+chmod 0644 "$rehearsal/config.toml"
+python3 -u - "$rehearsal/notify" > "$rehearsal/notify.log" <<'PY' &
+import os, socket, sys, time
+receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+receiver.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+print("BOUND")
+while True:
+    message = receiver.recv(8192).decode()
+    print("%.3f %r" % (time.monotonic(), message))
+PY
+background+=($!)
+for _ in $(seq 1 50); do grep -q BOUND "$rehearsal/notify.log" && break; sleep 0.1; done
+grep -q BOUND "$rehearsal/notify.log" || fail "rehearsal: the stand-in notify socket did not come up"
+(
+  cd "$rehearsal"
+  umask 0027
+  exec env -i PATH=/usr/bin:/bin HOME="$rehearsal/state" NOTIFY_SOCKET="$rehearsal/notify" WATCHDOG_USEC="$watchdog_usec" \
+    STATE_DIRECTORY="$rehearsal/state" RUNTIME_DIRECTORY="$rehearsal/run" \
+    strace -u nobody -f -qq --seccomp-bpf -o "$rehearsal/strace.log" -e trace="$denied" -e inject="$denied":error=EPERM \
+    "$daemon" run --config "$rehearsal/config.toml"
+) > "$rehearsal/daemon.log" 2>&1 &
+tracer=$!
+background+=("$tracer")
+waited() { # waited SECONDS CONDITION...: polls the condition every 0.1 s
+  local tenths=$(($1 * 10)); shift
+  for _ in $(seq 1 "$tenths"); do "$@" && return 0; kill -0 "$tracer" 2>/dev/null || return 1; sleep 0.1; done
+  "$@"
+}
+pings_after_ready() { [ "$(sed -n '/READY=1/,$p' "$rehearsal/notify.log" | grep -c 'WATCHDOG=1')" -ge 3 ]; }
+# The longest silence between READY=1 and the pings after it, in microseconds.
+longest_gap() { sed -n '/READY=1/,$p' "$rehearsal/notify.log" | grep -E "READY=1|WATCHDOG=1" \
+  | awk '{ if (NR > 1 && $1 - last > gap) gap = $1 - last; last = $1 } END { printf "%d", gap * 1000000 }'; }
+last_log() { tail -n 1 "$rehearsal/daemon.log"; }
+waited 60 grep -q "READY=1" "$rehearsal/notify.log" || fail "rehearsal: no READY=1 from the daemon: $(last_log)"
+waited 30 pings_after_ready || fail "rehearsal: the daemon sent READY=1 but then fewer than 3 WATCHDOG=1: $(last_log)"
+gap="$(longest_gap)"
+[ "$gap" -lt "$watchdog_usec" ] || fail "rehearsal: $((gap / 1000)) ms without WATCHDOG=1, WATCHDOG_USEC is $((watchdog_usec / 1000)) ms: systemd would restart it"
+grep -q "STATUS=" "$rehearsal/notify.log" || fail "rehearsal: no STATUS= line from the daemon"
+[ "$(stat -c %a "$rehearsal/run/metrics.sock" 2>/dev/null)" = 660 ] || fail "rehearsal: \$RUNTIME_DIRECTORY/metrics.sock is missing or not 0660"
+[ ! -e "$rehearsal/run/control.sock" ] || [ "$(stat -c %a "$rehearsal/run/control.sock")" = 600 ] || fail "rehearsal: control.sock is not 0600"
+daemon_pid="$(pgrep -P "$tracer" -u nobody || true)"
+[ -n "$daemon_pid" ] || fail "rehearsal: cannot find the daemon under strace"
+kill -TERM "$daemon_pid"
+stop_limit="$(sed -n 's/^TimeoutStopSec=\([0-9]*\)s$/\1/p' "$unit")"
+exited() { ! kill -0 "$tracer" 2>/dev/null; }
+waited "${stop_limit:-20}" exited || fail "rehearsal: the daemon did not exit within TimeoutStopSec=${stop_limit:-20}s of SIGTERM"
+status=0
+wait "$tracer" || status=$?
+[ "$status" -eq 0 ] || fail "rehearsal: the daemon exited $status after SIGTERM: $(last_log)"
+sleep 0.2
+grep -q "STOPPING=1" "$rehearsal/notify.log" || fail "rehearsal: no STOPPING=1 before the daemon exited"
+survived="$(awk '/\(INJECTED\)$/ { split($2, call, "("); count[call[1]]++ }
+  END { for (name in count) { printf "%s%s x%d", sep, name, count[name]; sep = ", " } }' "$rehearsal/strace.log")"
+echo "check-systemd: rehearsal: READY=1, STATUS=, WATCHDOG=1 (longest gap $((gap / 1000)) ms of $((watchdog_usec / 1000))), STOPPING=1 and exit 0 on SIGTERM, as nobody with the filter's EPERMs (denied calls made: ${survived:-none})"

@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=no ;;
     --binary) [ $# -ge 2 ] || fail "--binary needs a path"; binary="$2"; build=no; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
   shift
