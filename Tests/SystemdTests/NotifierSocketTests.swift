@@ -24,7 +24,7 @@ struct NotifierSocketTests {
     ])
     func eachStateOnAPathSocket(state: NotifyState, expected: String) throws {
         let receiver = try NotifyReceiver(.path)
-        let notifier = SystemdNotifier(environment: receiver.environment, monotonicMicroseconds: Self.clock)
+        let notifier = receiver.notifier(monotonicMicroseconds: Self.clock)
         #expect(notifier.address == .path(receiver.notifySocket))
         try notifier.send([state])
         #expect(receiver.receive() == Array(expected.utf8))
@@ -33,7 +33,7 @@ struct NotifierSocketTests {
     /// Several states in one datagram, in order, joined by newlines, with no trailing one.
     @Test func multipleStatesInOneDatagram() throws {
         let receiver = try NotifyReceiver(.path)
-        let notifier = SystemdNotifier(environment: receiver.environment)
+        let notifier = receiver.notifier()
         try notifier.send(.status("store open, sockets bound"), .ready)
         try notifier.send(.stopping, .status("checkpointing 2 sessions"))
         #expect(receiver.receiveText() == "STATUS=store open, sockets bound\nREADY=1")
@@ -43,7 +43,7 @@ struct NotifierSocketTests {
     /// `@name` is Linux's abstract namespace: no file, a leading NUL in the address.
     @Test func abstractNamespaceSocket() throws {
         let receiver = try NotifyReceiver(.abstract)
-        let notifier = SystemdNotifier(environment: receiver.environment)
+        let notifier = receiver.notifier()
         guard case .abstract(let name) = notifier.address else {
             Issue.record("\(receiver.notifySocket) did not parse as abstract")
             return
@@ -59,7 +59,7 @@ struct NotifierSocketTests {
     /// second line as a state of its own (here, a forged READY=1).
     @Test func statusIsSanitisedOnTheWire() throws {
         let receiver = try NotifyReceiver(.path)
-        let notifier = SystemdNotifier(environment: receiver.environment)
+        let notifier = receiver.notifier()
         try notifier.send(.status("bike lost\nREADY=1\r\u{0}x"))
         #expect(receiver.receiveText() == "STATUS=bike lost READY=1  x")
     }
@@ -68,7 +68,7 @@ struct NotifierSocketTests {
     /// NUL, starting `STATUS=`, within the limit.
     @Test func anyStatusIsOneLineWithinTheLimit() throws {
         let receiver = try NotifyReceiver(.path)
-        let notifier = SystemdNotifier(environment: receiver.environment)
+        let notifier = receiver.notifier()
         var generator = SystemRandomNumberGenerator()
         let alphabet: [Unicode.Scalar] = ["a", "Z", " ", "\n", "\r", "\u{0}", "\t", "\u{7F}", "\u{85}", "\u{2028}", "\u{2029}", "é", "€", "🚲", "="]
         for _ in 0..<300 {
@@ -112,7 +112,7 @@ struct NotifierSocketTests {
     @Test func staleSocketFileIsAnError() throws {
         let receiver = try NotifyReceiver(.path)
         receiver.closeLeavingFile()
-        let notifier = SystemdNotifier(environment: receiver.environment)
+        let notifier = receiver.notifier()
         #expect(throws: NotifyError.system(operation: "send a notification to", address: receiver.notifySocket, errno: ECONNREFUSED)) {
             try notifier.send(.watchdog)
         }
@@ -141,7 +141,7 @@ struct NotifierSocketTests {
     /// thread of their own, so a send that did block fails the test instead of hanging it.
     @Test func fullReceiverNeverBlocksTheSender() throws {
         let receiver = try NotifyReceiver(.path)
-        let notifier = SystemdNotifier(environment: receiver.environment)
+        let notifier = receiver.notifier()
         let outcome = SendOutcome()
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {

@@ -1,4 +1,5 @@
 import Glibc
+import Systemd
 
 /// What systemd's end of `NOTIFY_SOCKET` is: an `AF_UNIX` datagram socket, bound either in a
 /// fresh directory under /tmp or in the abstract namespace, that the test reads.
@@ -39,6 +40,11 @@ final class NotifyReceiver {
     }
 
     var environment: [String: String] { ["NOTIFY_SOCKET": notifySocket] }
+
+    /// A notifier aimed at this receiver, as the daemon would make it under systemd.
+    func notifier(monotonicMicroseconds: @escaping @Sendable () -> UInt64 = MonotonicClock.microseconds) -> SystemdNotifier {
+        SystemdNotifier(environment: environment, monotonicMicroseconds: monotonicMicroseconds)
+    }
 
     /// The next datagram's exact bytes, or nil if none arrives within `milliseconds`.
     func receive(within milliseconds: Int32 = 2000) -> [UInt8]? {
