@@ -68,7 +68,13 @@ struct TrainingRunnerTests {
     @Test func retriesAFailedCommandUntilTheNextStage() async throws {
         let recorder = Recorder(failures: 2)
         let runner = runner(recorder)
-        await runner.start(Self.plan, on: "SF-Bike-0001")
+        // A first stage long enough for two retries 50 ms apart on any machine.
+        let plan = TrainingPlan(id: "intervals", duration: .seconds(6), stages: [
+            TrainingStage(start: .zero, duration: .seconds(5), target: .resistance(3)),
+            TrainingStage(start: .seconds(5), duration: .milliseconds(500), target: .power(180)),
+            TrainingStage(start: .milliseconds(5500), duration: .milliseconds(500), target: .resistance(8)),
+        ])
+        await runner.start(plan, on: "SF-Bike-0001")
         #expect(await eventually { await runner.active(on: "SF-Bike-0001") == nil })
         let sent = recorder.commands.map(\.0)
         // Two refusals of the first target, the third try lands, then the rest once each.

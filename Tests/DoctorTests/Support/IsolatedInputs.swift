@@ -21,6 +21,12 @@ extension DoctorInputs {
         inputs.kernelProbe = KernelBluetoothProbe { EAFNOSUPPORT }
         inputs.controllerProbe = StubControllerProbe([:])
         inputs.clock = WallClock { Fixed.now }
+        // Generous limits: a refused port or a missing socket answers at once, and on a CI
+        // machine starved by the other suites a short limit would race those answers.
+        inputs.timeouts.backend = .seconds(15)
+        inputs.timeouts.socket = .seconds(10)
+        inputs.timeouts.bus = .seconds(10)
+        inputs.timeouts.database = .seconds(20)
         return inputs
     }
 }
