@@ -29,7 +29,9 @@ struct TimeBoundTests {
         inputs.backendURL = "http://127.0.0.1:\(try TestListener.closedPort())"
         let started = ContinuousClock.now
         let report = await Doctor(inputs: inputs).run()
-        #expect(ContinuousClock.now - started < .seconds(15))
-        #expect(report.check("backend")?.detail.contains("backend unreachable") == true)
+        #expect(ContinuousClock.now - started < .seconds(30))
+        let detail = report.check("backend")?.detail ?? ""
+        #expect(report.check("backend")?.status == .failed)
+        #expect(detail.contains("backend unreachable") || detail.contains("no answer"), "\(detail)")
     }
 }

@@ -7,9 +7,9 @@ public import DBus
 public actor BlueZClient {
     public let connection: DBusConnection
     /// Every timeout and pause of the client and the links and supervisors built on it.
-    /// Injected: the daemon passes one whose timers live on its event loop, because any
-    /// Dispatch timer leaves libdispatch's manager thread waking every second for the rest of
-    /// the process's life, and a gateway that waits must not wake.
+    /// Injected: the daemon passes one whose timers live on its SwiftNIO event loop, so that an
+    /// idle gateway's own timers cost one `epoll_wait` each instead of libdispatch timer work
+    /// (see the daemon's `EventLoopClock`); tests keep `ContinuousClock`.
     public nonisolated let clock: any Clock<Duration>
     public private(set) var tree = ObjectTree()
     /// Bumped every time the cache is rebuilt (start, bluetoothd restart), so waiters can tell

@@ -3,12 +3,14 @@ import Synchronization
 
 /// A `Clock` whose sleeps are timers on a SwiftNIO event loop.
 ///
-/// Why not `ContinuousClock`: on Linux, `Task.sleep` goes through libdispatch, and once any
-/// Dispatch timer has been armed the manager thread re-arms a one-second timer for the rest
-/// of the process's life (measured: one wake-up per second from a process that slept once,
-/// 200 ms, and then only waited). An idle gateway would then never be idle. An event loop
-/// sleeps in `epoll_wait` until its next scheduled task, so with nothing due nothing wakes.
-/// Instants are `ContinuousClock`'s, so deadlines mix freely with the rest of the code.
+/// Why not `ContinuousClock`: on Linux, `Task.sleep` is a libdispatch timer, serviced by
+/// Dispatch's manager thread and a worker per expiry. The daemon's idle budget is one wake-up
+/// per second, and libdispatch already spends it: once any global-queue work has run, its
+/// manager re-arms a one-second timer for the rest of the process's life (measured on a
+/// five-line program: `DispatchQueue.global().async` once, then `sleep(5)`, shows five
+/// re-arms). An event loop sleeps in `epoll_wait` until its next scheduled task, so the
+/// daemon's own timers add a wake-up only when one is due. Instants are `ContinuousClock`'s,
+/// so deadlines mix freely with the rest of the code.
 public struct EventLoopClock: Clock {
     public typealias Instant = ContinuousClock.Instant
     public let eventLoop: any EventLoop
