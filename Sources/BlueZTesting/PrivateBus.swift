@@ -52,11 +52,29 @@ public final class PrivateBus: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
         guard spawned == 0 else { throw BusStartError(description: "cannot start dbus-daemon (error \(spawned))") }
-        let deadline = Date().addingTimeInterval(5)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline else { throw BusStartError(description: "dbus-daemon did not create \(socket)") }
+        // The socket file appears at bind(), a moment before listen(): wait until a connect
+        // is accepted, or a test's first connection can be refused.
+        let deadline = Date().addingTimeInterval(10)
+        while !Self.accepts(socket) {
+            guard Date() < deadline else { throw BusStartError(description: "dbus-daemon did not listen on \(socket)") }
             usleep(10_000)
         }
+    }
+
+    private static func accepts(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
     }
 
     /// The bus itself restarts at the same address, as when an operator restarts dbus: every
