@@ -1,4 +1,5 @@
 public import BlueZ
+import FTMS
 import FoundationEssentials
 public import Logging
 public import Store
@@ -91,7 +92,7 @@ public actor DaemonControl {
                     succeeded: outcome.succeeded, origin: "operator"),
                 machine: status.name, sessionID: status.sessionID)
             let answer = CommandAnswer(
-                machine: status.name, operation: command.operation, request: Self.hex(outcome.request),
+                machine: status.name, operation: command.operation, request: Hex.string(outcome.request),
                 result: outcome.resultName, succeeded: outcome.succeeded)
             if !outcome.succeeded {
                 return .failed(code: "refused", message: "\(status.name) answered \(outcome.resultName) to \(command.operation)")
@@ -184,9 +185,5 @@ public actor DaemonControl {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 }

@@ -78,7 +78,7 @@ public enum MetricsPayloads {
             json.appendKey("operation", first: true)
             json.appendString(operation)
             json.appendKey("request")
-            json.appendString(hex(request))
+            json.appendString(Hex.string(request))
             json.appendKey("result")
             json.appendString(result)
             json.appendKey("succeeded")
@@ -104,17 +104,6 @@ public enum MetricsPayloads {
             json.appendKey("result")
             json.appendString(result)
         }
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func payload(_ body: (inout JSONBuffer) -> Void) -> JSONPayload {

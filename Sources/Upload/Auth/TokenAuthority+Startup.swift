@@ -11,6 +11,9 @@ public enum TokenCheck: Sendable, Equatable {
 }
 
 extension TokenAuthority {
+    /// Why the tokens went when the backend says the account is bound to another device.
+    static let boundElsewhere = "device_already_bound: the account is bound to another device"
+
     /// Flow 1 step 3 on a gateway: checks the stored access token's expiry and refreshes it
     /// (through the same single flight as every other call) when it is due. No other API call
     /// is made, so an offline gym starts at once.
@@ -23,7 +26,7 @@ extension TokenAuthority {
         } catch BackendError.loginRequired(let reason) {
             return .loginRequired(reason: reason)
         } catch BackendError.deviceAlreadyBound {
-            return .loginRequired(reason: "device_already_bound: the account is bound to another device")
+            return .loginRequired(reason: Self.boundElsewhere)
         } catch {
             return .unreachable("\(error)")
         }

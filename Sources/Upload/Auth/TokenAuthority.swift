@@ -84,7 +84,7 @@ public actor TokenAuthority {
             case .loginRequired(let reason):
                 try await store.dropTokens(reason: reason)
             case .deviceAlreadyBound:
-                try await store.dropTokens(reason: "device_already_bound: the account is bound to another device")
+                try await store.dropTokens(reason: Self.boundElsewhere)
             default:
                 break
             }

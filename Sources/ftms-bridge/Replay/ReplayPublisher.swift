@@ -34,24 +34,20 @@ final class ReplayPublisher: Sendable {
 
     func publish(_ output: CaptureReplay.Output, at time: Timestamp, machine: MachineIdentity) async {
         if case .opened = output {} else { now.seconds.withLock { $0 = Double(time.wall.millisecondsSince1970) / 1000 } }
-        let name = machine.name
+        let live = LivePublisher(server: server)
         switch output {
         case .opened:
-            _ = try? await server.publish(.machine, machine: name, payload: MetricsPayloads.machine(machine, state: "discovered"))
+            await live.machine(machine, state: "discovered")
         case .connected:
-            _ = try? await server.publish(.machine, machine: name, payload: MetricsPayloads.machine(machine, state: "ready"))
+            await live.machine(machine, state: "ready")
         case .disconnected:
-            _ = try? await server.publish(.machine, machine: name, payload: MetricsPayloads.machine(machine, state: "disconnected"))
+            await live.machine(machine, state: "disconnected")
         case .sample(let record):
-            _ = try? await server.publish(.sample, machine: name, payload: MetricsPayloads.decoded(.data(record)))
+            await live.sample(record, machine: machine.name, sessionID: nil)
         case .status(let status):
-            _ = try? await server.publish(.status, machine: name, payload: MetricsPayloads.decoded(.status(status)))
+            await live.status(status, machine: machine.name, sessionID: nil)
         case .session(let event):
-            let id = event.sessionID
-            _ = try? await server.publish(.sessionState, machine: name, sessionID: id, payload: MetricsPayloads.sessionState(event))
-            if case .finished(_, let summary) = event {
-                _ = try? await server.publish(.sessionSummary, machine: name, sessionID: id, payload: MetricsPayloads.summary(summary))
-            }
+            await live.session(event, machine: machine.name)
         }
     }
 
