@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(name: "ControlTests", dependencies: ["Control"], swiftSettings: strict),
         .testTarget(name: "TrainingTests", dependencies: ["Training"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
-        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.

@@ -1,18 +1,9 @@
-/// SplitMix64: a tiny reproducible generator, so a failing property names its seed and
-/// reruns exactly.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
+import Workout
 
-    init(seed: UInt64) { state = seed }
+/// Workout's SplitMix64, so a failing property names its seed and reruns exactly.
+typealias SeededRandom = SplitMix64
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     mutating func bytes(count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
     }
