@@ -175,6 +175,7 @@ let package = Package(
                 "Store",
                 "Upload",
                 "Publish",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -8,10 +8,13 @@
          wake-ups per second, counted as context switches of every daemon thread
          (/proc/PID/task/*/status). Bar: <= 1 per second.
 
+The daemon runs as the unit runs it: systemd's NOTIFY_SOCKET (a datagram socket this script
+drains) with WATCHDOG_USEC=30 s, so it pings every 15 s, and Prometheus on (loopback, port 0).
+
   scripts/bench-daemon.py [--bin .build/release] [--machines 10] [--duration 600] [--idle 60]
 Prints one line per figure; exit status 1 if a bar is missed.
 """
-import argparse, glob, os, shutil, signal, subprocess, sys, tempfile, time
+import argparse, glob, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TICK = os.sysconf("SC_CLK_TCK")
@@ -58,6 +61,32 @@ def count_wakeups(pid, seconds):
     return woken
 
 
+class NotifySocket:
+    """Stands in for systemd's notify socket: counts READY=1 and WATCHDOG=1 datagrams."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.pings = 0
+        self.ready = False
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        while True:
+            try:
+                message = self.sock.recv(4096).decode(errors="replace")
+            except OSError:
+                return
+            if "READY=1" in message.split("\n"):
+                self.ready = True
+            if "WATCHDOG=1" in message.split("\n"):
+                self.pings += 1
+
+    def close(self):
+        self.sock.close()
+
+
 def run_scenario(args, rate, work, label):
     bus_dir = os.path.join(work, f"bus-{label}")
     address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout.strip().split("=", 1)[1]
@@ -75,17 +104,23 @@ path = "{os.path.join(work, label + '-metrics.sock')}"
 [control_socket]
 path = "{os.path.join(work, label + '-control.sock')}"
 [prometheus]
-enabled = false
+enabled = true
+listen = "127.0.0.1:0"
 [log]
 level = "notice"
 """)
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+    notify = NotifySocket(os.path.join(work, f"{label}-notify.sock"))
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, NOTIFY_SOCKET=notify.path, WATCHDOG_USEC="30000000")
     daemon = subprocess.Popen([os.path.join(args.bin, "ftms-bridge"), "run", "--config", config], env=env,
                               stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"daemon-{label}.log"), "w"))
+    daemon.notify = notify
     return bus_dir, sim, daemon
 
 
 def stop(bus_dir, *processes):
+    for process in processes:
+        if hasattr(process, "notify"):
+            process.notify.close()
     for process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -134,12 +169,17 @@ def main():
         time.sleep(args.warmup)
         at = time.monotonic()
         cpu_before = cpu_seconds(daemon.pid)
+        pings_before = daemon.notify.pings
         woken = count_wakeups(daemon.pid, args.idle)
         elapsed = time.monotonic() - at
         wakeups = woken / elapsed
+        pings = daemon.notify.pings - pings_before
         threads = len(glob.glob(f"/proc/{daemon.pid}/task/*"))
-        print(f"idle: {args.machines} machines connected, silent, for {args.idle} s: {wakeups:.2f} wake-ups/s over {threads} threads; "
-              f"CPU {(cpu_seconds(daemon.pid) - cpu_before) / elapsed * 100:.3f} %")
+        print(f"idle: {args.machines} machines connected, silent, for {args.idle} s: {wakeups:.2f} wake-ups/s over {threads} threads "
+              f"({pings} watchdog pings); CPU {(cpu_seconds(daemon.pid) - cpu_before) / elapsed * 100:.3f} %")
+        if not daemon.notify.ready or (args.idle >= 30 and pings == 0):
+            failed = True
+            print("idle: the daemon never said READY=1 or never pinged the watchdog: the figure is not the unit's")
         if wakeups > 1:
             failed = True
             print("idle: BAR MISSED (<= 1 wake-up per second)")

@@ -1,12 +1,19 @@
 // The C surface of libdbus-1 that the Swift DBus module uses, plus what Swift cannot import
 // by itself: the DBUS_TYPE_* macros are casts, so they are restated as constants, and eventfd
-// is not reachable through Glibc on this toolchain.
+// is not reachable through Glibc on this toolchain, nor is prctl (variadic) for naming the
+// bus thread.
 #ifndef CDBUS_H
 #define CDBUS_H
 
 #include <dbus/dbus.h>
 #include <sys/eventfd.h>
 #include <poll.h>
+#include <sys/prctl.h>
+
+/// Names the calling thread (at most 15 bytes are kept), as `top -H` and /proc show it.
+static inline int cdbus_name_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
 
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
 static const int CDBUS_TYPE_BYTE = DBUS_TYPE_BYTE;

@@ -14,4 +14,11 @@ struct FTMSBridge: AsyncParsableCommand {
         version: version,
         subcommands: [RunCommand.self, DecodeCommand.self, ScanCommand.self, MonitorCommand.self, ControlCommand.self, ReplayCommand.self, LoginCommand.self, LogoutCommand.self, StatusCommand.self, QueueCommand.self, UploadCommand.self, WatchCommand.self, DemoCommand.self, DoctorCommand.self]
     )
+
+    static func main() async {
+        if CommandLine.arguments.dropFirst().first == RunCommand.configuration.commandName {
+            RunCommand.adoptEventLoopExecutor()
+        }
+        await main(nil)
+    }
 }

@@ -71,6 +71,9 @@ final class BusLoop: @unchecked Sendable {
     // MARK: Loop thread
 
     private func run() {
+        // Otherwise it inherits the name of whichever thread connected (an event loop's), and
+        // `top -H` or a wake-up count shows it under the wrong name.
+        _ = cdbus_name_thread("dbus-loop")
         while !stopRequested.load(ordering: .acquiring) {
             iterate()
         }

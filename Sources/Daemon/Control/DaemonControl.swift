@@ -49,10 +49,8 @@ public actor DaemonControl {
 
     /// The status as a value, for the watchdog's status line too.
     public func snapshot() async throws -> DaemonStatus {
-        let counts = try await store.counts()
-        let oldest = try await store.oldestPendingQueuedAt()
-        let account = try await store.accountState()
-        let last = try await store.lastUpload()
+        let overview = try await store.overview()
+        let (counts, oldest, account, last) = (overview.counts, overview.oldestPendingQueuedAt, overview.account, overview.lastUpload)
         let now = clock.now()
         var machines = await fleet.statuses()
         for index in machines.indices {

@@ -3,7 +3,7 @@ public import DaemonConfig
 import FoundationEssentials
 public import Logging
 import NIOCore
-import NIOPosix
+public import NIOPosix
 import Publish
 import ServiceLifecycle
 import Store
@@ -31,8 +31,16 @@ public struct GatewayDaemon: Sendable {
     public var version: String
     public var level: JournalLogHandler.Level
     public var clock: DaemonClock
+    /// The event loops for the sockets and timers; `nil` makes a one-thread group for this run.
+    /// `ftms-bridge run` passes NIO's singleton group after making it Swift Concurrency's global
+    /// executor, so the whole daemon runs on threads that sleep until something is due.
+    public var loops: MultiThreadedEventLoopGroup?
 
-    public init(config: DaemonConfig, configPath: String?, environment: [String: String], version: String, clock: DaemonClock = .system()) {
+    public init(
+        config: DaemonConfig, configPath: String?, environment: [String: String], version: String, clock: DaemonClock = .system(),
+        loops: MultiThreadedEventLoopGroup? = nil
+    ) {
+        self.loops = loops
         self.config = config
         self.configPath = configPath
         self.environment = environment
@@ -68,14 +76,15 @@ public struct GatewayDaemon: Sendable {
         }
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
 
-        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let ownsLoops = self.loops == nil
+        let loops = self.loops ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let timers = EventLoopClock(eventLoop: loops.next())
         let parts: Parts
         do {
             parts = try await assemble(store: store, loops: loops, timers: timers, logger: logger)
         } catch {
             try? store.close()
-            try? await loops.shutdownGracefully()
+            if ownsLoops { try? await loops.shutdownGracefully() }
             throw error
         }
         await parts.fleet.restore(try await store.loadAll())
@@ -107,7 +116,7 @@ public struct GatewayDaemon: Sendable {
         } catch {
             logger.error("store not closed cleanly: \(error)")
         }
-        try? await loops.shutdownGracefully()
+        if ownsLoops { try? await loops.shutdownGracefully() }
         logger.info("stopped")
     }
 

@@ -199,7 +199,7 @@ public actor MachineFleet {
                 startSupervisor(key: entry.uppercased(), target: MachineTarget(entry), client: client)
             }
             // Sessions restored for machines no longer on the list close by their timers.
-            while !Task.isCancelled { try? await timers.sleep(for: .seconds(3600)) }
+            await sleepUntilCancelled()
             return
         }
         // Machines with a restored session come back first, wherever they are.
@@ -211,8 +211,10 @@ public actor MachineFleet {
         while !Task.isCancelled {
             let adopted = await adoptKnown(client)
             if supervised.count >= settings.maxConnected {
-                try? await timers.sleep(for: settings.discoveryPause)
-                continue
+                // A supervisor keeps its machine for good (it reconnects it, and stops only
+                // with the whole fleet), so a full fleet has nothing left to look for.
+                await sleepUntilCancelled()
+                return
             }
             let found = await search(client) + adopted
             if found > 0 {
@@ -222,6 +224,12 @@ public actor MachineFleet {
             }
             try? await timers.sleep(for: pause)
         }
+    }
+
+    /// Waits for the cancellation that a bus loss, new settings or shutdown brings, waking
+    /// hourly at most: an idle daemon should not wake at all (issue 6's bar is once a second).
+    private func sleepUntilCancelled() async {
+        while !Task.isCancelled { try? await timers.sleep(for: .seconds(3600)) }
     }
 
     /// One window of discovery; returns how many machines were adopted in it.

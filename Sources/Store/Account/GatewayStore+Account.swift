@@ -58,15 +58,17 @@ extension GatewayStore {
     }
 
     public func accountState() async throws -> AccountState {
-        try await read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT access_token IS NOT NULL, login_required_reason, user_profile, access_expires_at FROM account")
-            else { return AccountState(loggedIn: false, loginRequiredReason: nil, userProfile: nil, accessExpiresAt: nil) }
-            let expires: Int64? = row[3]
-            return AccountState(
-                loggedIn: row[0], loginRequiredReason: row[1], userProfile: row[2],
-                accessExpiresAt: expires.map(UTCTime.init(millisecondsSince1970:)))
-        }
+        try await read(Self.accountState)
+    }
+
+    static func accountState(_ db: Database) throws -> AccountState {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT access_token IS NOT NULL, login_required_reason, user_profile, access_expires_at FROM account")
+        else { return AccountState(loggedIn: false, loginRequiredReason: nil, userProfile: nil, accessExpiresAt: nil) }
+        let expires: Int64? = row[3]
+        return AccountState(
+            loggedIn: row[0], loginRequiredReason: row[1], userProfile: row[2],
+            accessExpiresAt: expires.map(UTCTime.init(millisecondsSince1970:)))
     }
 
     /// Logout's wipe (seed 000 Flow 6 step 3): tokens, profile, every session (pending ones

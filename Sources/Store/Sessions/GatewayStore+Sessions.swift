@@ -147,19 +147,21 @@ extension GatewayStore {
     }
 
     public func counts() async throws -> QueueCounts {
-        try await read { db in
-            var counts = QueueCounts()
-            for row in try Row.fetchAll(db, sql: "SELECT upload_status, COUNT(*) FROM sessions GROUP BY upload_status") {
-                let count: Int = row[1]
-                switch UploadStatus(rawValue: row[0]) {
-                case .pending: counts.pending = count
-                case .uploaded: counts.uploaded = count
-                case .dead: counts.dead = count
-                case nil: break
-                }
+        try await read(Self.counts)
+    }
+
+    static func counts(_ db: Database) throws -> QueueCounts {
+        var counts = QueueCounts()
+        for row in try Row.fetchAll(db, sql: "SELECT upload_status, COUNT(*) FROM sessions GROUP BY upload_status") {
+            let count: Int = row[1]
+            switch UploadStatus(rawValue: row[0]) {
+            case .pending: counts.pending = count
+            case .uploaded: counts.uploaded = count
+            case .dead: counts.dead = count
+            case nil: break
             }
-            return counts
         }
+        return counts
     }
 
     /// Every session, oldest first, optionally only those in `status`.

@@ -3,10 +3,12 @@ import Workout
 
 extension GatewayStore {
     public func lastUpload() async throws -> UploadLogEntry? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT finished_at, result, succeeded FROM upload_log").map { row in
-                UploadLogEntry(finishedAt: UTCTime(millisecondsSince1970: row[0]), result: row[1], succeeded: row[2])
-            }
+        try await read(Self.lastUpload)
+    }
+
+    static func lastUpload(_ db: Database) throws -> UploadLogEntry? {
+        try Row.fetchOne(db, sql: "SELECT finished_at, result, succeeded FROM upload_log").map { row in
+            UploadLogEntry(finishedAt: UTCTime(millisecondsSince1970: row[0]), result: row[1], succeeded: row[2])
         }
     }
 
