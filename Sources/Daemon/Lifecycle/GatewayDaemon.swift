@@ -98,7 +98,14 @@ public struct GatewayDaemon: Sendable {
         if let upload = parts.upload {
             services.append(.init(service: upload, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "upload"))
         }
-        services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: parts.checkTokens), serviceName: "machines"))
+        let checkTokens = parts.checkTokens
+        let beforeMachines: @Sendable () async -> Void = {
+            await checkTokens()
+            // Start-up is over: its code need not stay mapped for months (see StartupPages).
+            let released = StartupPages.release()
+            logger.debug("released \(released / 1024) MB of start-up code pages")
+        }
+        services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: beforeMachines), serviceName: "machines"))
         services.append(.init(service: ReloadService(reload: parts.reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: parts.statusLine), serviceName: "watchdog"))
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
