@@ -14,9 +14,11 @@ drains) with WATCHDOG_USEC=30 s, so it pings every 15 s, and Prometheus on (loop
   scripts/bench-daemon.py [--bin .build/release] [--machines 10] [--duration 600] [--idle 60]
 Prints one line per figure; exit status 1 if a bar is missed.
 """
-import argparse, glob, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, glob, os, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from harness import NotifySocket, stop_processes  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -61,32 +63,6 @@ def count_wakeups(pid, seconds):
     return woken
 
 
-class NotifySocket:
-    """Stands in for systemd's notify socket: counts READY=1 and WATCHDOG=1 datagrams."""
-
-    def __init__(self, path):
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        self.pings = 0
-        self.ready = False
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        while True:
-            try:
-                message = self.sock.recv(4096).decode(errors="replace")
-            except OSError:
-                return
-            if "READY=1" in message.split("\n"):
-                self.ready = True
-            if "WATCHDOG=1" in message.split("\n"):
-                self.pings += 1
-
-    def close(self):
-        self.sock.close()
-
-
 def run_scenario(args, rate, work, label):
     bus_dir = os.path.join(work, f"bus-{label}")
     address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout.strip().split("=", 1)[1]
@@ -118,17 +94,10 @@ level = "notice"
 
 
 def stop(bus_dir, *processes):
+    stop_processes(processes, 20)
     for process in processes:
         if hasattr(process, "notify"):
             process.notify.close()
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-    for process in processes:
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
     subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", bus_dir], capture_output=True)
 
 
@@ -169,15 +138,15 @@ def main():
         time.sleep(args.warmup)
         at = time.monotonic()
         cpu_before = cpu_seconds(daemon.pid)
-        pings_before = daemon.notify.pings
+        pings_before = daemon.notify.count("WATCHDOG=1")
         woken = count_wakeups(daemon.pid, args.idle)
         elapsed = time.monotonic() - at
         wakeups = woken / elapsed
-        pings = daemon.notify.pings - pings_before
+        pings = daemon.notify.count("WATCHDOG=1") - pings_before
         threads = len(glob.glob(f"/proc/{daemon.pid}/task/*"))
         print(f"idle: {args.machines} machines connected, silent, for {args.idle} s: {wakeups:.2f} wake-ups/s over {threads} threads "
               f"({pings} watchdog pings); CPU {(cpu_seconds(daemon.pid) - cpu_before) / elapsed * 100:.3f} %")
-        if not daemon.notify.ready or (args.idle >= 30 and pings == 0):
+        if "READY=1" not in daemon.notify.lines() or (args.idle >= 30 and pings == 0):
             failed = True
             print("idle: the daemon never said READY=1 or never pinged the watchdog: the figure is not the unit's")
         if wakeups > 1:

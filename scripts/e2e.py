@@ -21,6 +21,8 @@ Prints one line per step and `e2e: PASS` or `e2e: FAIL: why`; exit status 0 only
 import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from harness import NotifySocket, stop_processes  # noqa: E402
 
 
 class Failure(Exception):
@@ -157,19 +159,9 @@ enabled = false
 level = "debug"
 """)
 
-        # systemd's side of Type=notify: a datagram socket standing in for NOTIFY_SOCKET.
-        notify_path = os.path.join(run, "notify.sock")
-        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        notify.bind(notify_path)
-        notify.settimeout(0.2)
-        notes = []
-
-        def drain_notify():
-            while True:
-                try:
-                    notes.append(notify.recv(4096).decode())
-                except (socket.timeout, BlockingIOError):
-                    return
+        # systemd's side of Type=notify, for the restarted daemon.
+        notify = NotifySocket(os.path.join(run, "notify.sock"))
+        notify_path = notify.path
 
         def start_daemon(number):
             # The restarted daemon runs as systemd would run it: NOTIFY_SOCKET and a 2 s watchdog.
@@ -251,8 +243,7 @@ level = "debug"
         daemon.send_signal(signal.SIGTERM)
         if daemon.wait(20) != 0:
             raise Failure(f"the daemon exited {daemon.returncode} on SIGTERM")
-        drain_notify()
-        states = [line for note in notes for line in note.split("\n")]
+        states = notify.lines(settle=0.3)
         for wanted in ("READY=1", "WATCHDOG=1", "STOPPING=1"):
             if wanted not in states:
                 raise Failure(f"systemd never heard {wanted} (got {sorted(set(s.split('=')[0] for s in states))})")
@@ -267,14 +258,7 @@ level = "debug"
         print(f"e2e: FAIL: {error} (logs in {work})")
         args.keep = True
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        for child in children:
-            try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        stop_processes(children, 10)
         subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", os.path.join(work, "bus")], capture_output=True)
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
