@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""gen_frames.py — random valid FTMS 1.0 frames plus their spec-literal decode.
+"""gen_frames.py — random FTMS 1.0 frames plus their spec-literal decode.
 
 Why: an oracle for ftms-bridge's decoder (scripts/parity.py) and input for the decode benchmark
 (scripts/bench-decode-vs-pyftms.sh). It is written straight from the FTMS 1.0 field tables (SPEC §3,
 notes/ftms-anchors.md §2) and shares no code with ftms-bridge or pyftms.
 
 Output, one frame per line:  HEX <TAB> EXPECTED-JSON     (or just HEX with --hex-only)
+Frames are valid, except that some Fitness Machine Feature and Training Status values are too
+short or carry extra bytes, with the SPEC §3 findings expected: only complete words/fields,
+then "truncated": true, or "trailing_bytes": N.
 Expected JSON uses the ftms-bridge names of SPEC §3.1: values scaled to the unit, absent fields
 omitted, energy sentinels (0xFFFF / 0xFFFF / 0xFF) -> null and no other sentinel, numbers in their
 shortest exact decimal form.
@@ -244,11 +247,28 @@ def frame(rng, uuid):
     if uuid == "2acc":
         feats, targets = rng.getrandbits(17), rng.getrandbits(17)   # bits 17..31 RFU
         out += feats.to_bytes(4, "little") + targets.to_bytes(4, "little")
-        obj["fitness_machine_features"] = [n for i, n in enumerate(MACHINE_FEATURES) if feats >> i & 1]
-        obj["target_setting_features"] = [n for i, n in enumerate(TARGET_SETTING_FEATURES)
-                                          if targets >> i & 1]
-        obj["fitness_machine_features_raw"] = feats
-        obj["target_setting_features_raw"] = targets
+        # A tenth of the values have the wrong length (parity found short ones misreported):
+        # only complete words are reported, then "truncated"; extra bytes are "trailing_bytes".
+        # (Never empty: an empty line is no frame to `decode`; the golden vectors cover that.)
+        length = rng.choice([1, 2, 3, 4, 5, 7, 9, 12]) if rng.random() < 0.1 else 8
+        words = min(length // 4, 2)
+        if length < 8:
+            del out[length:]
+        else:
+            out += bytes(rng.getrandbits(8) for _ in range(length - 8))
+        if words >= 1:
+            obj["fitness_machine_features"] = [n for i, n in enumerate(MACHINE_FEATURES) if feats >> i & 1]
+        if words == 2:
+            obj["target_setting_features"] = [n for i, n in enumerate(TARGET_SETTING_FEATURES)
+                                              if targets >> i & 1]
+        if words >= 1:
+            obj["fitness_machine_features_raw"] = feats
+        if words == 2:
+            obj["target_setting_features_raw"] = targets
+        if length < 8:
+            obj["truncated"] = True
+        elif length > 8:
+            obj["trailing_bytes"] = length - 8
     elif uuid == "2ada":
         op = rng.choice(sorted(STATUS_EVENTS))
         name, params = STATUS_EVENTS[op]
@@ -273,7 +293,16 @@ def frame(rng, uuid):
         flags = rng.choice([0, 1, 3])                     # bit 0 string present, bit 1 extended
         code = rng.randrange(len(TRAINING_STATUS))
         out += bytes([flags, code])
+        r = rng.random()
+        if r < 0.05:                                      # flags alone: too short for the code
+            del out[1:]
+            obj.update(flags=flags, truncated=True)
+            return out, obj
         obj.update(flags=flags, training_status_code=code, training_status=TRAINING_STATUS[code])
+        if not flags & 1 and r < 0.15:                    # no string flagged, yet bytes follow
+            extra = rng.randrange(1, 5)
+            out += bytes(rng.getrandbits(8) for _ in range(extra))
+            obj["trailing_bytes"] = extra
         if flags & 1:
             text = "".join(rng.choice(string.ascii_letters + string.digits + ' -_."\\/')
                            for _ in range(rng.randrange(16)))

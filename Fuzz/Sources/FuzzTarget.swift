@@ -76,7 +76,8 @@ enum FuzzTarget {
         case .status(let status): status.trailingBytes > 0
         case .controlPoint(.request(let request)): request.trailingBytes > 0
         case .controlPoint(.response(let response)): response.trailingBytes > 0
-        case .controlPoint(.empty), .trainingStatus: false
+        case .trainingStatus(let status): status.trailingBytes > 0
+        case .controlPoint(.empty): false
         case .range(let range): range.trailingBytes > 0
         }
     }

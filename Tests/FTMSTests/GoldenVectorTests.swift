@@ -126,8 +126,26 @@ struct GoldenVectorTests {
         // Reserved bits stay in the raw integers and out of the name lists.
         Case(characteristic: .fitnessMachineFeature, hex: "00 00 02 80 00 00 00 00 01",
              json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","fitness_machine_features":[],"target_setting_features":[],"fitness_machine_features_raw":2147614720,"target_setting_features_raw":0,"trailing_bytes":1}"#),
+        // A short value reports only the complete words it holds, like a short data record:
+        // the word the machine did not send is absent, not an empty list and a 0.
         Case(characteristic: .fitnessMachineFeature, hex: "02 40 00 00",
-             json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","fitness_machine_features":["cadence","power_measurement"],"target_setting_features":[],"fitness_machine_features_raw":16386,"target_setting_features_raw":0,"truncated":true}"#),
+             json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","fitness_machine_features":["cadence","power_measurement"],"fitness_machine_features_raw":16386,"truncated":true}"#),
+        Case(characteristic: .fitnessMachineFeature, hex: "02 40 00 00 0c 00 00",
+             json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","fitness_machine_features":["cadence","power_measurement"],"fitness_machine_features_raw":16386,"truncated":true}"#),
+        Case(characteristic: .fitnessMachineFeature, hex: "02",
+             json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","truncated":true}"#),
+        Case(characteristic: .fitnessMachineFeature, hex: "02 40 00",
+             json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","truncated":true}"#),
+        Case(characteristic: .fitnessMachineFeature, hex: "",
+             json: #"{"characteristic":"fitness_machine_feature","uuid":"2acc","truncated":true}"#),
+        // No string flagged: bytes after the status code are counted, not dropped.
+        Case(characteristic: .trainingStatus, hex: "00 01 57 61",
+             json: #"{"characteristic":"training_status","uuid":"2ad3","flags":0,"training_status_code":1,"training_status":"idle","trailing_bytes":2}"#),
+        // Flag bit 1 (extended string) without bit 0 carries no string either.
+        Case(characteristic: .trainingStatus, hex: "02 0e 00",
+             json: #"{"characteristic":"training_status","uuid":"2ad3","flags":2,"training_status_code":14,"training_status":"pre_workout","trailing_bytes":1}"#),
+        Case(characteristic: .trainingStatus, hex: "",
+             json: #"{"characteristic":"training_status","uuid":"2ad3","truncated":true}"#),
     ]
 
     @Test(arguments: dataRecords + controlPoint + status + others)
@@ -152,6 +170,20 @@ struct GoldenVectorTests {
         #expect(record.values.value(.strokeRate) == nil)
         #expect(!record.values.contains(.strokeRate))
         #expect(record.implausibleFields == [.instantaneousSpeed, .averagePower, .heartRate])
+    }
+
+    /// Every length from empty to over-long: the words held are exactly the complete ones,
+    /// and every byte is accounted for as a word, a truncation or trailing bytes.
+    @Test func featureWordsFollowTheLength() {
+        let value: [UInt8] = [0x02, 0x40, 0x00, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xAA, 0xBB]
+        for length in 0...value.count {
+            let feature = Array(value.prefix(length)).withUnsafeBytes { FitnessMachineFeature(decoding: $0) }
+            #expect(feature.wordCount == min(length / 4, 2), "length \(length)")
+            #expect(feature.truncated == (length < 8), "length \(length)")
+            #expect(feature.trailingBytes == max(length - 8, 0), "length \(length)")
+            #expect(feature.fitnessMachineFeatures == (length >= 4 ? 0x4002 : 0), "length \(length)")
+            #expect(feature.supports(target: "resistance_target") == (length >= 8), "length \(length)")
+        }
     }
 }
 

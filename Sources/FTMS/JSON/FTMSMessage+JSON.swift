@@ -121,12 +121,22 @@ extension DataRecord {
 extension FitnessMachineFeature {
     public func writeJSON(into json: inout JSONBuffer) {
         json.openMessage(.fitnessMachineFeature)
-        json.appendNameList("fitness_machine_features", bits: fitnessMachineFeatures, names: Self.fitnessMachineFeatureNames)
-        json.appendNameList("target_setting_features", bits: targetSettingFeatures, names: Self.targetSettingFeatureNames)
-        json.appendKey("fitness_machine_features_raw")
-        json.appendInteger(fitnessMachineFeatures)
-        json.appendKey("target_setting_features_raw")
-        json.appendInteger(targetSettingFeatures)
+        // Only the words the value held: a missing word is absent, like a data record's
+        // missing field, not an empty list.
+        if wordCount >= 1 {
+            json.appendNameList("fitness_machine_features", bits: fitnessMachineFeatures, names: Self.fitnessMachineFeatureNames)
+        }
+        if wordCount >= 2 {
+            json.appendNameList("target_setting_features", bits: targetSettingFeatures, names: Self.targetSettingFeatureNames)
+        }
+        if wordCount >= 1 {
+            json.appendKey("fitness_machine_features_raw")
+            json.appendInteger(fitnessMachineFeatures)
+        }
+        if wordCount >= 2 {
+            json.appendKey("target_setting_features_raw")
+            json.appendInteger(targetSettingFeatures)
+        }
         json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
     }
 }
@@ -198,7 +208,7 @@ extension TrainingStatus {
             json.appendKey("training_status_string")
             json.appendString(statusString)
         }
-        json.closeMessage(truncated: truncated, trailingBytes: 0)
+        json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
     }
 }
 

@@ -2,9 +2,18 @@
 ///
 /// Two little-endian uint32 bit fields (FTMS 1.0 §4.3). Reserved bits are kept in the raw
 /// integers and left out of the name lists.
+///
+/// A value shorter than 8 bytes is decoded the way a short data record is (SPEC §3): each
+/// complete word is kept, a word the machine did not send is absent (``wordCount`` says how
+/// many arrived, and the JSON omits the rest) and ``truncated`` is set. Reporting a missing
+/// word as 0 would claim the machine supports nothing, which is not what it said.
 public struct FitnessMachineFeature: Sendable, Equatable {
+    /// The Fitness Machine Features word; 0 when ``wordCount`` is 0.
     public var fitnessMachineFeatures: UInt32
+    /// The Target Setting Features word; 0 when ``wordCount`` is below 2.
     public var targetSettingFeatures: UInt32
+    /// How many of the two words the value held completely: 2 for a whole value.
+    public var wordCount = 2
     public var truncated = false
     public var trailingBytes = 0
 
@@ -14,12 +23,19 @@ public struct FitnessMachineFeature: Sendable, Equatable {
     }
 
     /// A short read keeps what it has: a machine that sends only the first word still tells
-    /// us what it measures.
+    /// us what it measures. A partial word is not guessed at.
     public init(decoding bytes: UnsafeRawBufferPointer) {
         var reader = ByteReader(bytes)
-        fitnessMachineFeatures = reader.readUInt32() ?? 0
+        fitnessMachineFeatures = 0
         targetSettingFeatures = 0
-        guard bytes.count >= 4, let targets = reader.readUInt32() else {
+        guard let features = reader.readUInt32() else {
+            wordCount = 0
+            truncated = true
+            return
+        }
+        fitnessMachineFeatures = features
+        guard let targets = reader.readUInt32() else {
+            wordCount = 1
             truncated = true
             return
         }

@@ -5,6 +5,9 @@ public struct TrainingStatus: Sendable, Equatable {
     /// The Training Status String, when flag bit 0 says one follows (UTF-8, rest of the value).
     public var statusString: String?
     public var truncated = false
+    /// Bytes after the status code when flag bit 0 says no string follows (SPEC §3: counted,
+    /// never silently dropped). With a string, the string runs to the end of the value.
+    public var trailingBytes = 0
 
     public init(status: UInt8, string: String? = nil) {
         flags = string == nil ? 0 : 1
@@ -23,6 +26,8 @@ public struct TrainingStatus: Sendable, Equatable {
         if flags & 1 != 0 {
             let tail = UnsafeRawBufferPointer(rebasing: bytes[reader.offset...])
             statusString = String(decoding: tail, as: UTF8.self)
+        } else {
+            trailingBytes = reader.remaining
         }
     }
 
