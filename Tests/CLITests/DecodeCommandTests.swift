@@ -30,6 +30,32 @@ struct DecodeCommandTests {
         #expect(result.stderr == "ftms-bridge: decode: 2 of 8 lines could not be read\n")
     }
 
+    /// A line longer than any frame is one error with its own line number and full length,
+    /// counted in the summary, however many reads it spans; the lines after it decode.
+    @Test func overLongLineIsOneNumberedError() throws {
+        let long = String(repeating: "ab", count: 300_000)
+        let input = "44 02 da 02 02 01 22 01 00\n" + long + "\r\n44 02 da 02 02 01 22 01 00\n"
+        let result = try ProcessRunner.run(["decode", "2ad2"], stdin: input)
+        #expect(result.status == 1)
+        #expect(result.lines == [Self.ic4[...], #"{"line":2,"error":"line is 600001 bytes, longer than any frame"}"#, Self.ic4[...]])
+        #expect(result.stderr == "ftms-bridge: decode: 1 of 3 lines could not be read\n")
+    }
+
+    /// Several megabytes in: lines cut by the 1 MiB reads, and output leaving in 1 MiB writes
+    /// from the writer thread, come out whole and in order.
+    @Test func linesAcrossReadBlocksStayWholeAndInOrder() throws {
+        let frames = ["44 02 da 02 02 01 22 01 00", "4402da0202012201", "01 00", "00 00 10 27"]
+        var input = ""
+        for index in 0..<200_000 { input += frames[index % 4] + (index % 7 == 0 ? "\r\n" : "\n") }
+        let result = try ProcessRunner.run(["decode", "2ad2"], stdin: input)
+        #expect(result.status == 0)
+        #expect(result.lines.count == 200_000)
+        let expected = try frames.map { frame in try #require(ProcessRunner.run(["decode", "2ad2", frame]).lines.first) }
+        var mismatches = 0
+        for (index, line) in result.lines.enumerated() where line != expected[index % 4] { mismatches += 1 }
+        #expect(mismatches == 0)
+    }
+
     @Test func unknownCharacteristicIsAOneLineError() throws {
         let result = try ProcessRunner.run(["decode", "heart-rate", "00"])
         #expect(result.status != 0)

@@ -65,6 +65,41 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(json.count)
     }
 
+    // `ftms-bridge decode`'s bulk path without the process: hex lines (the real frames above,
+    // contiguous and spaced) found with memchr, parsed, decoded and printed as JSON lines by
+    // HexLineDecoder into one reused buffer. Per line; scripts/bench-decode.sh times the
+    // whole process on a million random frames per characteristic.
+    for (name, characteristic, frames) in [
+        ("Hex line to JSON line, 0x2AD2", Characteristic.indoorBikeData, bikeFrames),
+        ("Hex line to JSON line, 0x2AD1", Characteristic.rowerData, rowerFrames),
+    ] {
+        var text: [UInt8] = []
+        var lines: [Range<Int>] = []
+        for index in 0..<1_024 {
+            let frame = frames[index & 3]
+            let hex = frame.map { byte in
+                let digits = Array("0123456789abcdef".utf8)
+                return [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+            }
+            let line = index & 4 == 0 ? Array(hex.joined()) : Array(hex.joined(separator: [UInt8(ascii: " ")]))
+            let start = text.count
+            text += line + [UInt8(ascii: "\n")]
+            lines.append(start..<text.count)
+        }
+        Benchmark(name) { benchmark in
+            var decoder = HexLineDecoder(characteristic: characteristic)
+            var json = JSONBuffer(capacity: 1 << 17)
+            var consumed = 0
+            text.withUnsafeBytes { buffer in
+                for index in benchmark.scaledIterations {
+                    consumed &+= decoder.consume(UnsafeRawBufferPointer(rebasing: buffer[lines[index & 1_023]]), into: &json)
+                    if json.count > 1 << 16 { json.removeAll() }
+                }
+            }
+            blackHole(consumed &+ json.count)
+        }
+    }
+
     Benchmark("Merge split rower records") { benchmark in
         let records = rowerFrames.map { frame in frame.withUnsafeBytes { DataRecord(kind: .rowerData, decoding: $0) } }
         var merger = RecordMerger(kind: .rowerData)

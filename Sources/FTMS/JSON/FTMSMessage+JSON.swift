@@ -87,37 +87,6 @@ extension JSONBuffer {
     }
 }
 
-extension DataRecord {
-    public func writeJSON(into json: inout JSONBuffer) {
-        json.openMessage(kind.characteristic)
-        if let flags {
-            json.appendKey("flags")
-            json.appendInteger(flags)
-            json.appendKey("more_data")
-            json.append(moreData ? "true" : "false")
-        }
-        var implausible: UInt32 = 0
-        for entry in kind.layout.entries {
-            guard let raw = values.raw(entry.field) else { continue }
-            let descriptor = entry.field.descriptor
-            json.appendField(descriptor, raw: raw)
-            if descriptor.isImplausible(raw: raw) { implausible |= entry.field.bit }
-        }
-        if implausible != 0 {
-            json.appendKey("implausible")
-            json.append(UInt8(ascii: "["))
-            var first = true
-            for entry in kind.layout.entries where implausible & entry.field.bit != 0 {
-                if !first { json.append(UInt8(ascii: ",")) }
-                json.appendString(entry.field.descriptor.jsonName)
-                first = false
-            }
-            json.append(UInt8(ascii: "]"))
-        }
-        json.closeMessage(truncated: truncated, trailingBytes: trailingBytes)
-    }
-}
-
 extension FitnessMachineFeature {
     public func writeJSON(into json: inout JSONBuffer) {
         json.openMessage(.fitnessMachineFeature)

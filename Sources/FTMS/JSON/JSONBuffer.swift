@@ -38,6 +38,16 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
     /// The text written so far.
     public var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 
+    /// Makes room for `maximum` bytes and lets `body` write into it; `body` returns how many
+    /// it wrote (at most `maximum`), which become part of the buffer.
+    @inline(__always)
+    mutating func withReservedTail(_ maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(maximum)
+        let written = body(base + count)
+        precondition(written <= maximum, "a JSON writer overran its reservation")
+        count += written
+    }
+
     @inline(__always)
     private mutating func reserve(_ additional: Int) {
         if count + additional > capacity { grow(to: count + additional) }
@@ -114,37 +124,7 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
     /// `raw` × `scale` in its shortest exact decimal form: 1173 at 0.01 is `11.73`,
     /// 1100 is `11`, 25 at 0.5 is `12.5`. No floating point is involved.
     public mutating func appendFixedPoint(_ raw: Int32, scale: Scale) {
-        if raw < 0 { append(UInt8(ascii: "-")) }
-        let magnitude = UInt64(raw.magnitude)
-        if scale == .half {
-            appendDigits(magnitude / 2)
-            if magnitude % 2 == 1 { append(".5") }
-            return
-        }
-        let decimals = scale.decimals
-        guard decimals > 0 else {
-            appendDigits(magnitude)
-            return
-        }
-        var divisor: UInt64 = 1
-        for _ in 0..<decimals { divisor *= 10 }
-        appendDigits(magnitude / divisor)
-        var fraction = magnitude % divisor
-        guard fraction != 0 else { return }
-        append(UInt8(ascii: "."))
-        var width = decimals
-        while fraction % 10 == 0 {
-            fraction /= 10
-            width -= 1
-        }
-        var digits = InlineArray<4, UInt8>(repeating: UInt8(ascii: "0"))
-        var index = width - 1
-        while index >= 0 {
-            digits[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
-            index -= 1
-        }
-        for position in 0..<width { append(digits[position]) }
+        appendReserved(maximum: 16) { $0.fixedPoint(raw, scale: scale) }
     }
 
     /// A key with its colon, preceded by a comma unless it opens the object. Keys are static

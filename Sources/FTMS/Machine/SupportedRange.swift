@@ -17,30 +17,42 @@ public struct SupportedRange: Sendable, Equatable {
             }
         }
 
+        /// Minimum, maximum and increment. Static, so a decode allocates nothing.
         public var layout: [FieldDescriptor] {
             switch self {
-            case .speed:
-                [FieldDescriptor("minimum_speed_kmh", .uint16, .hundredth),
-                 FieldDescriptor("maximum_speed_kmh", .uint16, .hundredth),
-                 FieldDescriptor("minimum_increment_kmh", .uint16, .hundredth)]
-            case .inclination:
-                [FieldDescriptor("minimum_inclination_percent", .sint16, .tenth),
-                 FieldDescriptor("maximum_inclination_percent", .sint16, .tenth),
-                 FieldDescriptor("minimum_increment_percent", .uint16, .tenth)]
-            case .resistanceLevel:
-                [FieldDescriptor("minimum_resistance_level", .sint16, .tenth),
-                 FieldDescriptor("maximum_resistance_level", .sint16, .tenth),
-                 FieldDescriptor("minimum_increment", .uint16, .tenth)]
-            case .heartRate:
-                [FieldDescriptor("minimum_heart_rate_bpm", .uint8),
-                 FieldDescriptor("maximum_heart_rate_bpm", .uint8),
-                 FieldDescriptor("minimum_increment_bpm", .uint8)]
-            case .power:
-                [FieldDescriptor("minimum_power_w", .sint16),
-                 FieldDescriptor("maximum_power_w", .sint16),
-                 FieldDescriptor("minimum_increment_w", .uint16)]
+            case .speed: Self.speedLayout
+            case .inclination: Self.inclinationLayout
+            case .resistanceLevel: Self.resistanceLevelLayout
+            case .heartRate: Self.heartRateLayout
+            case .power: Self.powerLayout
             }
         }
+
+        private static let speedLayout = [
+            FieldDescriptor("minimum_speed_kmh", .uint16, .hundredth),
+            FieldDescriptor("maximum_speed_kmh", .uint16, .hundredth),
+            FieldDescriptor("minimum_increment_kmh", .uint16, .hundredth),
+        ]
+        private static let inclinationLayout = [
+            FieldDescriptor("minimum_inclination_percent", .sint16, .tenth),
+            FieldDescriptor("maximum_inclination_percent", .sint16, .tenth),
+            FieldDescriptor("minimum_increment_percent", .uint16, .tenth),
+        ]
+        private static let resistanceLevelLayout = [
+            FieldDescriptor("minimum_resistance_level", .sint16, .tenth),
+            FieldDescriptor("maximum_resistance_level", .sint16, .tenth),
+            FieldDescriptor("minimum_increment", .uint16, .tenth),
+        ]
+        private static let heartRateLayout = [
+            FieldDescriptor("minimum_heart_rate_bpm", .uint8),
+            FieldDescriptor("maximum_heart_rate_bpm", .uint8),
+            FieldDescriptor("minimum_increment_bpm", .uint8),
+        ]
+        private static let powerLayout = [
+            FieldDescriptor("minimum_power_w", .sint16),
+            FieldDescriptor("maximum_power_w", .sint16),
+            FieldDescriptor("minimum_increment_w", .uint16),
+        ]
     }
 
     public let kind: Kind
