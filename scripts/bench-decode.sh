@@ -38,29 +38,34 @@ if [[ -z "${BENCH_DIR:-}" ]]; then BENCH_DIR=/tmp; [[ -d /dev/shm && -w /dev/shm
 TMP=$(mktemp -d "$BENCH_DIR/bench-decode.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-# median_seconds RUNS COMMAND -> median wall time of COMMAND (a shell string), after one warm-up
+# median_seconds RUNS COMMAND -> "WALL CPU": median wall time and median CPU time (user + system,
+# all threads) of COMMAND (a shell string), after one warm-up. The CPU figure is what the
+# process costs whatever else the machine is doing; the wall figure is what a user waits.
 median_seconds() {
   python3 - "$1" "$2" <<'EOF'
-import statistics, subprocess, sys, time
+import resource, statistics, subprocess, sys, time
 runs, cmd = int(sys.argv[1]), sys.argv[2]
-times = []
+walls, cpus = [], []
 for i in range(runs + 1):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    p = subprocess.run(cmd, shell=True)
+    p = subprocess.run(["/bin/sh", "-c", "exec " + cmd])
     elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode not in (0, 1):
         sys.exit(f"bench-decode: {cmd} exited {p.returncode}")
     if i > 0:
-        times.append(elapsed)
-print(statistics.median(times))
+        walls.append(elapsed)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+print(statistics.median(walls), statistics.median(cpus))
 EOF
 }
 
-ROWS=() TOTAL_FRAMES=0 TOTAL_SECONDS=0 TOTAL_BYTES=0 DIFFS=0
+ROWS=() TOTAL_FRAMES=0 TOTAL_SECONDS=0 TOTAL_CPU=0 TOTAL_BYTES=0 DIFFS=0
 for c in $CHARS; do
   input="${BENCH_CACHE:-$TMP}/$c-$FRAMES${SPACED:+-spaced}.hex"
   [[ -s "$input" ]] || python3 scripts/gen_frames.py --characteristic "$c" --count "$FRAMES" --seed 15 --hex-only $SPACED > "$input"
-  s=$(median_seconds "$RUNS" "'$BIN' decode $c < '$input' > '$TMP/out.json'")
+  read -r s cpu < <(median_seconds "$RUNS" "'$BIN' decode $c < '$input' > '$TMP/out.json'")
   bytes=$(stat -c %s "$TMP/out.json")
   lines=$(wc -l < "$TMP/out.json")
   [[ "$lines" -eq "$FRAMES" ]] || echo "bench-decode: warning: $c gave $lines lines for $FRAMES frames" >&2
@@ -70,18 +75,19 @@ for c in $CHARS; do
     if cmp -s "$TMP/old.json" "$TMP/out.json"; then same="identical"; else same="DIFFERENT"; DIFFS=$((DIFFS + 1)); fi
     rm -f "$TMP/old.json"
   fi
-  ROWS+=("| $c | $FRAMES | $(printf %.3f "$s") | $(python3 -c "print(f'{$FRAMES / $s / 1e6:.2f}')") | $((bytes / FRAMES)) | $same |")
+  ROWS+=("| $c | $FRAMES | $(printf %.3f "$s") | $(python3 -c "print(f'{$FRAMES / $s / 1e6:.2f}')") | $(python3 -c "print(f'{$cpu * 1e9 / $FRAMES:.0f}')") | $((bytes / FRAMES)) | $same |")
   TOTAL_FRAMES=$((TOTAL_FRAMES + FRAMES))
   TOTAL_BYTES=$((TOTAL_BYTES + bytes))
   TOTAL_SECONDS=$(python3 -c "print($TOTAL_SECONDS + $s)")
+  TOTAL_CPU=$(python3 -c "print($TOTAL_CPU + $cpu)")
 done
 
 echo
-echo "| characteristic | frames | median s | M frames/s | JSON bytes/frame | vs --compare |"
-echo "|---|---:|---:|---:|---:|---|"
+echo "| characteristic | frames | median wall s | M frames/s | CPU ns/frame | JSON bytes/frame | vs --compare |"
+echo "|---|---:|---:|---:|---:|---:|---|"
 printf '%s\n' "${ROWS[@]}"
 echo
-python3 -c "print(f'all: {$TOTAL_FRAMES} frames in {$TOTAL_SECONDS:.3f} s (sum of medians): {$TOTAL_FRAMES / $TOTAL_SECONDS / 1e6:.2f} M frames/s, {$TOTAL_BYTES / $TOTAL_SECONDS / 1e6:.0f} MB/s of JSON')"
+python3 -c "print(f'all: {$TOTAL_FRAMES} frames in {$TOTAL_SECONDS:.3f} s (sum of medians): {$TOTAL_FRAMES / $TOTAL_SECONDS / 1e6:.2f} M frames/s, {$TOTAL_BYTES / $TOTAL_SECONDS / 1e6:.0f} MB/s of JSON; {$TOTAL_CPU * 1e9 / $TOTAL_FRAMES:.0f} ns of CPU per frame')"
 echo "\`decode UUID < hex > $BENCH_DIR/file\`, median of $RUNS runs after 1 warm-up, process start-up included."
 echo "Host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)."
 if [[ -n "$COMPARE" ]]; then
