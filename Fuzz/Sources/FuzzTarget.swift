@@ -59,8 +59,35 @@ enum FuzzTarget {
         }
     }
 
+    /// `decode`'s bulk path (``HexLineDecoder``, with its table-driven fast path for the common
+    /// spellings) must print exactly what the general parser and the decoder print for a frame.
+    static func checkLineDecoder(_ text: UnsafeBufferPointer<UInt8>) {
+        var decoder = HexLineDecoder(characteristic: .indoorBikeData)
+        json.removeAll()
+        decoder.decode(argument: text, into: &json)
+        let bulk = json.bytes
+        json.removeAll()
+        if text.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) {
+            switch frame.withUnsafeMutableBufferPointer({ Hex.parse(text, into: $0) }) {
+            case .success(let count):
+                frame.withUnsafeBytes { bytes in
+                    FTMSMessage(characteristic: .indoorBikeData, decoding: UnsafeRawBufferPointer(rebasing: bytes[..<count])).writeJSON(into: &json)
+                }
+                json.append(UInt8(ascii: "\n"))
+            case .failure(let error):
+                json.append("{\"line\":1,\"error\":")
+                json.appendString(error.description)
+                json.append("}\n")
+            }
+        }
+        if bulk != json.bytes {
+            fatalError("bulk decode differs from the general parser for \(Hex.string(Array(text)))")
+        }
+    }
+
     /// Parsed hex re-printed and parsed again must give the same bytes.
     static func checkHex(_ text: UnsafeBufferPointer<UInt8>) {
+        checkLineDecoder(text)
         let result = frame.withUnsafeMutableBufferPointer { Hex.parse(text, into: $0) }
         guard case .success(let count) = result else { return }
         let again = Hex.bytes(Hex.string(frame.prefix(count)))
