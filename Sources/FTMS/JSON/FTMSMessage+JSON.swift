@@ -76,14 +76,21 @@ extension JSONBuffer {
 
     mutating func appendNameList(_ key: StaticString, bits: UInt32, names: [StaticString]) {
         appendKey(key)
-        append(UInt8(ascii: "["))
-        var first = true
-        for index in names.indices where bits & (1 << UInt32(index)) != 0 {
-            if !first { append(UInt8(ascii: ",")) }
-            appendString(names[index])
-            first = false
+        // One reservation for the whole list: every name quoted, with its comma.
+        var maximum = 2
+        for name in names { maximum += name.utf8CodeUnitCount + 3 }
+        appendReserved(maximum: maximum) { out in
+            out.byte(UInt8(ascii: "["))
+            var first = true
+            for index in names.indices where bits & (1 << UInt32(index)) != 0 {
+                if !first { out.byte(UInt8(ascii: ",")) }
+                out.byte(UInt8(ascii: "\""))
+                out.text(names[index])
+                out.byte(UInt8(ascii: "\""))
+                first = false
+            }
+            out.byte(UInt8(ascii: "]"))
         }
-        append(UInt8(ascii: "]"))
     }
 }
 
