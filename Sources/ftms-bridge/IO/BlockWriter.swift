@@ -55,7 +55,7 @@ final class BlockWriter: @unchecked Sendable {
     /// must leave `block` alone until its next ``submit(_:)`` or ``finish()`` returns.
     func submit(_ block: UnsafeRawBufferPointer) {
         guard running else {
-            if !Self.writeAll(block, to: descriptor) { failedFlag.pointee = true }
+            if !BufferedOutput.writeAll(block, to: descriptor) { failedFlag.pointee = true }
             return
         }
         while sem_wait(idle) != 0 {}
@@ -81,22 +81,8 @@ final class BlockWriter: @unchecked Sendable {
         while true {
             while sem_wait(ready) != 0 {}
             guard let block = pending.pointee else { return }
-            if !failedFlag.pointee, !Self.writeAll(block, to: descriptor) { failedFlag.pointee = true }
+            if !failedFlag.pointee, !BufferedOutput.writeAll(block, to: descriptor) { failedFlag.pointee = true }
             sem_post(idle)
         }
-    }
-
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
     }
 }

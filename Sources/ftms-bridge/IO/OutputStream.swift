@@ -36,6 +36,12 @@ struct BufferedOutput {
     }
 
     private func writeAll(_ raw: UnsafeRawBufferPointer) -> Bool {
+        Self.writeAll(raw, to: descriptor)
+    }
+
+    /// Writes all of `raw`, retrying short writes and EINTR. False when a write fails (the
+    /// reader has gone away).
+    static func writeAll(_ raw: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
         guard let base = raw.baseAddress else { return true }
         var offset = 0
         while offset < raw.count {
