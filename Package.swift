@@ -160,7 +160,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
