@@ -146,7 +146,7 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig"],
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT"],
             swiftSettings: strict
         ),
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
@@ -231,7 +231,7 @@ let package = Package(
         .testTarget(name: "TrainingTests", dependencies: ["Training"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store"], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store", "MQTTTesting"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "Workout"], swiftSettings: strict),

@@ -24,11 +24,12 @@ and the broker's message rate. `e2e-mqtt: PASS` or `e2e-mqtt: FAIL: why`; exit 0
 
   scripts/mqtt-fleet.py [--bin .build/debug] [--gateways 3] [--keepalive 5] [--sample-rate 1] [--keep]
 """
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, threading, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 from harness import stop_processes  # noqa: E402
+from broker import Broker, write_secret  # noqa: E402
 
 
 class Failure(Exception):
@@ -49,53 +50,6 @@ def wait_for(what, predicate, timeout):
     raise Failure(f"timed out after {timeout} s waiting for {what}")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def write_secret(path, text):
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-        f.write(text)
-
-
-class Broker:
-    """A private mosquitto, as Sources/MQTTTesting's PrivateBroker makes one for the Swift tests."""
-
-    def __init__(self, work, spawn, user, password):
-        self.dir = os.path.join(work, "broker")
-        os.makedirs(self.dir, mode=0o700)
-        self.port, self.user, self.password = free_port(), user, password
-        passwd = os.path.join(self.dir, "passwd")
-        write_secret(passwd, f"{user}:{password}\n")
-        subprocess.run(["mosquitto_passwd", "-U", passwd], check=True, capture_output=True)
-        config = os.path.join(self.dir, "mosquitto.conf")
-        with open(config, "w") as f:
-            if os.geteuid() == 0:
-                f.write("user root\n")  # as root, mosquitto would drop to `mosquitto` and not read our 0600 files
-            f.write(f"persistence false\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
-                    f"password_file {passwd}\nlistener {self.port} 127.0.0.1\nsys_interval 1\n")
-        self.process = spawn(["mosquitto", "-c", config], "mosquitto.out")
-        wait_for("mosquitto listening", self.accepts, 10)
-
-    def accepts(self):
-        try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-            return True
-        except OSError:
-            return False
-
-    def client_options(self, name):
-        """A directory whose mosquitto_sub/mosquitto_pub config holds the login (XDG_CONFIG_HOME)."""
-        home = os.path.join(self.dir, f"client-{name}")
-        os.makedirs(home, mode=0o700, exist_ok=True)
-        options = f"-h 127.0.0.1\n-p {self.port}\n-u {self.user}\n-P {self.password}\n"
-        write_secret(os.path.join(home, "mosquitto_sub"), options)
-        write_secret(os.path.join(home, "mosquitto_pub"), options)
-        return home
-
-
 class Subscriber(threading.Thread):
     """`mosquitto_sub -t 'ftms-bridge/#' -F '%U %t %p'`: every message with its receive time."""
 
@@ -104,7 +58,7 @@ class Subscriber(threading.Thread):
         argv = ["mosquitto_sub", "-i", "fleet-watch", "-q", "1", "-F", "%U %t %p"]
         for topic in filters:
             argv += ["-t", topic]
-        self.process = spawn_pipe(argv, dict(os.environ, XDG_CONFIG_HOME=broker.client_options("watch")))
+        self.process = spawn_pipe(argv, broker.client_env("watch"))
         self.messages, self.lock = [], threading.Lock()
 
     def run(self):
@@ -155,7 +109,7 @@ def main():
         return process
 
     try:
-        broker = Broker(work, spawn, "gateway", f"pw-{os.urandom(6).hex()}")
+        broker = Broker(os.path.join(work, "broker"), spawn)
         watch = Subscriber(broker, ["ftms-bridge/#"], spawn_pipe)
         watch.start()
         backend = subprocess.Popen([os.path.join(args.bin, "ftms-backend"), "--port", "0", "--exit-with-stdin"], stdout=subprocess.PIPE,
@@ -165,8 +119,6 @@ def main():
         if len(line) != 2 or line[0] != "listening":
             raise Failure(f"ftms-backend did not start: {line}")
         url = line[1]
-        password_file = os.path.join(work, "mqtt-password")
-        write_secret(password_file, broker.password + "\n")
         step(f"broker on 127.0.0.1:{broker.port}, backend at {url}")
 
         gateways = []
@@ -213,15 +165,7 @@ path = "{control}"
 [prometheus]
 enabled = false
 
-[mqtt]
-enabled = true
-broker = "mqtt://127.0.0.1:{broker.port}"
-gateway = "{name}"
-username = "{broker.user}"
-password_file = "{password_file}"
-keepalive = {args.keepalive}
-sample_rate = {args.sample_rate}
-""")
+""" + broker.mqtt_config(name, keepalive=args.keepalive, sample_rate=args.sample_rate))
             daemon = spawn([bridge, "run", "--config", config], f"{name}.log", env)
             gateways.append({"name": name, "env": env, "control": control, "daemon": daemon})
 
@@ -306,8 +250,7 @@ sample_rate = {args.sample_rate}
         latencies = []
         for (received, topic, payload) in watch.matching(lambda t: t.endswith("/sample")):
             latencies.append((received - float(json.loads(payload)["timestamp"])) * 1000)
-        rate = subprocess.run(["mosquitto_sub", "-C", "1", "-W", "5", "-t", "$SYS/broker/load/messages/received/1min"],
-                              env=dict(os.environ, XDG_CONFIG_HOME=broker.client_options("sys")), capture_output=True, text=True).stdout.strip()
+        rate = broker.sys_value("$SYS/broker/load/messages/received/1min")
         step(f"sample latency notification→subscriber over {len(latencies)} samples: p50 {percentile(latencies, 0.5):.1f} ms, "
              f"p99 {percentile(latencies, 0.99):.1f} ms; broker received {rate or '?'} messages/min (1-min average)")
 

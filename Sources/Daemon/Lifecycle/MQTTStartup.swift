@@ -26,7 +26,12 @@ enum MQTTStartup {
         }
         let gateway = settings.gateway.isEmpty ? hostName() : settings.gateway
         let topics = MQTTTopics(prefix: settings.topicPrefix, gateway: gateway)
-        let password = settings.passwordFile.isEmpty ? nil : try MQTTPasswordFile.read(settings.passwordFile)
+        let password: String?
+        do {
+            password = settings.passwordFile.isEmpty ? nil : try PasswordFile.read(settings.passwordFile)
+        } catch {
+            throw DaemonError("mqtt.password_file \(error)")
+        }
         if broker.tls, !settings.caFile.isEmpty, access(settings.caFile, R_OK) != 0 {
             throw DaemonError("mqtt.ca_file \(settings.caFile): \(String(cString: strerror(errno)))")
         }

@@ -103,9 +103,10 @@ final class MQTTLoop: @unchecked Sendable {
             let events = Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0)
             descriptors.append(pollfd(fd: socket, events: events, revents: 0))
         }
-        // With a connection, wake at least once a second for keepalive; without one, at the
-        // next attempt. A stop in progress is bounded by its deadline.
-        var wait: Int64 = handle != nil ? 1000 : max(0, nextAttempt - now)
+        // Connected, wake every half keepalive for libmosquitto's PINGREQ (so an idle gateway
+        // adds one wake-up per 15 s, not per second); connecting, once a second; without a
+        // connection, at the next attempt. A stop in progress is bounded by its deadline.
+        var wait: Int64 = phase == .connected ? Int64(configuration.keepalive) * 500 : handle != nil ? 1000 : max(0, nextAttempt - now)
         if stopping { wait = min(wait, max(0, deadline - now), 50) }
         let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(clamping: wait))
         if ready > 0, descriptors[0].revents != 0 {
