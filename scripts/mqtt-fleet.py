@@ -12,8 +12,10 @@ What it checks, in order:
   1. every gateway says `online` (retained) and every machine of every gateway is `ready` on
      its retained state topic, with samples flowing on its sample topic;
   2. a session starts on every machine (QoS 1 `session_state` started);
-  3. `ftms-bridge control M --stop` on every machine: every `session_summary` reaches the
-     subscriber, and the backend holds every session exactly once;
+  3. the broker stops mid-ride (SIGTERM; it keeps the subscriber's persistent session) and
+     `ftms-bridge control M --stop` ends every session while it is down; once it is back, every
+     `session_summary` (QoS 1, kept by the gateways) reaches the subscriber, every gateway says
+     `online` again, and the backend holds every session exactly once;
   4. the last gateway frozen (SIGSTOP, as a power cut leaves its TCP connection): its status
      turns `offline` (the broker's last will) within 2.5 × keepalive (MQTT's 1.5 × plus
      mosquitto's check interval); the others stay `online`;
@@ -55,7 +57,9 @@ class Subscriber(threading.Thread):
 
     def __init__(self, broker, filters, spawn_pipe):
         super().__init__(daemon=True)
-        argv = ["mosquitto_sub", "-i", "fleet-watch", "-q", "1", "-F", "%U %t %p"]
+        # A persistent session (-c, fixed id, QoS 1): the broker keeps QoS 1 messages for it
+        # while it reconnects, as docs/mqtt.md tells integrators to do.
+        argv = ["mosquitto_sub", "-c", "-i", "fleet-watch", "-q", "1", "-F", "%U %t %p"]
         for topic in filters:
             argv += ["-t", topic]
         self.process = spawn_pipe(argv, broker.client_env("watch"))
@@ -109,7 +113,7 @@ def main():
         return process
 
     try:
-        broker = Broker(os.path.join(work, "broker"), spawn)
+        broker = Broker(os.path.join(work, "broker"), spawn, persistent=True)
         watch = Subscriber(broker, ["ftms-bridge/#"], spawn_pipe)
         watch.start()
         backend = subprocess.Popen([os.path.join(args.bin, "ftms-backend"), "--port", "0", "--exit-with-stdin"], stdout=subprocess.PIPE,
@@ -195,7 +199,11 @@ enabled = false
         step(f"sessions started on all {len(started)} machines")
         time.sleep(5)  # ride past the minimum movement
 
-        # 3. Stop every machine: summaries on MQTT, every session at the backend exactly once.
+        # 3. The broker goes away mid-ride; every session ends while it is down. Its summaries
+        # (QoS 1) wait in each gateway and arrive once it is back; every gateway is online
+        # again and every machine's state is retained again.
+        broker.stop()
+        outage = len(watch.messages)
         for gateway in gateways:
             for machine in [m for m in machines if m.split("/")[1] == gateway["name"]]:
                 machine_name = machine.rsplit("/", 1)[1]
@@ -211,7 +219,11 @@ enabled = false
                 if message["type"] == "session_summary":
                     found.add(message["sessionId"])
             return found
-        wait_for("every session_summary on MQTT", lambda: summaries() >= set(started.values()), 60)
+        time.sleep(2)
+        broker.start()
+        wait_for("every session_summary on MQTT after the broker restart", lambda: summaries() >= set(started.values()), 60)
+        wait_for("every gateway online again", lambda: all(any(p == "online" for (_, p) in watch.on(f"ftms-bridge/{n}/status", outage)) for n in names), 30)
+        step("broker restarted mid-ride, sessions ended meanwhile: every summary arrived (QoS 1), every gateway online again")
 
         def held():
             with urllib.request.urlopen(f"{url}/_admin/sessions") as answer:
@@ -247,8 +259,11 @@ enabled = false
         victim["daemon"].send_signal(signal.SIGKILL)
 
         # Figures: latency of samples, and the broker's message rate ($SYS, 1 s interval).
+        # Samples from before the broker outage: those queued through it measure the outage.
         latencies = []
-        for (received, topic, payload) in watch.matching(lambda t: t.endswith("/sample")):
+        with watch.lock:
+            before_outage = watch.messages[:outage]
+        for (received, topic, payload) in [m for m in before_outage if m[1].endswith("/sample")]:
             latencies.append((received - float(json.loads(payload)["timestamp"])) * 1000)
         rate = broker.sys_value("$SYS/broker/load/messages/received/1min")
         step(f"sample latency notification→subscriber over {len(latencies)} samples: p50 {percentile(latencies, 0.5):.1f} ms, "

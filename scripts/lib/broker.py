@@ -16,9 +16,11 @@ def write_secret(path, text):
 
 
 class Broker:
-    def __init__(self, directory, spawn, user="gateway", password=None):
-        """`spawn(argv, log_name)` starts and tracks a process (the caller stops it)."""
-        self.dir = directory
+    def __init__(self, directory, spawn, user="gateway", password=None, persistent=False):
+        """`spawn(argv, log_name)` starts and tracks a process (the caller stops it). `persistent`:
+        the broker saves retained messages and persistent sessions when it stops, and loads them
+        when it starts."""
+        self.dir, self.spawn = directory, spawn
         os.makedirs(self.dir, mode=0o700, exist_ok=True)
         self.port, self.user = free_port(), user
         self.password = password or f"pw-{os.urandom(6).hex()}"
@@ -31,14 +33,23 @@ class Broker:
         with open(config, "w") as f:
             if os.geteuid() == 0:
                 f.write("user root\n")  # as root, mosquitto would drop to `mosquitto` and not read our 0600 files
-            f.write(f"persistence false\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
+            f.write(f"persistence {'true' if persistent else 'false'}\npersistence_location {self.dir}/\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
                     f"password_file {passwd}\nlistener {self.port} 127.0.0.1\nsys_interval 1\n")
-        self.process = spawn(["mosquitto", "-c", config], "mosquitto.out")
+        self.config = config
+        self.start()
+
+    def start(self):
+        self.process = self.spawn(["mosquitto", "-c", self.config], "mosquitto.out")
         deadline = time.monotonic() + 10
         while not self.accepts():
             if time.monotonic() > deadline:
                 raise OSError(f"mosquitto did not listen on 127.0.0.1:{self.port}")
             time.sleep(0.02)
+
+    def stop(self):
+        """SIGTERM, as `systemctl stop mosquitto`: a persistent broker saves its state."""
+        self.process.terminate()
+        self.process.wait(10)
 
     @property
     def url(self):

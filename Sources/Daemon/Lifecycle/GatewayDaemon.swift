@@ -295,7 +295,7 @@ public struct GatewayDaemon: Sendable {
             }
             return line
         }
-        let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet)
+        let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet, mqtt: mqtt)
         let closeSockets: @Sendable () async -> Void = {
             await mqtt?.stop()
             await prometheus?.close()
