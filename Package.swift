@@ -39,6 +39,8 @@ let package = Package(
         .library(name: "Telemetry", targets: ["Telemetry"]),
         .library(name: "Doctor", targets: ["Doctor"]),
         .library(name: "Daemon", targets: ["Daemon"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "MQTTTesting", targets: ["MQTTTesting"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
         .executable(name: "ftms-backend", targets: ["ftms-backend"]),
@@ -144,15 +146,21 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig"],
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT"],
             swiftSettings: strict
         ),
+        // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
+        .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
+        // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
+        .target(name: "MQTTTesting", dependencies: ["BlueZTesting"], swiftSettings: strict),
         // `ftms-bridge run`: the pieces above composed into the service a gym runs.
         .target(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -223,8 +231,10 @@ let package = Package(
         .testTarget(name: "TrainingTests", dependencies: ["Training"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store", "MQTTTesting"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        // The MQTT client against a real mosquitto.
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]

@@ -11,7 +11,12 @@
 The daemon runs as the unit runs it: systemd's NOTIFY_SOCKET (a datagram socket this script
 drains) with WATCHDOG_USEC=30 s, so it pings every 15 s, and Prometheus on (loopback, port 0).
 
-  scripts/bench-daemon.py [--bin .build/release] [--machines 10] [--duration 600] [--idle 60]
+  mqtt:  with --mqtt, the same runs with `[mqtt]` on, against a private mosquitto with one
+         `mosquitto_sub -t 'ftms-bridge/#'` reading everything: also the broker's messages/s
+         and the notification-to-subscriber latency of samples (p50/p99, subscriber receive
+         time minus the envelope's timestamp), at `--sample-rate` per machine.
+
+  scripts/bench-daemon.py [--bin .build/release] [--machines 10] [--duration 600] [--idle 60] [--mqtt [--sample-rate 1]]
 Prints one line per figure; exit status 1 if a bar is missed.
 """
 import argparse, glob, os, shutil, subprocess, sys, tempfile, time
@@ -19,6 +24,7 @@ import argparse, glob, os, shutil, subprocess, sys, tempfile, time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 from harness import NotifySocket, stop_processes  # noqa: E402
+from broker import Broker  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -84,7 +90,7 @@ enabled = true
 listen = "127.0.0.1:0"
 [log]
 level = "notice"
-""")
+""" + (args.broker.mqtt_config(f"bench-{label}", sample_rate=args.sample_rate) if args.broker else ""))
     notify = NotifySocket(os.path.join(work, f"{label}-notify.sock"))
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, NOTIFY_SOCKET=notify.path, WATCHDOG_USEC="30000000")
     daemon = subprocess.Popen([os.path.join(args.bin, "ftms-bridge"), "run", "--config", config], env=env,
@@ -109,10 +115,23 @@ def main():
     parser.add_argument("--duration", type=int, default=600)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--idle", type=int, default=60)
+    parser.add_argument("--mqtt", action="store_true", help="[mqtt] on, with a private mosquitto and one subscriber")
+    parser.add_argument("--sample-rate", type=float, default=1.0, help="[mqtt] sample_rate")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="ftms-bench-daemon.")
     failed = False
+    helpers = []
+    args.broker = None
     try:
+        if args.mqtt:
+            def spawn(argv, log):
+                process = subprocess.Popen(argv, stdout=open(os.path.join(work, log), "w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                helpers.append(process)
+                return process
+            args.broker = Broker(os.path.join(work, "broker"), spawn)
+            watch_log = os.path.join(work, "watch.log")
+            helpers.append(subprocess.Popen(["mosquitto_sub", "-i", "bench-watch", "-F", "%U %t %p", "-t", "ftms-bridge/#"],
+                                            env=args.broker.client_env("watch"), stdout=open(watch_log, "w"), stderr=subprocess.DEVNULL))
         # Load.
         bus_dir, sim, daemon = run_scenario(args, args.rate, work, "load")
         time.sleep(args.warmup)
@@ -120,6 +139,8 @@ def main():
             raise SystemExit(f"bench-daemon: the daemon exited {daemon.returncode}; see {work}/daemon-load.log")
         ready = open(os.path.join(work, "daemon-load.log")).read()
         start_cpu, start_wall, peak = cpu_seconds(daemon.pid), time.monotonic(), 0
+        received_before = float(args.broker.sys_value("$SYS/broker/messages/received") or 0) if args.broker else 0
+        watched_before = os.path.getsize(watch_log) if args.broker else 0
         samples = []
         while time.monotonic() - start_wall < args.duration:
             time.sleep(5)
@@ -129,6 +150,24 @@ def main():
         cpu = (cpu_seconds(daemon.pid) - start_cpu) / (time.monotonic() - start_wall) * 100
         print(f"load: {args.machines} machines at {args.rate:g} Hz for {args.duration} s (after {args.warmup} s warm-up): "
               f"RSS max {peak / 1024:.1f} MB, first {samples[0] / 1024:.1f} MB, last {samples[-1] / 1024:.1f} MB; CPU {cpu:.2f} % of one core")
+        if args.broker:
+            window = time.monotonic() - start_wall
+            received = float(args.broker.sys_value("$SYS/broker/messages/received") or 0) - received_before
+            latencies = []
+            with open(watch_log) as lines:
+                lines.seek(watched_before)
+                for line in lines:
+                    parts = line.rstrip("\n").split(" ", 2)
+                    if len(parts) == 3 and parts[1].endswith("/sample"):
+                        try:
+                            latencies.append((float(parts[0]) - float(__import__("json").loads(parts[2])["timestamp"])) * 1000)
+                        except (ValueError, KeyError):
+                            pass
+            latencies.sort()
+            if latencies:
+                p50, p99 = latencies[len(latencies) // 2], latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+                print(f"mqtt: broker received {received / window:.1f} messages/s; sample latency notification→subscriber "
+                      f"p50 {p50:.1f} ms, p99 {p99:.1f} ms over {len(latencies)} samples (sample_rate {args.sample_rate:g})")
         if peak > 30 * 1024 or cpu > 2:
             failed = True
             print("load: BAR MISSED (RSS <= 30 MB, CPU <= 2 %)")
@@ -154,6 +193,7 @@ def main():
             print("idle: BAR MISSED (<= 1 wake-up per second)")
         stop(bus_dir, daemon, sim)
     finally:
+        stop_processes(helpers, 10)
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
 

@@ -9,6 +9,9 @@
 #   5. `ftms-bridge run` with its state, sockets and config in a temporary directory;
 #   6. `ftms-bridge watch` on the metrics socket until both sessions are summarised, then
 #      `ftms-bridge status` through the control socket, showing them uploaded.
+# With MQTT (docs/mqtt.md): a private mosquitto, both gateways publishing to it (a second one,
+# "back", with its own bus and ftms-sim), and one `mosquitto_sub -t 'ftms-bridge/#'` showing
+# every machine of both gateways.
 #
 # Everything is stopped on exit and on Ctrl-C. Usage: scripts/gym-demo.sh [--bin DIR] [--keep]
 # (--keep leaves the temporary directory, with the daemon's log, for a look afterwards).
@@ -35,6 +38,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   scripts/test-bus.sh stop "$work/bus" >/dev/null 2>&1 || true
+  scripts/test-bus.sh stop "$work/back/bus" >/dev/null 2>&1 || true
   if [ "$keep" = 1 ]; then echo "demo: kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -59,8 +63,25 @@ read -r -t 30 listening url < "$work/backend.out" || { echo "demo: the backend d
 cat "$work/backend.out" > /dev/null &
 echo "$url"
 
-say "4. log the gateway in (seed 000 Flow 2)"
+say "3b. a private MQTT broker (mosquitto, a password file, loopback)"
 umask 077
+mkdir -p "$work/broker"
+mqtt_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mqtt_password=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf 'gateway:%s\n' "$mqtt_password" > "$work/broker/passwd"
+mosquitto_passwd -U "$work/broker/passwd"
+printf '%s\n' "$mqtt_password" > "$work/mqtt-password"
+{ [ "$(id -u)" = 0 ] && echo "user root"
+  printf 'persistence false\nallow_anonymous false\npassword_file %s\nlistener %s 127.0.0.1\n' "$work/broker/passwd" "$mqtt_port"; } > "$work/broker/mosquitto.conf"
+mosquitto -c "$work/broker/mosquitto.conf" > "$work/broker.log" 2>&1 &
+pids+=($!)
+# mosquitto_sub reads its login from its config file, never the command line.
+mkdir -p "$work/sub"
+printf -- '-h 127.0.0.1\n-p %s\n-u gateway\n-P %s\n' "$mqtt_port" "$mqtt_password" > "$work/sub/mosquitto_sub"
+mqtt_sub() { XDG_CONFIG_HOME="$work/sub" mosquitto_sub "$@"; }
+echo "mqtt://127.0.0.1:$mqtt_port"
+
+say "4. log the gateway in (seed 000 Flow 2)"
 mkdir -p "$work/state" "$work/run"
 printf 'test:demo-gym\n' > "$work/id-token"
 "$bin/ftms-bridge" login --state-dir "$work/state" --backend "$url" --provider google --id-token-file "$work/id-token"
@@ -91,6 +112,13 @@ listen = "127.0.0.1:0"
 
 [log]
 level = "info"
+
+[mqtt]
+enabled = true
+broker = "mqtt://127.0.0.1:$mqtt_port"
+gateway = "front"
+username = "gateway"
+password_file = "$work/mqtt-password"
 TOML
 
 say "5. ftms-bridge run (log: $work/daemon.log)"
@@ -99,6 +127,26 @@ daemon=$!
 pids+=($daemon)
 for _ in $(seq 1 100); do [ -S "$work/run/metrics.sock" ] && break; sleep 0.1; done
 [ -S "$work/run/metrics.sock" ] || { echo "demo: the daemon did not start:" >&2; cat "$work/daemon.log" >&2; exit 1; }
+
+say "5b. a second gateway, \"back\": its own bus, ftms-sim, login and daemon, the same broker"
+mkdir -p "$work/back/state" "$work/back/run"
+back_bus=$(scripts/test-bus.sh start "$work/back/bus" | cut -d= -f2-)
+"$bin/ftms-sim" --bus "$back_bus" --bikes 1 --rowers 1 --rate 2 > "$work/back/sim.log" 2>&1 &
+pids+=($!)
+printf 'test:demo-gym-back\n' > "$work/back/id-token"
+"$bin/ftms-bridge" login --state-dir "$work/back/state" --backend "$url" --provider google --id-token-file "$work/back/id-token"
+sed -e "s|$work/state|$work/back/state|; s|$work/run/|$work/back/run/|; s|gateway = \"front\"|gateway = \"back\"|" \
+  "$work/config.toml" > "$work/back/config.toml"
+DBUS_SYSTEM_BUS_ADDRESS="$back_bus" "$bin/ftms-bridge" run --config "$work/back/config.toml" 2> "$work/back/daemon.log" &
+pids+=($!)
+
+say "5c. the whole gym on one subscriber: mosquitto_sub -t 'ftms-bridge/+/status' -t 'ftms-bridge/+/machines/+/state'"
+for _ in $(seq 1 100); do
+  [ "$(mqtt_sub -t 'ftms-bridge/+/machines/+/state' -W 1 2>/dev/null | grep -c '"state":"ready"')" -ge 4 ] && break
+done
+mqtt_sub -t 'ftms-bridge/+/status' -t 'ftms-bridge/+/machines/+/state' -v -W 1 2>/dev/null | cut -c1-160 || true
+echo "-- and live samples from both gateways (mosquitto_sub -t 'ftms-bridge/+/machines/+/sample' -C 4):"
+mqtt_sub -t 'ftms-bridge/+/machines/+/sample' -v -C 4 -W 10 | cut -c1-160 || true
 
 say "6. live metrics (ftms-bridge watch): riding for about a minute, then the sessions end"
 "$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type machine --type session_state --type session_summary --type upload &

@@ -14,6 +14,8 @@
 #   7. end to end (scripts/e2e.py): `ftms-bridge run` with ftms-sim and ftms-backend as real
 #      processes: two machines, a control command, SIGKILL and restart, sessions uploaded once,
 #      the metrics socket and sd_notify
+#   8. MQTT fleet (scripts/mqtt-fleet.py): three gateways, each with its own bus and ftms-sim, and
+#      one mosquitto: every machine on one subscriber, sessions at the backend once, last will
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -72,6 +74,12 @@ else
   failed=$((failed + 1))
 fi
 if python3 scripts/e2e.py --bin .build/debug; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+# Three gateways and one mosquitto: the gym on MQTT (issue 13), about 20 s.
+if python3 scripts/mqtt-fleet.py --bin .build/debug; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

@@ -15,6 +15,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var prometheus = Prometheus()
     public var log = Log()
     public var bluetooth = Bluetooth()
+    public var mqtt = MQTT()
 
     /// The keys the file set (`"state.directory"`, `"metrics_socket.path"`…), whatever their
     /// value: a key set to its default is still the operator's choice, so systemd's
@@ -29,6 +30,7 @@ public struct DaemonConfig: Sendable, Equatable {
         lhs.machines == rhs.machines && lhs.sessions == rhs.sessions && lhs.backend == rhs.backend
             && lhs.state == rhs.state && lhs.metricsSocket == rhs.metricsSocket && lhs.controlSocket == rhs.controlSocket
             && lhs.prometheus == rhs.prometheus && lhs.log == rhs.log && lhs.bluetooth == rhs.bluetooth
+            && lhs.mqtt == rhs.mqtt
     }
 
     /// `[machines]`: which machines the gateway keeps connected.

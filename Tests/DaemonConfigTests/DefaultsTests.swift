@@ -30,6 +30,11 @@ struct DefaultsTests {
             "control_socket.mode": "\"0600\"", "control_socket.max_clients": "64",
             "prometheus.enabled": "true", "prometheus.listen": "\"127.0.0.1:9464\"",
             "log.level": "\"info\"", "bluetooth.bus_address": "\"\"",
+            "mqtt.enabled": "false", "mqtt.broker": "\"mqtt://127.0.0.1:1883\"", "mqtt.client_id": "\"\"",
+            "mqtt.topic_prefix": "\"ftms-bridge\"", "mqtt.gateway": "\"\"", "mqtt.username": "\"\"",
+            "mqtt.password_file": "\"\"", "mqtt.ca_file": "\"\"", "mqtt.keepalive": "30", "mqtt.sample_rate": "1.0",
+            "mqtt.publish": #"["state", "sample", "session", "upload"]"#, "mqtt.home_assistant": "true",
+            "mqtt.discovery_prefix": "\"homeassistant\"", "mqtt.queue_capacity": "1000",
         ]
         let documented = DaemonConfig.documentedKeys
         #expect(Set(documented.map(\.key)) == Set(expected.keys))

@@ -47,6 +47,20 @@ struct KeyTests {
         Case("prometheus.listen", #""[::1]:9100""#) { $0.prometheus.listen == "[::1]:9100" },
         Case("log.level", #""debug""#) { $0.log.level == "debug" },
         Case("bluetooth.bus_address", #""unix:path=/tmp/bus/socket""#) { $0.bluetooth.busAddress == "unix:path=/tmp/bus/socket" },
+        Case("mqtt.enabled", "true") { $0.mqtt.enabled },
+        Case("mqtt.broker", #""mqtts://broker.gym.example:8884""#) { $0.mqtt.broker == "mqtts://broker.gym.example:8884" },
+        Case("mqtt.client_id", #""gw-front-desk""#) { $0.mqtt.clientID == "gw-front-desk" },
+        Case("mqtt.topic_prefix", #""gym/berlin""#) { $0.mqtt.topicPrefix == "gym/berlin" },
+        Case("mqtt.gateway", #""floor-2""#) { $0.mqtt.gateway == "floor-2" },
+        Case("mqtt.username", #""gateway-2""#) { $0.mqtt.username == "gateway-2" },
+        Case("mqtt.password_file", #""/etc/ftms-bridge/mqtt-password""#) { $0.mqtt.passwordFile == "/etc/ftms-bridge/mqtt-password" },
+        Case("mqtt.ca_file", #""/etc/ssl/gym-ca.pem""#) { $0.mqtt.caFile == "/etc/ssl/gym-ca.pem" },
+        Case("mqtt.keepalive", "10") { $0.mqtt.keepalive == 10 },
+        Case("mqtt.sample_rate", "4") { $0.mqtt.sampleRate == 4 },
+        Case("mqtt.publish", #"["state", "session"]"#) { $0.mqtt.publish == ["state", "session"] },
+        Case("mqtt.home_assistant", "false") { !$0.mqtt.homeAssistant },
+        Case("mqtt.discovery_prefix", #""ha""#) { $0.mqtt.discoveryPrefix == "ha" },
+        Case("mqtt.queue_capacity", "50") { $0.mqtt.queueCapacity == 50 },
     ]
 
     @Test func everyKeyHasACase() {

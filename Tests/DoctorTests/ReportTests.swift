@@ -58,7 +58,7 @@ struct ReportTests {
         let ids = try #require((object["checks"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
         #expect(ids == [
             "config", "kernel", "dbus", "bluez", "adapters", "dbus-policy", "state-dir", "database", "login",
-            "metrics-socket", "control-socket", "backend",
+            "metrics-socket", "control-socket", "backend", "mqtt",
         ])
         let summary = try #require(object["summary"] as? [String: Int])
         #expect(summary.values.reduce(0, +) == ids.count)

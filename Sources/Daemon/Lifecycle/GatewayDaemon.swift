@@ -2,6 +2,7 @@ import BlueZ
 public import DaemonConfig
 import FoundationEssentials
 public import Logging
+import MQTT
 import NIOCore
 public import NIOPosix
 import Publish
@@ -149,7 +150,14 @@ public struct GatewayDaemon: Sendable {
         } catch {
             throw DaemonError("metrics socket \(config.metricsSocket.path): \(error)")
         }
-        let publisher = LivePublisher(server: server)
+        let mqtt: MQTTPublisher?
+        do {
+            mqtt = config.mqtt.enabled ? try MQTTStartup.publisher(config.mqtt, deviceID: store.deviceID, clock: clock, timers: timers) : nil
+        } catch {
+            await server.close()
+            throw error
+        }
+        let publisher = LivePublisher(server: server, mqtt: mqtt)
         let metrics = DaemonMetrics(version: version)
         let prometheus: PrometheusEndpoint?
         if config.prometheus.enabled {
@@ -166,6 +174,7 @@ public struct GatewayDaemon: Sendable {
         } else {
             prometheus = nil
         }
+        let mqttMetrics = try mqtt.map { try MQTTStartup.begin($0, metrics: metrics, allow: config.machines.allow, logger: logger) }
 
         let sync: SyncService?
         if config.backend.url.isEmpty {
@@ -279,10 +288,16 @@ public struct GatewayDaemon: Sendable {
             var line = "\(ready) of \(status.machines.count) machines ready, \(riding) sessions open, \(status.queue.pending) pending uploads"
             if !status.bus.connected { line += "; system bus: \(status.bus.error ?? "connecting")" }
             if !status.account.loggedIn, sync != nil { line += "; login required" }
+            if let mqtt {
+                let broker = mqtt.client.status
+                mqttMetrics?.observe(queued: broker.queued, delivered: broker.delivered, dropped: broker.dropped)
+                if broker.state != .connected { line += "; MQTT: \(broker.lastError ?? "connecting")" }
+            }
             return line
         }
-        let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet)
+        let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet, mqtt: mqtt)
         let closeSockets: @Sendable () async -> Void = {
+            await mqtt?.stop()
             await prometheus?.close()
             await controlSocket.close()
             await server.close()

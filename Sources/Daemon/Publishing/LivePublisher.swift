@@ -3,17 +3,21 @@ public import Publish
 public import Workout
 
 /// Everything the daemon tells the metrics socket (SPEC §7), in the payloads `replay
-/// --publish` uses too. A publish that fails (the server closed during shutdown) is not an
+/// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker
+/// (``MQTTPublisher``). A publish that fails (the server closed during shutdown) is not an
 /// error for the caller: live metrics are best-effort, the store is what must not lose.
 public struct LivePublisher: Sendable {
     public let server: MetricsServer?
+    public let mqtt: MQTTPublisher?
 
-    public init(server: MetricsServer?) {
+    public init(server: MetricsServer?, mqtt: MQTTPublisher? = nil) {
         self.server = server
+        self.mqtt = mqtt
     }
 
     public func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) async {
         await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(machine, state: state, manufacturer: manufacturer, reason: reason))
+        mqtt?.announce(machine, manufacturer: manufacturer)
     }
 
     public func sample(_ record: DataRecord, machine: String, sessionID: String?) async {
@@ -43,6 +47,11 @@ public struct LivePublisher: Sendable {
 
     private func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async {
         guard let server else { return }
-        _ = try? await server.publish(type, machine: machine, sessionID: sessionID, payload: payload)
+        guard let mqtt else {
+            _ = try? await server.publish(type, machine: machine, sessionID: sessionID, payload: payload)
+            return
+        }
+        guard let line = try? await server.publishLine(type, machine: machine, sessionID: sessionID, payload: payload) else { return }
+        mqtt.forward(type, machine: machine, envelope: line.envelope)
     }
 }

@@ -1,8 +1,8 @@
 /// Every key of `config.toml`, in the order the file, the example and the docs list them.
 enum ConfigKeys {
-    static let tables = ["machines", "sessions", "backend", "state", "metrics_socket", "control_socket", "prometheus", "log", "bluetooth"]
+    static let tables = ["machines", "sessions", "backend", "state", "metrics_socket", "control_socket", "prometheus", "log", "bluetooth", "mqtt"]
 
-    static let all: [ConfigKey] = machines + sessions + backend + state + sockets + prometheus + log + bluetooth
+    static let all: [ConfigKey] = machines + sessions + backend + state + sockets + prometheus + log + bluetooth + mqtt
 
     static func named(_ path: String) -> ConfigKey? { all.first { $0.path == path } }
 
@@ -86,6 +86,56 @@ enum ConfigKeys {
             "bluetooth", "bus_address", "string", "D-Bus address of the bus BlueZ is on; empty: $DBUS_SYSTEM_BUS_ADDRESS, else the system bus.",
             \.bluetooth.busAddress, read: { v throws(ValueProblem) in try checked(v, StringRules.busAddress) }, render: TOMLLiteral.string),
     ]
+
+    private static let mqtt: [ConfigKey] = [
+        ConfigKey(
+            "mqtt", "enabled", "boolean", "Publish live data and machine state on an MQTT broker (docs/mqtt.md).",
+            \.mqtt.enabled, read: { v throws(ValueProblem) in try v.boolean() }, render: { String($0) }),
+        ConfigKey(
+            "mqtt", "broker", "string", "mqtt://host[:port] (1883) or mqtts://host[:port] (8883, TLS) of the broker.",
+            \.mqtt.broker, read: { v throws(ValueProblem) in try checked(v, StringRules.brokerURL) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "client_id", "string", "MQTT client id, unique per broker; empty: ftms-bridge- and the gateway's device id.",
+            \.mqtt.clientID, read: { v throws(ValueProblem) in try checked(v, StringRules.mqttClientID) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "topic_prefix", "string", "First topic level of everything published (no + # or empty levels).",
+            \.mqtt.topicPrefix, read: { v throws(ValueProblem) in try checked(v, StringRules.topicPrefix) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "gateway", "string", "This gateway's topic level (letters, digits, - _ .); empty: the host name.",
+            \.mqtt.gateway, read: { v throws(ValueProblem) in try checked(v, StringRules.topicLevel) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "username", "string", "Login name on the broker; empty: no login.",
+            \.mqtt.username, read: { v throws(ValueProblem) in try checked(v, StringRules.mqttClientID) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "password_file", "path", "File whose first line is the password; must be mode 0600 or stricter. Never put it in this file.",
+            \.mqtt.passwordFile, read: { v throws(ValueProblem) in try checked(v, optionalPath) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "ca_file", "path", "PEM file of the CA that signed the broker's certificate (mqtts); empty: the system's trust store.",
+            \.mqtt.caFile, read: { v throws(ValueProblem) in try checked(v, optionalPath) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "keepalive", "integer seconds", "MQTT keepalive (5 to 3600): a vanished gateway shows offline within 1.5 times this.",
+            \.mqtt.keepalive, read: { v throws(ValueProblem) in try v.integer(in: 5...3600) }, render: { String($0) }),
+        ConfigKey(
+            "mqtt", "sample_rate", "number", "Most sample messages per machine per second (0.1 to 20); the latest sample wins.",
+            \.mqtt.sampleRate, read: { v throws(ValueProblem) in try v.number(in: 0.1...20) }, render: TOMLLiteral.float),
+        ConfigKey(
+            "mqtt", "publish", "array of strings", "Topics to publish besides status: state, sample, session, upload.",
+            \.mqtt.publish, read: { v throws(ValueProblem) in try v.strings(StringRules.mqttTopicKind) }, render: TOMLLiteral.strings),
+        ConfigKey(
+            "mqtt", "home_assistant", "boolean", "Announce each machine to Home Assistant (MQTT discovery, retained).",
+            \.mqtt.homeAssistant, read: { v throws(ValueProblem) in try v.boolean() }, render: { String($0) }),
+        ConfigKey(
+            "mqtt", "discovery_prefix", "string", "Home Assistant's discovery prefix.",
+            \.mqtt.discoveryPrefix, read: { v throws(ValueProblem) in try checked(v, StringRules.topicPrefix) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "mqtt", "queue_capacity", "integer", "Most messages waiting for the broker (10 to 100000); samples are dropped first.",
+            \.mqtt.queueCapacity, read: { v throws(ValueProblem) in try v.integer(in: 10...100_000) }, render: { String($0) }),
+    ]
+
+    private static func optionalPath(_ text: String) throws(ValueProblem) {
+        guard !text.isEmpty else { return }
+        try StringRules.absolutePath(text)
+    }
 
     private static func seconds(_ name: String, _ summary: String, _ field: any WritableKeyPath<DaemonConfig, Duration> & Sendable) -> ConfigKey {
         ConfigKey("sessions", name, "seconds", summary, field, read: { v throws(ValueProblem) in try v.seconds() }, render: TOMLLiteral.seconds)

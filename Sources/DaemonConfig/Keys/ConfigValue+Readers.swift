@@ -44,6 +44,14 @@ extension ConfigValue {
         return .milliseconds(Int64(milliseconds))
     }
 
+    /// A number in `range`; an integer is accepted as a number.
+    func number(in range: ClosedRange<Double>) throws(ValueProblem) -> Double {
+        let expected = "a number from \(range.lowerBound) to \(range.upperBound)"
+        let number = try number(expected)
+        guard number.isFinite, range.contains(number) else { throw .invalid("must be \(expected), got \(shown)") }
+        return number
+    }
+
     /// An integer or a float, as a `Double`.
     private func number(_ expected: String) throws(ValueProblem) -> Double {
         switch self {

@@ -3,7 +3,7 @@ import DaemonConfig
 import Store
 
 /// `ftms-bridge doctor`: every check, in the order an operator reads them (config, then
-/// Bluetooth from the kernel up, then the D-Bus policy, the state, the sockets, the backend).
+/// Bluetooth from the kernel up, then the D-Bus policy, the state, the sockets, the backend, the MQTT broker).
 ///
 /// The config is read first because it says where everything else is; then the independent
 /// groups of probes run side by side, each under its own time limit, so the whole run takes
@@ -28,9 +28,10 @@ public struct Doctor: Sendable {
         }) { [inputs] in
             await BackendCheck(url: settings.backendURL, source: settings.backendSource, timeout: inputs.timeouts.backend).run()
         }
+        async let broker = BrokerCheck(settings: settings.config.mqtt, timeout: inputs.timeouts.backend).run()
         let policy = PolicyCheck(directories: inputs.policyDirectories, user: inputs.serviceUser, group: inputs.serviceGroup).run()
         let (stateResults, secrets) = await state
-        let checks = [configResult] + (await bluetooth) + [policy] + stateResults + [await metrics, await control, await backend]
+        let checks = [configResult] + (await bluetooth) + [policy] + stateResults + [await metrics, await control, await backend, await broker]
         return DoctorReport(version: inputs.version, checks: checks).redacted(by: SecretRedactor(secrets: secrets))
     }
 

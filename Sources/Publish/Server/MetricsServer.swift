@@ -113,6 +113,15 @@ public actor MetricsServer {
     /// soft limit) or is disconnected (anything else, over its hard limit).
     @discardableResult
     public func publish(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) throws(PublishError) -> UInt64 {
+        try publishLine(type, machine: machine, sessionID: sessionID, payload: payload).seq
+    }
+
+    /// Publishes like ``publish(_:machine:sessionID:payload:)`` and returns the line's
+    /// envelope bytes too (without the newline), so a second transport (the daemon's MQTT
+    /// publisher) carries exactly the same JSON, `seq` and `timestamp` as the socket.
+    public func publishLine(
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload
+    ) throws(PublishError) -> (seq: UInt64, envelope: [UInt8]) {
         guard !type.isReaderLocal else { throw .readerLocalType(type) }
         seq += 1
         let header = Envelope(type: type, machine: machine, sessionID: sessionID, timestamp: now(), seq: seq)
@@ -128,7 +137,7 @@ public actor MetricsServer {
             case .disconnected: counters.readersDisconnectedSlow += 1
             }
         }
-        return seq
+        return (seq, line.getBytes(at: line.readerIndex, length: line.readableBytes - 1) ?? [])
     }
 
     // MARK: Readers (called by ReaderHandler, on the loop)

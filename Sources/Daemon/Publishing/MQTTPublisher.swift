@@ -1,0 +1,136 @@
+public import Logging
+public import MQTT
+public import Publish
+import Synchronization
+public import Workout
+
+/// Everything the daemon publishes on MQTT (docs/mqtt.md), beside the metrics socket: the same
+/// seed 002 envelopes, byte for byte (``LivePublisher`` hands over the socket's encoded line),
+/// on a topic per gateway and machine.
+///
+/// Nothing here waits: ``forward(_:machine:envelope:)`` decides the topic and hands the bytes to
+/// the ``MQTTClient``'s bounded queue, a lock and an eventfd write, so the BLE and session paths
+/// never feel the broker. Samples are rate-limited per machine (latest wins) before they are
+/// queued; everything else is queued as it comes.
+public final class MQTTPublisher: Sendable {
+    public let client: MQTTClient
+    public let topics: MQTTTopics
+    public let discovery: HomeAssistantDiscovery?
+    private let kinds: Set<String>
+    private let limiter: Mutex<SampleRateLimiter>
+    private let announced = Mutex<Set<String>>([])
+    private let now: @Sendable () -> Duration
+    private let timers: any Clock<Duration>
+
+    /// - Parameters:
+    ///   - kinds: `[mqtt] publish`: which of `state`, `sample`, `session`, `upload` to publish.
+    ///   - now: monotonic time, for the sample rate limit.
+    ///   - timers: runs the rate limit's trailing-edge timer.
+    public init(
+        client: MQTTClient, topics: MQTTTopics, kinds: Set<String>, sampleInterval: Duration,
+        discovery: HomeAssistantDiscovery?, now: @escaping @Sendable () -> Duration, timers: any Clock<Duration>
+    ) {
+        self.client = client
+        self.topics = topics
+        self.kinds = kinds
+        self.discovery = discovery
+        limiter = Mutex(SampleRateLimiter(interval: sampleInterval))
+        self.now = now
+        self.timers = timers
+    }
+
+    /// The last will (`offline`, retained) for the client's configuration.
+    public static func will(_ topics: MQTTTopics) -> OutgoingMessage {
+        OutgoingMessage(topic: topics.status, text: "offline", qos: .atLeastOnce, retain: true)
+    }
+
+    /// Connects (in the background) and says `online`.
+    public func start() throws {
+        try client.start()
+        client.publish(OutgoingMessage(topic: topics.status, text: "online", qos: .atLeastOnce, retain: true))
+    }
+
+    /// Says `offline` (a clean disconnect does not trigger the will), sends what is queued
+    /// for up to `flushTimeout` and disconnects.
+    public func stop(flushTimeout: Duration = .seconds(2)) async {
+        client.publish(OutgoingMessage(topic: topics.status, text: "offline", qos: .atLeastOnce, retain: true))
+        await client.stop(flushTimeout: flushTimeout)
+    }
+
+    /// One metrics-socket message, as the socket wrote it.
+    public func forward(_ type: MessageType, machine: String?, envelope: [UInt8]) {
+        switch type {
+        case .machine:
+            guard kinds.contains("state"), let machine else { return }
+            client.publish(OutgoingMessage(topic: topics.state(machine), payload: envelope, qos: .atLeastOnce, retain: true))
+        case .sample:
+            guard kinds.contains("sample"), let machine else { return }
+            let decision = limiter.withLock { $0.offer(envelope, machine: machine, now: now()) }
+            switch decision {
+            case .send:
+                client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope))
+            case .hold(let flushAfter?):
+                let timers = timers
+                Task { [self] in
+                    try? await timers.sleep(for: flushAfter)
+                    flushSample(machine)
+                }
+            case .hold(nil):
+                break
+            }
+        case .sessionState, .sessionSummary:
+            guard kinds.contains("session"), let machine else { return }
+            client.publish(OutgoingMessage(topic: topics.session(machine), payload: envelope, qos: .atLeastOnce))
+        case .upload:
+            guard kinds.contains("upload") else { return }
+            client.publish(OutgoingMessage(topic: topics.upload, payload: envelope, qos: .atLeastOnce, retain: true))
+        default:
+            break
+        }
+    }
+
+    private func flushSample(_ machine: String) {
+        guard let envelope = limiter.withLock({ $0.flush(machine: machine, now: now()) }) else { return }
+        client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope))
+    }
+
+    /// Home Assistant discovery for `machine`, once per run (retained, so Home Assistant has
+    /// it whenever it starts; the client re-publishes it after a broker restart).
+    public func announce(_ machine: MachineIdentity, manufacturer: String?) {
+        guard let discovery else { return }
+        let key = "\(machine.name)|\(machine.model ?? "")|\(manufacturer ?? "")"
+        let first = announced.withLock { $0.insert(key).inserted }
+        guard first else { return }
+        for message in discovery.announce(machine, manufacturer: manufacturer) {
+            client.publish(OutgoingMessage(topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: true))
+        }
+    }
+
+    /// Removes the discovery entities of machines the allow-list no longer names: reads this
+    /// gateway's retained config topics for `window` and clears those of other machines.
+    /// Allow-list entries that are addresses cannot be matched to names, so with any address
+    /// in the list nothing is removed.
+    public func removeEntities(keeping allow: [String], window: Duration, logger: Logger) async {
+        guard let discovery, !allow.isEmpty, !allow.contains(where: { $0.contains(":") }) else { return }
+        let kept = Set(allow.map(HomeAssistantDiscovery.identifier))
+        let stream = client.subscribe(discovery.subscription, qos: .atLeastOnce)
+        let timers = timers
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [client] in
+                var removed = Set<String>()
+                for await message in stream where !message.payload.isEmpty {
+                    guard let machine = discovery.machineIdentifier(ofConfigTopic: message.topic), !kept.contains(machine) else { continue }
+                    client.publish(OutgoingMessage(topic: message.topic, payload: [], qos: .atLeastOnce, retain: true))
+                    if removed.insert(machine).inserted {
+                        logger.info("Home Assistant: removing the entities of \(machine) (not in machines.allow)")
+                    }
+                }
+            }
+            group.addTask {
+                try? await timers.sleep(for: window)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import BlueZ
+import DaemonConfig
+import MQTT
+
+/// Check 6b: the MQTT broker of `[mqtt]` (docs/mqtt.md): reachable, TLS accepted, login
+/// accepted. One real connection with the daemon's own client and settings (password from
+/// its 0600 file), a probe client id so the running daemon's session is not taken over, and
+/// a clean disconnect, so no last will fires.
+struct BrokerCheck: Sendable {
+    static let id = "mqtt"
+    static let title = "MQTT broker"
+
+    var settings: DaemonConfig.MQTT
+    var timeout: Duration
+
+    func run() async -> CheckResult {
+        var data: [String: DoctorValue] = ["enabled": .bool(settings.enabled), "broker": .string(settings.broker)]
+        guard settings.enabled else {
+            return CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "MQTT is off ([mqtt] enabled = false)", data: data)
+        }
+        let broker: BrokerURL
+        let password: String?
+        do {
+            broker = try BrokerURL(parsing: settings.broker)
+            password = settings.passwordFile.isEmpty ? nil : try PasswordFile.read(settings.passwordFile)
+        } catch {
+            return CheckResult(id: Self.id, title: Self.title, status: .failed, detail: "\(error)", hint: "fix [mqtt] in the config", data: data)
+        }
+        data["tls"] = .bool(broker.tls)
+        data["authenticated_as"] = .optional(settings.username.isEmpty ? nil : settings.username)
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(MQTTConfiguration(
+                broker: broker, clientID: "ftms-bridge-doctor-\(UInt32.random(in: 0...UInt32.max))",
+                username: settings.username.isEmpty ? nil : settings.username, password: password,
+                caFile: settings.caFile.isEmpty ? nil : settings.caFile, keepalive: 10,
+                backoff: Backoff(initial: timeout * 2, maximum: timeout * 2)))
+            try client.start()
+        } catch {
+            return CheckResult(id: Self.id, title: Self.title, status: .failed, detail: "\(error)", data: data)
+        }
+        let started = ContinuousClock.now
+        let outcome = await Self.firstOutcome(client, timeout: timeout)
+        let elapsed = ContinuousClock.now - started
+        await client.stop(flushTimeout: .zero)
+        data["elapsed_ms"] = .int(Seconds.milliseconds(elapsed))
+        switch outcome {
+        case .connected:
+            data["reachable"] = true
+            data["accepted"] = true
+            let how = (broker.tls ? "TLS, " : "") + (settings.username.isEmpty ? "no login" : "logged in as \(settings.username)")
+            return CheckResult(id: Self.id, title: Self.title, status: .ok, detail: "\(broker) accepts the gateway (\(how)) in \(Seconds.text(elapsed))", data: data)
+        case .connectFailed(let reason, _), .connectionLost(let reason, _):
+            data["accepted"] = false
+            data["error"] = .string(reason)
+            let hint = reason.contains("not authorised") || reason.contains("user name or password")
+                ? "check [mqtt] username and the password in password_file against the broker's password file"
+                : reason.contains("TLS") ? "check [mqtt] ca_file: the CA that signed the broker's certificate, issued for this host name"
+                : "check the broker is running, the URL and the firewall; the daemon retries forever meanwhile"
+            return CheckResult(id: Self.id, title: Self.title, status: .failed, detail: reason, hint: hint, data: data)
+        case nil:
+            data["reachable"] = false
+            return CheckResult(
+                id: Self.id, title: Self.title, status: .failed, detail: "no answer from \(broker) in \(Seconds.text(timeout))",
+                hint: "check the broker's host, port and the firewall", data: data)
+        }
+    }
+
+    private static func firstOutcome(_ client: MQTTClient, timeout: Duration) async -> MQTTEvent? {
+        await withTaskGroup(of: MQTTEvent?.self) { group in
+            group.addTask {
+                var events = client.events.makeAsyncIterator()
+                return await events.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Several gateways, one broker (issue 13): the whole gym as one live picture on MQTT.
+
+Starts one mosquitto (a free loopback port, a password file, no anonymous clients), one
+ftms-backend, and GATEWAYS gateways (default 3), each with its own private bus, its own ftms-sim
+(one SF-Bike and one SF-Rower at 4 notifications/s), its own state directory (device id, login,
+upload queue) and `ftms-bridge run` with `[mqtt]` on. One `mosquitto_sub -t 'ftms-bridge/#'`
+watches it all. The password reaches mosquitto_sub through its config file and the daemons
+through a 0600 password_file: never a command line.
+
+What it checks, in order:
+  1. every gateway says `online` (retained) and every machine of every gateway is `ready` on
+     its retained state topic, with samples flowing on its sample topic;
+  2. a session starts on every machine (QoS 1 `session_state` started);
+  3. the broker stops mid-ride (SIGTERM; it keeps the subscriber's persistent session) and
+     `ftms-bridge control M --stop` ends every session while it is down; once it is back, every
+     `session_summary` (QoS 1, kept by the gateways) reaches the subscriber, every gateway says
+     `online` again, and the backend holds every session exactly once;
+  4. the last gateway frozen (SIGSTOP, as a power cut leaves its TCP connection): its status
+     turns `offline` (the broker's last will) within 2.5 × keepalive (MQTT's 1.5 × plus
+     mosquitto's check interval); the others stay `online`;
+  5. SIGTERM of the others: each says `offline` itself on the way out.
+Prints the notification-to-subscriber latency of samples (p50/p99: subscriber receive time
+minus the envelope's timestamp, taken by the daemon as it publishes the decoded notification)
+and the broker's message rate. `e2e-mqtt: PASS` or `e2e-mqtt: FAIL: why`; exit 0 only on PASS.
+
+  scripts/mqtt-fleet.py [--bin .build/debug] [--gateways 3] [--keepalive 5] [--sample-rate 1] [--keep]
+"""
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, threading, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from harness import stop_processes  # noqa: E402
+from broker import Broker, write_secret  # noqa: E402
+
+
+class Failure(Exception):
+    pass
+
+
+def step(text):
+    print(f"e2e-mqtt: {text}", flush=True)
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise Failure(f"timed out after {timeout} s waiting for {what}")
+
+
+class Subscriber(threading.Thread):
+    """`mosquitto_sub -t 'ftms-bridge/#' -F '%U %t %p'`: every message with its receive time."""
+
+    def __init__(self, broker, filters, spawn_pipe):
+        super().__init__(daemon=True)
+        # A persistent session (-c, fixed id, QoS 1): the broker keeps QoS 1 messages for it
+        # while it reconnects, as docs/mqtt.md tells integrators to do.
+        argv = ["mosquitto_sub", "-c", "-i", "fleet-watch", "-q", "1", "-F", "%U %t %p"]
+        for topic in filters:
+            argv += ["-t", topic]
+        self.process = spawn_pipe(argv, broker.client_env("watch"))
+        self.messages, self.lock = [], threading.Lock()
+
+    def run(self):
+        for line in self.process.stdout:
+            received, topic, payload = (line.rstrip("\n").split(" ", 2) + ["", ""])[:3]
+            with self.lock:
+                self.messages.append((float(received), topic, payload))
+
+    def on(self, topic, since=0):
+        with self.lock:
+            return [(t, p) for (t, top, p) in self.messages[since:] if top == topic]
+
+    def matching(self, predicate):
+        with self.lock:
+            return [(t, top, p) for (t, top, p) in self.messages if predicate(top)]
+
+    def last(self, topic):
+        found = self.on(topic)
+        return found[-1][1] if found else None
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
+    parser.add_argument("--gateways", type=int, default=3)
+    parser.add_argument("--keepalive", type=int, default=5)
+    parser.add_argument("--sample-rate", type=float, default=1.0, help="[mqtt] sample_rate of every gateway")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, databases)")
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="ftms-mqtt-fleet.")
+    children, ok, buses = [], False, []
+    bridge = os.path.join(args.bin, "ftms-bridge")
+
+    def spawn(argv, log, env=None):
+        process = subprocess.Popen(argv, stdout=open(os.path.join(work, log), "w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        children.append(process)
+        return process
+
+    def spawn_pipe(argv, env):
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(os.path.join(work, "watch.err"), "w"), stdin=subprocess.DEVNULL, env=env, text=True)
+        children.append(process)
+        return process
+
+    try:
+        broker = Broker(os.path.join(work, "broker"), spawn, persistent=True)
+        watch = Subscriber(broker, ["ftms-bridge/#"], spawn_pipe)
+        watch.start()
+        backend = subprocess.Popen([os.path.join(args.bin, "ftms-backend"), "--port", "0", "--exit-with-stdin"], stdout=subprocess.PIPE,
+                                   stderr=open(os.path.join(work, "backend.log"), "w"), stdin=subprocess.PIPE, text=True)
+        children.append(backend)
+        line = backend.stdout.readline().split()
+        if len(line) != 2 or line[0] != "listening":
+            raise Failure(f"ftms-backend did not start: {line}")
+        url = line[1]
+        step(f"broker on 127.0.0.1:{broker.port}, backend at {url}")
+
+        gateways = []
+        for number in range(1, args.gateways + 1):
+            name = f"gw-{number}"
+            home = os.path.join(work, name)
+            state, run = os.path.join(home, "state"), os.path.join(home, "run")
+            os.makedirs(state, mode=0o700)
+            os.makedirs(run, mode=0o700)
+            bus_dir = os.path.join(home, "bus")
+            out = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout
+            buses.append(bus_dir)
+            env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=out.strip().split("=", 1)[1])
+            spawn([os.path.join(args.bin, "ftms-sim"), "--bikes", "1", "--rowers", "1", "--rate", "4"], f"{name}-sim.log", env)
+            # One account per gateway: the backend binds an account to one device.
+            token_file = os.path.join(home, "id-token")
+            write_secret(token_file, f"test:fleet-{name}\n")
+            login = subprocess.run([bridge, "login", "--state-dir", state, "--backend", url, "--provider", "google", "--id-token-file", token_file],
+                                   env=env, capture_output=True, text=True, timeout=60)
+            if login.returncode != 0:
+                raise Failure(f"{name} login: {login.stderr.strip()}")
+            config = os.path.join(home, "config.toml")
+            control = os.path.join(run, "control.sock")
+            with open(config, "w") as f:
+                f.write(f"""[sessions]
+pause_after_idle = 6
+end_after_idle = 120
+minimum_movement = 3
+checkpoint_interval = 2
+
+[backend]
+url = "{url}"
+upload_interval = 5
+
+[state]
+directory = "{state}"
+
+[metrics_socket]
+path = "{os.path.join(run, 'metrics.sock')}"
+
+[control_socket]
+path = "{control}"
+
+[prometheus]
+enabled = false
+
+""" + broker.mqtt_config(name, keepalive=args.keepalive, sample_rate=args.sample_rate))
+            daemon = spawn([bridge, "run", "--config", config], f"{name}.log", env)
+            gateways.append({"name": name, "env": env, "control": control, "daemon": daemon})
+
+        # 1. Every gateway online, every machine ready and sampling, on one subscriber.
+        names = [g["name"] for g in gateways]
+        wait_for("every gateway online", lambda: all(watch.last(f"ftms-bridge/{n}/status") == "online" for n in names), 60)
+
+        def ready_machines():
+            ready = set()
+            for (_, topic, payload) in watch.matching(lambda t: t.endswith("/state")):
+                if json.loads(payload)["payload"].get("state") == "ready":
+                    ready.add(topic.rsplit("/", 1)[0])
+            return ready
+        machines = wait_for(f"{2 * len(names)} machines ready", lambda: (lambda r: r if len(r) >= 2 * len(names) else None)(ready_machines()), 90)
+        wait_for("samples from every machine", lambda: all(watch.on(m + "/sample") for m in machines), 30)
+        step(f"{len(names)} gateways online; {len(machines)} machines ready with samples: {', '.join(sorted(m.split('/', 1)[1] for m in machines))}")
+
+        # 2. A session on every machine.
+        def sessions(state):
+            found = {}
+            for (_, topic, payload) in watch.matching(lambda t: t.endswith("/session")):
+                message = json.loads(payload)
+                if message["type"] == "session_state" and message["payload"].get("state") == state:
+                    found[topic.rsplit("/", 1)[0]] = message["sessionId"]
+            return found
+        started = wait_for("a session on every machine", lambda: (lambda s: s if set(s) >= machines else None)(sessions("started")), 60)
+        step(f"sessions started on all {len(started)} machines")
+        time.sleep(5)  # ride past the minimum movement
+
+        # 3. The broker goes away mid-ride; every session ends while it is down. Its summaries
+        # (QoS 1) wait in each gateway and arrive once it is back; every gateway is online
+        # again and every machine's state is retained again.
+        broker.stop()
+        outage = len(watch.messages)
+        for gateway in gateways:
+            for machine in [m for m in machines if m.split("/")[1] == gateway["name"]]:
+                machine_name = machine.rsplit("/", 1)[1]
+                stop = subprocess.run([bridge, "control", machine_name, "--stop", "--control-socket", gateway["control"]],
+                                      env=gateway["env"], capture_output=True, text=True, timeout=30)
+                if stop.returncode != 0:
+                    raise Failure(f"{gateway['name']} control {machine_name} --stop: {stop.stderr.strip()}")
+
+        def summaries():
+            found = set()
+            for (_, topic, payload) in watch.matching(lambda t: t.endswith("/session")):
+                message = json.loads(payload)
+                if message["type"] == "session_summary":
+                    found.add(message["sessionId"])
+            return found
+        time.sleep(2)
+        broker.start()
+        wait_for("every session_summary on MQTT after the broker restart", lambda: summaries() >= set(started.values()), 60)
+        wait_for("every gateway online again", lambda: all(any(p == "online" for (_, p) in watch.on(f"ftms-bridge/{n}/status", outage)) for n in names), 30)
+        step("broker restarted mid-ride, sessions ended meanwhile: every summary arrived (QoS 1), every gateway online again")
+
+        def held():
+            with urllib.request.urlopen(f"{url}/_admin/sessions") as answer:
+                sessions_held = json.load(answer)["sessions"]
+            ids = [s["session_id"] for s in sessions_held]
+            return sessions_held if set(ids) >= set(started.values()) else None
+        sessions_held = wait_for("every session at the backend", held, 60)
+        for session_id in started.values():
+            copies = [s for s in sessions_held if s["session_id"] == session_id]
+            if len(copies) != 1 or copies[0]["received"] != 1:
+                raise Failure(f"session {session_id} held {len(copies)} time(s) at the backend: {copies}")
+        wait_for("upload topics", lambda: all(watch.last(f"ftms-bridge/{n}/upload") for n in names), 30)
+        step(f"{len(started)} session summaries on MQTT; the backend holds each session exactly once")
+
+        # 4. A gateway gone as a power cut takes it (SIGSTOP: no FIN, no DISCONNECT, its socket
+        # just goes quiet): the broker's last will says offline within 1.5 × keepalive.
+        victim = gateways[-1]
+        since = len(watch.messages)
+        victim["daemon"].send_signal(signal.SIGSTOP)
+        killed = time.time()
+        # MQTT says 1.5 × keepalive after the last packet; mosquitto 2.0.11 checks its clients'
+        # keepalives on its own timer, which adds up to about one keepalive more (measured: 10.9 s
+        # for keepalive 5).
+        limit = 2.5 * args.keepalive
+        wait_for(f"{victim['name']} offline", lambda: any(p == "offline" for (_, p) in watch.on(f"ftms-bridge/{victim['name']}/status", since)), limit + 10)
+        seen = next(t for (t, p) in watch.on(f"ftms-bridge/{victim['name']}/status", since) if p == "offline")
+        if seen - killed > limit:
+            raise Failure(f"{victim['name']} showed offline {seen - killed:.1f} s after it froze, over 2.5 × keepalive = {limit} s")
+        for other in gateways[:-1]:
+            if watch.last(f"ftms-bridge/{other['name']}/status") != "online":
+                raise Failure(f"{other['name']} is not online any more")
+        step(f"{victim['name']} frozen (SIGSTOP): offline (last will) after {seen - killed:.1f} s (keepalive {args.keepalive} s)")
+        victim["daemon"].send_signal(signal.SIGKILL)
+
+        # Figures: latency of samples, and the broker's message rate ($SYS, 1 s interval).
+        # Samples from before the broker outage: those queued through it measure the outage.
+        latencies = []
+        with watch.lock:
+            before_outage = watch.messages[:outage]
+        for (received, topic, payload) in [m for m in before_outage if m[1].endswith("/sample")]:
+            latencies.append((received - float(json.loads(payload)["timestamp"])) * 1000)
+        rate = broker.sys_value("$SYS/broker/load/messages/received/1min")
+        step(f"sample latency notification→subscriber over {len(latencies)} samples: p50 {percentile(latencies, 0.5):.1f} ms, "
+             f"p99 {percentile(latencies, 0.99):.1f} ms; broker received {rate or '?'} messages/min (1-min average)")
+
+        # 5. The others stop cleanly and say offline themselves.
+        for other in gateways[:-1]:
+            other["daemon"].send_signal(signal.SIGTERM)
+        for other in gateways[:-1]:
+            if other["daemon"].wait(20) != 0:
+                raise Failure(f"{other['name']} exited {other['daemon'].returncode} on SIGTERM")
+        wait_for("clean offline", lambda: all(watch.last(f"ftms-bridge/{o['name']}/status") == "offline" for o in gateways[:-1]), 10)
+        step("the others stopped on SIGTERM and said offline")
+        ok = True
+        print("e2e-mqtt: PASS")
+    except (Failure, subprocess.SubprocessError, OSError, ValueError, KeyError, StopIteration) as error:
+        print(f"e2e-mqtt: FAIL: {error} (logs in {work})")
+        args.keep = True
+    finally:
+        stop_processes(children, 10)
+        for bus in buses:
+            subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", bus], capture_output=True)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
