@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "Telemetry", targets: ["Telemetry"]),
         .library(name: "Doctor", targets: ["Doctor"]),
         .library(name: "Daemon", targets: ["Daemon"]),
+        .library(name: "Dashboard", targets: ["Dashboard"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
         .executable(name: "ftms-backend", targets: ["ftms-backend"]),
@@ -147,6 +148,21 @@ let package = Package(
             dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig"],
             swiftSettings: strict
         ),
+        // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
+        // served as a page with Server-Sent Events by Hummingbird; session plots as SVG.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "Publish",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // `ftms-bridge run`: the pieces above composed into the service a gym runs.
         .target(
             name: "Daemon",
@@ -165,6 +181,7 @@ let package = Package(
             name: "ftms-bridge",
             dependencies: [
                 "Daemon",
+                "Dashboard",
                 "Doctor",
                 "Control",
                 "DaemonConfig",
@@ -225,6 +242,11 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: ["Dashboard", "Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]
