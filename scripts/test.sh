@@ -14,6 +14,9 @@
 #   7. end to end (scripts/e2e.py): `ftms-bridge run` with ftms-sim and ftms-backend as real
 #      processes: two machines, a control command, SIGKILL and restart, sessions uploaded once,
 #      the metrics socket and sd_notify
+#   8. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
+#      tiles, live values, a reload complete at once, a dropped machine; screenshots in
+#      .build/dashboard-screens
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -29,7 +32,7 @@ log=.build/swift-test.log
 # cooperative threads for tens of seconds, and suites whose peers are real processes and
 # sockets then time out. Each group still runs its own tests in parallel.
 daemon_suites='DoctorTests|SystemdTests|TrainingTests|DaemonConfigTests'
-socket_suites='ControlTests|TelemetryTests|DaemonTests'
+socket_suites='ControlTests|TelemetryTests|DaemonTests|DashboardTests'
 for group in "--skip $daemon_suites --skip $socket_suites" "--filter $daemon_suites" "--filter $socket_suites"; do
   # shellcheck disable=SC2086
   if swift test --skip-build $group >> "$log" 2>&1; then
@@ -72,6 +75,11 @@ else
   failed=$((failed + 1))
 fi
 if python3 scripts/e2e.py --bin .build/debug; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+if python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

@@ -21,5 +21,5 @@
 /// Hummingbird serves HTTP and SwiftNIO reads the metrics socket.
 public enum Dashboard {
     /// Sparkline history kept per machine: one point a second for this many seconds.
-    public static let sparklineSeconds = 300
+    public static let sparklineSeconds = 180
 }

@@ -10,6 +10,7 @@
 public enum PageAssets {
     public static func page(title: String) -> String {
         html.replacingOccurrences(of: "{{TITLE}}", with: escape(title))
+            .replacingOccurrences(of: "{{SPARK_SECONDS}}", with: String(Dashboard.sparklineSeconds))
     }
 
     static func escape(_ text: String) -> String {
@@ -48,7 +49,8 @@ section.gateway { margin-top: 0.8rem; }
 .tile[data-state="disconnected"], .tile.offline { opacity: 0.55; border-left-color: var(--bad); }
 .tile .top { display: flex; align-items: center; gap: 0.5rem; }
 .tile .name { font-weight: 650; font-size: 1.35rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.tile .kind { color: var(--dim); font-size: 0.9rem; }
+.tile .name { flex-shrink: 0; max-width: 70%; }
+.tile .kind { color: var(--dim); font-size: 0.9rem; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .pill { margin-left: auto; font-size: 0.85rem; padding: 0.1rem 0.55rem; border-radius: 1rem; background: var(--line); text-transform: uppercase; letter-spacing: 0.04em; white-space: nowrap; }
 .pill.ready { background: var(--ok); color: #000; }
 .pill.connecting, .pill.discovered { background: var(--warn); color: #000; }
@@ -73,7 +75,7 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
 <script>
 "use strict";
 (function () {
-  const SPARK_SECONDS = 300;
+  const SPARK_SECONDS = {{SPARK_SECONDS}};
   const token = new URLSearchParams(location.search).get("token");
   const dash = window.dashboard = { hellos: 0, firstRender: null, latencies: [], tiles: new Map(), gateways: new Map(), offset: 0 };
   const floor = document.getElementById("floor");
@@ -100,7 +102,7 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     el.className = "gateway"; el.dataset.gateway = name;
     el.innerHTML = '<div class="strip"><span class="name"><span class="dot"></span><span data-field="gateway"></span></span>' +
       '<span>upload queue <b data-field="pending">–</b> pending · <b data-field="uploaded">–</b> sent · <b data-field="dead">–</b> failed</span>' +
-      '<span>last upload <b data-field="result">–</b></span><span>seq <b data-field="seq">–</b></span><span>gaps <b data-field="gaps">0</b></span>' +
+      '<span>last upload <b data-field="result">–</b></span>' +
       '<span data-field="reason"></span></div><div class="grid"></div>';
     el.querySelector('[data-field="gateway"]').textContent = name;
     const names = [...sections.keys(), name].sort();
@@ -117,7 +119,7 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     s.el.querySelector(".dot").classList.toggle("on", g.online);
     const u = g.upload || {};
     q("pending").textContent = fmt.int(u.pending); q("uploaded").textContent = fmt.int(u.uploaded); q("dead").textContent = fmt.int(u.dead);
-    q("result").textContent = u.result || "–"; q("seq").textContent = g.lastSeq; q("gaps").textContent = g.gaps;
+    q("result").textContent = u.result || "–";
     q("reason").textContent = g.online ? "" : "offline: " + (g.reason || "");
     for (const el of s.grid.children) el.classList.toggle("offline", !g.online);
   }
@@ -175,7 +177,12 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     dash.tiles = new Map(s.tiles.map((t) => [key(t), t]));
     renderAll();
     dash.hellos += 1;
-    if (dash.firstRender == null) dash.firstRender = performance.now();
+    if (dash.firstRender == null) {
+      // What the first render showed, for the reload check: every tile, with its sparkline.
+      dash.firstRender = performance.now();
+      dash.firstRenderTiles = document.querySelectorAll("article.tile").length;
+      dash.firstRenderSparks = [...document.querySelectorAll("article.tile polyline")].filter((p) => p.getAttribute("points")).length;
+    }
   }
   function onTile(e) {
     const u = JSON.parse(e.data), t = u.tile, old = dash.tiles.get(key(t));
