@@ -40,6 +40,8 @@ let package = Package(
         .library(name: "Doctor", targets: ["Doctor"]),
         .library(name: "Daemon", targets: ["Daemon"]),
         .library(name: "Dashboard", targets: ["Dashboard"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "MQTTTesting", targets: ["MQTTTesting"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
         .executable(name: "ftms-backend", targets: ["ftms-backend"]),
@@ -163,6 +165,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
+        .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
+        // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
+        .target(name: "MQTTTesting", dependencies: ["BlueZTesting"], swiftSettings: strict),
         // `ftms-bridge run`: the pieces above composed into the service a gym runs.
         .target(
             name: "Daemon",
@@ -247,6 +255,8 @@ let package = Package(
             dependencies: ["Dashboard", "Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
+        // The MQTT client against a real mosquitto.
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]

@@ -12,12 +12,16 @@
 #   strace            check-systemd.sh's rehearsal: EPERM for every call SystemCallFilter= denies
 #   chromium, chromium-driver: scripts/dashboard-browser.py drives the dashboard in headless chromium
 #                     through WebDriver
+#   libmosquitto-dev  the MQTT module binds libmosquitto (pkg-config libmosquitto)
+#   mosquitto, mosquitto-clients, openssl: tests and the demo run a private broker (with a test CA
+#                     for TLS) and watch it with mosquitto_sub
 #   python3-dbus, python3-gi, python3-dbusmock: the fake BlueZ (Tests/Fixtures/dbusmock) runs on
 #                     python-dbusmock's bluez5 template; dbus-python has no PyPI wheels, so these are the
 #                     Debian packages, used through /usr/bin/python3 (not a pyenv/venv python3 on PATH)
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
-          python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver)
+          python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
+          libmosquitto-dev mosquitto mosquitto-clients openssl)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

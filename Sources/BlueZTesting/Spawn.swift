@@ -1,11 +1,11 @@
-import Glibc
+public import Glibc
 
-/// posix_spawn with no signal blocked in the child.
+/// posix_spawn with no signal blocked in the child (public: MQTTTesting starts mosquitto with it).
 ///
 /// Test threads run with most signals blocked, and a child inherits the mask: a dbus-daemon or
 /// BlueZ peer started from one would ignore SIGTERM, and every stop would wait for the SIGKILL
 /// fallback. Starting children with an empty mask makes them stop as they would under systemd.
-func spawnWithSignalsUnblocked(
+public func spawnWithSignalsUnblocked(
     _ pid: inout pid_t, _ path: String, _ actions: inout posix_spawn_file_actions_t,
     _ argv: [UnsafeMutablePointer<CChar>?], _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>?
 ) -> Int32 {

@@ -1,0 +1,229 @@
+public import BlueZTesting
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `mosquitto` (Debian's package), private to one test: a free loopback port, a
+/// password file (no anonymous clients, as a gym's broker should be), persistence if asked, and
+/// optionally a second, TLS listener with a CA and certificate made for it by `openssl`.
+/// The way ``PrivateBus`` is a private dbus-daemon.
+public final class PrivateBroker: @unchecked Sendable {
+    public let directoryPath: String
+    public let port: Int
+    public let username: String
+    public let password: String
+    /// The TLS listener's port and the CA that signed its certificate (for 127.0.0.1 and
+    /// localhost), when made with `tls: true`.
+    public let tlsPort: Int?
+    public let caFile: String?
+    private var pid: pid_t = 0
+
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
+    public var tlsURL: String? { tlsPort.map { "mqtts://localhost:\($0)" } }
+    public var logPath: String { directoryPath + "/mosquitto.log" }
+    /// A password file (mode 0600) holding ``password``, as the daemon's config points at one.
+    public var passwordFile: String { directoryPath + "/gateway-password" }
+
+    /// `persistent`: the broker saves its state (retained messages, persistent sessions and
+    /// their queued messages) when it shuts down and loads it when it starts again.
+    public init(tls: Bool = false, persistent: Bool = false, username: String = "gateway", password: String? = nil) throws {
+        directoryPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-broker-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+        self.username = username
+        self.password = password ?? "pw-\(UUID().uuidString.prefix(12))"
+        port = try Self.freePort()
+        tlsPort = tls ? try Self.freePort() : nil
+        caFile = tls ? directoryPath + "/ca.crt" : nil
+
+        // mosquitto_passwd -U hashes a plain file in place: the password never goes on a
+        // command line.
+        let passwords = directoryPath + "/passwd"
+        try Self.writeSecret("\(username):\(self.password)\n", to: passwords)
+        try Self.run(["/usr/bin/mosquitto_passwd", "-U", passwords])
+        try Self.writeSecret(self.password + "\n", to: passwordFile)
+        if tls { try makeCertificates() }
+
+        var config = """
+            # A private broker for one test (MQTTTesting.PrivateBroker).
+            persistence \(persistent)
+            persistence_location \(directoryPath)/
+            log_dest file \(logPath)
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            connection_messages true
+            allow_anonymous false
+            password_file \(passwords)
+            listener \(port) 127.0.0.1
+
+            """
+        if let tlsPort {
+            config += """
+                listener \(tlsPort) 127.0.0.1
+                cafile \(directoryPath)/ca.crt
+                certfile \(directoryPath)/server.crt
+                keyfile \(directoryPath)/server.key
+
+                """
+        }
+        // Started as root, mosquitto drops to the `mosquitto` user and cannot read our 0600
+        // files; naming the current user keeps it as whoever runs the test.
+        if geteuid() == 0 { config = "user root\n" + config }
+        try config.write(toFile: directoryPath + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try spawn()
+    }
+
+    /// The broker goes away and comes back on the same ports, as when an operator restarts
+    /// it: every client loses its connection; retained messages survive only if `persistent`.
+    public func restart() throws {
+        terminate(signal: SIGTERM)
+        try spawn()
+    }
+
+    /// Shuts the broker down as an operator's `systemctl stop` would (SIGTERM: a persistent
+    /// broker saves its state), for a test to start again with ``start()``.
+    public func shutDown() {
+        terminate(signal: SIGTERM)
+    }
+
+    /// Stops the broker as a crash would (SIGKILL), for a test to start again with ``start()``.
+    public func kill() {
+        terminate(signal: SIGKILL)
+    }
+
+    /// Starts a broker stopped with ``kill()`` or ``shutDown()``.
+    public func start() throws {
+        guard pid == 0 else { return }
+        try spawn()
+    }
+
+    /// Stops the broker (TERM, then KILL after a second), reaps it and removes its files.
+    public func stop() {
+        terminate(signal: SIGTERM)
+        try? FileManager.default.removeItem(atPath: directoryPath)
+    }
+
+    deinit { stop() }
+
+    private func spawn() throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let arguments = ["/usr/sbin/mosquitto", "-c", directoryPath + "/mosquitto.conf"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
+        guard spawned == 0 else { throw BrokerStartError(description: "cannot start mosquitto (error \(spawned))") }
+        let deadline = Date().addingTimeInterval(10)
+        while !(Self.accepts(port) && (tlsPort.map(Self.accepts) ?? true)) {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                pid = 0
+                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                throw BrokerStartError(description: "mosquitto exited at start: \(log.split(separator: "\n").suffix(3).joined(separator: " | "))")
+            }
+            guard Date() < deadline else { throw BrokerStartError(description: "mosquitto did not listen on 127.0.0.1:\(port)") }
+            usleep(10_000)
+        }
+    }
+
+    private func terminate(signal: Int32) {
+        guard pid > 0 else { return }
+        Glibc.kill(pid, signal)
+        var status: Int32 = 0
+        for attempt in 0..<300 {
+            if waitpid(pid, &status, WNOHANG) == pid { break }
+            if attempt == 100 { Glibc.kill(pid, SIGKILL) }
+            usleep(10_000)
+        }
+        pid = 0
+    }
+
+    /// A CA and a server certificate for 127.0.0.1 and localhost, P-256 keys (fast to make).
+    private func makeCertificates() throws {
+        let dir = directoryPath
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try Self.run(["/usr/bin/openssl", "req", "-x509"] + ec + ["-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-days", "2", "-subj", "/CN=ftms-bridge test CA"])
+        try Self.run(["/usr/bin/openssl", "req"] + ec + ["-keyout", dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=localhost"])
+        try Self.run([
+            "/usr/bin/openssl", "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.crt", "-CAkey", dir + "/ca.key",
+            "-CAcreateserial", "-out", dir + "/server.crt", "-days", "2", "-extfile", dir + "/san.ext",
+        ])
+    }
+
+    /// A CA that did not sign the broker's certificate, for the bad-certificate test.
+    public func makeUnrelatedCA() throws -> String {
+        let path = directoryPath + "/other-ca.crt"
+        try Self.run([
+            "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", directoryPath + "/other-ca.key", "-out", path, "-days", "2", "-subj", "/CN=someone else's CA",
+        ])
+        return path
+    }
+
+    private static func writeSecret(_ text: String, to path: String) throws {
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        guard chmod(path, 0o600) == 0 else { throw BrokerStartError(description: "cannot chmod \(path)") }
+    }
+
+    /// Runs a tool to completion, its output discarded; throws unless it exits 0.
+    private static func run(_ arguments: [String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
+        guard spawned == 0 else { throw BrokerStartError(description: "cannot run \(arguments[0]) (error \(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else { throw BrokerStartError(description: "\(arguments[0]) \(arguments[1]) failed (status \(status))") }
+    }
+
+    /// A port the kernel has just handed out on loopback, free again for mosquitto to take.
+    public static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw BrokerStartError(description: "socket failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw BrokerStartError(description: "cannot find a free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+public struct BrokerStartError: Error, CustomStringConvertible {
+    public let description: String
+}
