@@ -156,6 +156,7 @@ let package = Package(
             name: "Dashboard",
             dependencies: [
                 "Publish",
+                "MQTT",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -190,6 +191,7 @@ let package = Package(
             dependencies: [
                 "Daemon",
                 "Dashboard",
+                "MQTT",
                 "Doctor",
                 "Control",
                 "DaemonConfig",
@@ -252,7 +254,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.

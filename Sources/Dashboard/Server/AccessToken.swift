@@ -18,15 +18,7 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads and checks `path`: a regular file, mode without group or other bits, one token.
     public init(file path: String) throws(AccessTokenError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
-        let mode = UInt32(info.st_mode) & 0o777
-        guard mode & 0o077 == 0 else { throw .tooOpen(path: path, mode: mode) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "cannot read it")
-        }
-        try self.init(value: String(decoding: data, as: UTF8.self))
+        try self.init(value: try PrivateFile.read(path))
     }
 
     /// Compares in time independent of where the strings differ, so response timing does not
@@ -50,11 +42,27 @@ public enum AccessTokenError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let reason): "token file \(path): \(reason)"
+        case .unreadable(let path, let reason): "file \(path): \(reason)"
         case .tooOpen(let path, let mode):
-            "token file \(path) has mode \(String(mode, radix: 8)); it must be readable by its owner only (chmod 600)"
+            "\(path) has mode \(String(mode, radix: 8)); it must be readable by its owner only (chmod 600)"
         case .tooShort(let minimum): "the token file must hold a token of at least \(minimum) characters"
         case .notPrintable: "the token must be printable ASCII without spaces"
         }
+    }
+}
+
+/// A secret kept in a file readable by its owner only (0600 or 0400): the dashboard's token,
+/// a broker password. Refused if group or others may read it.
+public enum PrivateFile {
+    public static func read(_ path: String) throws(AccessTokenError) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        let mode = UInt32(info.st_mode) & 0o777
+        guard mode & 0o077 == 0 else { throw .tooOpen(path: path, mode: mode) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "cannot read it")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dashboard
 import Foundation
+import MQTT
 import Publish
 
 /// `ftms-bridge dashboard`: the gym-floor page in a browser (docs/dashboard.md), fed by the
@@ -31,20 +32,37 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "The page's heading.")
     var title = "Gym floor"
 
-    @Option(help: "Read every gateway from an MQTT broker instead (mqtt://HOST:PORT).")
+    @Option(help: "Read every gateway from an MQTT broker instead of the socket (mqtt://HOST:PORT or mqtts://…).")
     var mqtt: String?
 
+    @Option(help: "With --mqtt: the gateways' topic prefix.")
+    var mqttPrefix = "ftms-bridge"
+
+    @Option(help: "With --mqtt: the broker user name.")
+    var mqttUsername: String?
+
+    @Option(help: "With --mqtt: a file (mode 0600) holding the broker password.")
+    var mqttPasswordFile: String?
+
+    @Option(help: "With --mqtt: the CA file for mqtts://.")
+    var mqttCaFile: String?
+
     func run() async throws {
-        if mqtt != nil {
-            printError("dashboard: --mqtt needs the MQTT client (issue 13), which this build does not have yet; use --socket")
-            throw ExitCode(2)
-        }
         let server: DashboardServer
         do {
             let address = try ListenAddress(parsing: listen)
             let token = try tokenFile.map { (path) throws(AccessTokenError) in try AccessToken(file: path) }
             let name = gateway ?? ProcessInfo.processInfo.hostName
-            let source = MetricsSocketSource(path: socket, gateway: name, log: { printError($0) })
+            let source: any DashboardSource
+            if let mqtt {
+                let password = try mqttPasswordFile.map { (path) throws(AccessTokenError) in try PrivateFile.read(path) }
+                let client = try MQTTClient(MQTTConfiguration(
+                    broker: try BrokerURL(parsing: mqtt), clientID: "ftms-dashboard-\(name)-\(getpid())", username: mqttUsername,
+                    password: password, caFile: mqttCaFile))
+                source = MQTTSource(client: client, prefix: mqttPrefix, log: { printError($0) })
+            } else {
+                source = MetricsSocketSource(path: socket, gateway: name, log: { printError($0) })
+            }
             server = try DashboardServer(
                 configuration: .init(listen: address, token: token, title: title), sources: [source],
                 now: { Date().timeIntervalSince1970 }, log: { printError($0) })
@@ -57,7 +75,7 @@ struct DashboardCommand: AsyncParsableCommand {
         do {
             try await server.run { port in
                 let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-                _ = printLine("dashboard: http://\(host):\(port)/\(secured ? "?token=…" : "") (metrics socket \(socket))")
+                _ = printLine("dashboard: http://\(host):\(port)/\(secured ? "?token=…" : "") (\(mqtt == nil ? "metrics socket \(socket)" : "MQTT \(mqtt ?? "")"))")
             }
         } catch {
             printError("dashboard: \(error)")
