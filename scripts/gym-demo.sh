@@ -100,11 +100,18 @@ pids+=($daemon)
 for _ in $(seq 1 100); do [ -S "$work/run/metrics.sock" ] && break; sleep 0.1; done
 [ -S "$work/run/metrics.sock" ] || { echo "demo: the daemon did not start:" >&2; cat "$work/daemon.log" >&2; exit 1; }
 
+# The gym-floor dashboard on loopback: the demo opens nothing, it prints the address.
+"$bin/ftms-bridge" dashboard --listen 127.0.0.1:0 --socket "$work/run/metrics.sock" --gateway demo-gym --title "SolidFocus demo gym" \
+  > "$work/dashboard.out" 2> "$work/dashboard.log" &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
+echo "demo: the gym floor in a browser: $(cut -d' ' -f2 "$work/dashboard.out") (docs/dashboard.md)"
+
 say "6. live metrics (ftms-bridge watch): riding for about a minute, then the sessions end"
-"$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type machine --type session_state --type session_summary --type upload &
+"$bin/ftms-bridge" watch --lines --socket "$work/run/metrics.sock" --type machine --type session_state --type session_summary --type upload &
 watcher=$!
 pids+=($watcher)
-"$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type sample --count 8
+"$bin/ftms-bridge" watch --lines --socket "$work/run/metrics.sock" --type sample --count 8
 summaries=0
 for _ in $(seq 1 240); do
   summaries=$(grep -c "session .* finished on" "$work/daemon.log" || true)
