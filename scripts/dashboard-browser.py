@@ -9,7 +9,8 @@ driven through chromedriver's W3C WebDriver HTTP API (plain HTTP, no Selenium), 
   2. the values change as the machines ride;
   3. a reload is complete at once: the first render after it has every tile, with its sparkline;
   4. a machine whose link drops (and will not come back) shows disconnected;
-  5. screenshots at 1920x1080 and 390x844 (written to --out, default the work directory).
+  5. screenshots at 1920x1080 and 390x844 (written to --out, default the work directory);
+  6. the dashboard inside `run` ([dashboard] enabled) serves the same floor.
 
 It prints page load to first full render and notification-to-page latency (p50/p99, from the
 daemon's publish timestamp to the page's render of that tile, one clock).
@@ -153,6 +154,11 @@ path = "{os.path.join(run, 'control.sock')}"
 
 [prometheus]
 enabled = false
+
+[dashboard]
+enabled = true
+listen = "127.0.0.1:0"
+gateway = "gym-a"
 """)
         spawn([bridge, "run", "--config", config], "daemon.log", env=env)
         wait_for("the metrics socket", lambda: os.path.exists(metrics), 60)
@@ -211,6 +217,14 @@ enabled = false
         dropped_at = time.monotonic()
         wait_for(f"{victim} disconnected on the page", lambda: "disconnected" in (driver.js("return window.seenStates") or []), 30)
         step(f"{victim} dropped: the page showed disconnected {time.monotonic() - dropped_at:.1f} s after the link went")
+
+        # The same floor from the dashboard inside `run` ([dashboard]).
+        inside = wait_for("run's own dashboard in its log", lambda: next((l.split("dashboard on ", 1)[1].split()[0] for l in open(os.path.join(work, "daemon.log"))
+                                                                          if "dashboard on http://" in l), None), 30)
+        floor = json.loads(urllib.request.urlopen(inside.rstrip("/") + "/api/floor", timeout=10).read())
+        if sorted(t["name"] for t in floor["tiles"]) != names or [g["name"] for g in floor["gateways"]] != ["gym-a"]:
+            raise Failure(f"run's [dashboard] at {inside} shows {floor}")
+        step(f"run's [dashboard] at {inside} shows the same {len(floor['tiles'])} machines")
 
         # 5. The TV and the phone.
         latencies = wait_for("150 measured updates", lambda: (lambda l: l if len(l) >= 150 else None)(driver.js("return window.dashboard.latencies")), 90)

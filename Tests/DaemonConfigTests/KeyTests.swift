@@ -45,6 +45,11 @@ struct KeyTests {
         Case("control_socket.max_clients", "2") { $0.controlSocket.maxClients == 2 },
         Case("prometheus.enabled", "false") { !$0.prometheus.enabled },
         Case("prometheus.listen", #""[::1]:9100""#) { $0.prometheus.listen == "[::1]:9100" },
+        Case("dashboard.enabled", "true") { $0.dashboard.enabled },
+        Case("dashboard.listen", #""0.0.0.0:80""#) { $0.dashboard.listen == "0.0.0.0:80" },
+        Case("dashboard.token_file", #""/etc/ftms-bridge/dashboard.token""#) { $0.dashboard.tokenFile == "/etc/ftms-bridge/dashboard.token" },
+        Case("dashboard.title", #""Northside""#) { $0.dashboard.title == "Northside" },
+        Case("dashboard.gateway", #""front-desk""#) { $0.dashboard.gateway == "front-desk" },
         Case("log.level", #""debug""#) { $0.log.level == "debug" },
         Case("bluetooth.bus_address", #""unix:path=/tmp/bus/socket""#) { $0.bluetooth.busAddress == "unix:path=/tmp/bus/socket" },
     ]

@@ -33,9 +33,10 @@ struct RenderTests {
         }
     }
 
-    /// The config holds no secret, so printing it is safe: no key can take a credential.
+    /// The config holds no secret, so printing it is safe: no key can take a credential. A
+    /// `*_file` key names a 0600 file that holds one, which is not the secret itself.
     @Test func nothingSecretCanBeConfigured() {
-        let keys = DaemonConfig.documentedKeys.map(\.key)
+        let keys = DaemonConfig.documentedKeys.map(\.key).filter { !$0.hasSuffix("_file") }
         for word in ["token", "secret", "password", "credential", "key"] {
             #expect(!keys.contains { $0.contains(word) }, "\(word)")
         }
