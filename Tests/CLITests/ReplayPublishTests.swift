@@ -20,7 +20,9 @@ struct ReplayPublishTests {
         return path
     }
 
-    @Test func aReaderSeesTheReplayedRideInOrderWithNoGap() async throws {
+    /// Replays the ride with `replay --realtime --publish` and runs `watch` with `arguments`
+    /// on its socket (plus `--socket`), as two processes.
+    static func watchReplay(_ arguments: [String]) async throws -> (watched: ProcessRunner.Result, replayed: ProcessRunner.Result) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("publish-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -35,9 +37,12 @@ struct ReplayPublishTests {
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let watched = try await ProcessRunner.runDetached(
-            ["watch", "--socket", socket, "--json", "--type", "sample", "--count", "30"], timeout: .seconds(30))
-        let replayed = try await replay.value
+        let watched = try await ProcessRunner.runDetached(["watch", "--socket", socket] + arguments, timeout: .seconds(30))
+        return (watched, try await replay.value)
+    }
+
+    @Test func aReaderSeesTheReplayedRideInOrderWithNoGap() async throws {
+        let (watched, replayed) = try await Self.watchReplay(["--json", "--type", "sample", "--count", "30"])
         #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(watched.status == 0, "\(watched.stderr)")
 
@@ -60,21 +65,7 @@ struct ReplayPublishTests {
     /// `watch --table` (the terminal default, forced on a pipe): one row per machine, folded by
     /// the dashboard's FloorState, its last frame showing the ride's last sample.
     @Test func watchTableShowsOneRowPerMachineWithTheLatestValues() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("table-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let capture = try Self.capture(in: directory)
-        let socket = directory.appendingPathComponent("metrics.sock").path
-        let replay = Task {
-            try await ProcessRunner.runDetached(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(90))
-        }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let watched = try await ProcessRunner.runDetached(
-            ["watch", "--socket", socket, "--table", "--type", "sample", "--count", "30"], timeout: .seconds(30))
-        _ = try await replay.value
+        let (watched, _) = try await Self.watchReplay(["--table", "--type", "sample", "--count", "30"])
         #expect(watched.status == 0, "\(watched.stderr)")
         let frames = watched.stdout.components(separatedBy: "\n\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         let last = try #require(frames.last).split(separator: "\n").map(String.init)
@@ -83,7 +74,7 @@ struct ReplayPublishTests {
         #expect(last.count == 2, "one machine, one row: \(last)")
         #expect(row.hasPrefix("SF-Bike-0007") && row.contains("bike") && row.contains("180 W") && row.contains("80 rpm"), "\(row)")
         #expect(!watched.stdout.contains("\u{1B}["), "no terminal codes on a pipe")
-        let lines = try await ProcessRunner.runDetached(["watch", "--socket", socket, "--table", "--json"], timeout: .seconds(10))
+        let lines = try await ProcessRunner.runDetached(["watch", "--socket", "/nonexistent/metrics.sock", "--table", "--json"], timeout: .seconds(10))
         #expect(lines.status != 0 && lines.stderr.contains("--table"))
     }
 
