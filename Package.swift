@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "Telemetry", targets: ["Telemetry"]),
         .library(name: "Doctor", targets: ["Doctor"]),
         .library(name: "Daemon", targets: ["Daemon"]),
+        .library(name: "Dashboard", targets: ["Dashboard"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "MQTTTesting", targets: ["MQTTTesting"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
@@ -149,6 +150,22 @@ let package = Package(
             dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT"],
             swiftSettings: strict
         ),
+        // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
+        // served as a page with Server-Sent Events by Hummingbird; session plots as SVG.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "Publish",
+                "MQTT",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
@@ -160,7 +177,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "Dashboard",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -173,6 +190,8 @@ let package = Package(
             name: "ftms-bridge",
             dependencies: [
                 "Daemon",
+                "Dashboard",
+                "MQTT",
                 "Doctor",
                 "Control",
                 "DaemonConfig",
@@ -233,6 +252,11 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store", "MQTTTesting"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.

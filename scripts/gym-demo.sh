@@ -148,11 +148,20 @@ mqtt_sub -t 'ftms-bridge/+/status' -t 'ftms-bridge/+/machines/+/state' -v -W 1 2
 echo "-- and live samples from both gateways (mosquitto_sub -t 'ftms-bridge/+/machines/+/sample' -C 4):"
 mqtt_sub -t 'ftms-bridge/+/machines/+/sample' -v -C 4 -W 10 | cut -c1-160 || true
 
+# The gym-floor dashboard on loopback, fed by the broker: both gateways on one page. The demo
+# opens nothing, it prints the address.
+"$bin/ftms-bridge" dashboard --listen 127.0.0.1:0 --mqtt "mqtt://127.0.0.1:$mqtt_port" --mqtt-username gateway \
+  --mqtt-password-file "$work/mqtt-password" --title "SolidFocus demo gym" \
+  > "$work/dashboard.out" 2> "$work/dashboard.log" &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
+echo "demo: the gym floor in a browser: $(cut -d' ' -f2 "$work/dashboard.out") (docs/dashboard.md)"
+
 say "6. live metrics (ftms-bridge watch): riding for about a minute, then the sessions end"
-"$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type machine --type session_state --type session_summary --type upload &
+"$bin/ftms-bridge" watch --lines --socket "$work/run/metrics.sock" --type machine --type session_state --type session_summary --type upload &
 watcher=$!
 pids+=($watcher)
-"$bin/ftms-bridge" watch --socket "$work/run/metrics.sock" --type sample --count 8
+"$bin/ftms-bridge" watch --lines --socket "$work/run/metrics.sock" --type sample --count 8
 summaries=0
 for _ in $(seq 1 240); do
   summaries=$(grep -c "session .* finished on" "$work/daemon.log" || true)

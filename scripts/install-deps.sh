@@ -10,6 +10,8 @@
 #   systemd           systemd-analyze and systemd-sysusers for scripts/check-systemd.sh (works
 #                     without systemd as PID 1; a container may lack the package)
 #   strace            check-systemd.sh's rehearsal: EPERM for every call SystemCallFilter= denies
+#   chromium, chromium-driver: scripts/dashboard-browser.py drives the dashboard in headless chromium
+#                     through WebDriver
 #   libmosquitto-dev  the MQTT module binds libmosquitto (pkg-config libmosquitto)
 #   mosquitto, mosquitto-clients, openssl: tests and the demo run a private broker (with a test CA
 #                     for TLS) and watch it with mosquitto_sub
@@ -18,7 +20,7 @@
 #                     Debian packages, used through /usr/bin/python3 (not a pyenv/venv python3 on PATH)
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
-          python3-dbus python3-gi python3-dbusmock systemd strace
+          python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
           libmosquitto-dev mosquitto mosquitto-clients openssl)
 missing=()
 for package in "${packages[@]}"; do

@@ -16,6 +16,9 @@
 #      the metrics socket and sd_notify
 #   8. MQTT fleet (scripts/mqtt-fleet.py): three gateways, each with its own bus and ftms-sim, and
 #      one mosquitto: every machine on one subscriber, sessions at the backend once, last will
+#   9. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
+#      tiles, live values, a reload complete at once, a dropped machine; screenshots in
+#      .build/dashboard-screens
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -31,7 +34,7 @@ log=.build/swift-test.log
 # cooperative threads for tens of seconds, and suites whose peers are real processes and
 # sockets then time out. Each group still runs its own tests in parallel.
 daemon_suites='DoctorTests|SystemdTests|TrainingTests|DaemonConfigTests'
-socket_suites='ControlTests|TelemetryTests|DaemonTests'
+socket_suites='ControlTests|TelemetryTests|DaemonTests|DashboardTests'
 for group in "--skip $daemon_suites --skip $socket_suites" "--filter $daemon_suites" "--filter $socket_suites"; do
   # shellcheck disable=SC2086
   if swift test --skip-build $group >> "$log" 2>&1; then
@@ -80,6 +83,12 @@ else
 fi
 # Three gateways and one mosquitto: the gym on MQTT (issue 13), about 20 s.
 if python3 scripts/mqtt-fleet.py --bin .build/debug; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+# The gym-floor page in headless chromium against the simulated gym (issue 14).
+if python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

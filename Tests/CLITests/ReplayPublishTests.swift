@@ -20,7 +20,9 @@ struct ReplayPublishTests {
         return path
     }
 
-    @Test func aReaderSeesTheReplayedRideInOrderWithNoGap() async throws {
+    /// Replays the ride with `replay --realtime --publish` and runs `watch` with `arguments`
+    /// on its socket (plus `--socket`), as two processes.
+    static func watchReplay(_ arguments: [String]) async throws -> (watched: ProcessRunner.Result, replayed: ProcessRunner.Result) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("publish-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -35,9 +37,12 @@ struct ReplayPublishTests {
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let watched = try await ProcessRunner.runDetached(
-            ["watch", "--socket", socket, "--json", "--type", "sample", "--count", "30"], timeout: .seconds(30))
-        let replayed = try await replay.value
+        let watched = try await ProcessRunner.runDetached(["watch", "--socket", socket] + arguments, timeout: .seconds(30))
+        return (watched, try await replay.value)
+    }
+
+    @Test func aReaderSeesTheReplayedRideInOrderWithNoGap() async throws {
+        let (watched, replayed) = try await Self.watchReplay(["--json", "--type", "sample", "--count", "30"])
         #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(watched.status == 0, "\(watched.stderr)")
 
@@ -55,6 +60,22 @@ struct ReplayPublishTests {
         let times = samples.compactMap { $0["timestamp"] as? Double }
         #expect(times.first.map { abs($0 - 1_795_248_003.05) < 0.001 } == true, "\(times.prefix(2))")
         #expect(messages.first?["type"] as? String == "hello")
+    }
+
+    /// `watch --table` (the terminal default, forced on a pipe): one row per machine, folded by
+    /// the dashboard's FloorState, its last frame showing the ride's last sample.
+    @Test func watchTableShowsOneRowPerMachineWithTheLatestValues() async throws {
+        let (watched, _) = try await Self.watchReplay(["--table", "--type", "sample", "--count", "30"])
+        #expect(watched.status == 0, "\(watched.stderr)")
+        let frames = watched.stdout.components(separatedBy: "\n\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        let last = try #require(frames.last).split(separator: "\n").map(String.init)
+        #expect(last.first?.hasPrefix("MACHINE") == true && last.first?.contains("POWER") == true, "\(last)")
+        let row = try #require(last.dropFirst().first)
+        #expect(last.count == 2, "one machine, one row: \(last)")
+        #expect(row.hasPrefix("SF-Bike-0007") && row.contains("bike") && row.contains("180 W") && row.contains("80 rpm"), "\(row)")
+        #expect(!watched.stdout.contains("\u{1B}["), "no terminal codes on a pipe")
+        let lines = try await ProcessRunner.runDetached(["watch", "--socket", "/nonexistent/metrics.sock", "--table", "--json"], timeout: .seconds(10))
+        #expect(lines.status != 0 && lines.stderr.contains("--table"))
     }
 
     @Test func watchWithoutADaemonIsAOneLineError() throws {

@@ -66,6 +66,8 @@ public struct GatewayDaemon: Sendable {
             logger.warning("ignoring systemd's watchdog settings: \(error)")
             watchdog = nil
         }
+        // [dashboard], checked before anything opens: a bad address is a one-line error.
+        let dashboard = try DashboardService.make(config: config, logger: logger)
         try? notifier.send(.status("opening the store"))
 
         // Flow 1 steps 1-2: the store, and with it the device id.
@@ -109,6 +111,9 @@ public struct GatewayDaemon: Sendable {
         services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: beforeMachines), serviceName: "machines"))
         services.append(.init(service: ReloadService(reload: parts.reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: parts.statusLine), serviceName: "watchdog"))
+        if let dashboard {
+            services.append(.init(service: dashboard, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "dashboard"))
+        }
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfig.maximumGracefulShutdownDuration = .seconds(15)
         groupConfig.logging.keys.serviceKey = "service"

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Capture
+import Daemon
+import Dashboard
 import FTMS
 import Foundation
 import Store
@@ -39,6 +41,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "Store each kept session as a pending upload in the state directory, as the daemon would.")
     var queue = false
 
+    @Option(help: "Also draw the capture's power/cadence (bike) or pace/stroke rate (rower) and heart rate over time as an SVG file.")
+    var plot: String?
+
     @OptionGroup var state: StateOptions
 
     func validate() throws {
@@ -48,6 +53,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         if loop, publish == nil { throw ValidationError("--loop needs --publish") }
         if state.stateDirectory != nil, !queue { throw ValidationError("--state-dir needs --queue") }
+        if plot != nil, files.count != 1 || loop { throw ValidationError("--plot draws one capture: give one file, without --loop") }
     }
 
     func run() async throws {
@@ -81,8 +87,17 @@ struct ReplayCommand: AsyncParsableCommand {
             replay.btsnoop = options
             replay.realtime = realtime
             var machine: MachineIdentity?
+            var plotted: [(seconds: Double, payload: FloorJSON)] = []
+            var firstSample: Double?
             let result = await replay.run { output, time in
                 if case .opened(let opened) = output { machine = opened }
+                if plot != nil, case .sample(let record) = output,
+                   let payload = try? JSONDecoder().decode(FloorJSON.self, from: Data(MetricsPayloads.decoded(.data(record)).bytes)) {
+                    let seconds = Double(time.wall.millisecondsSince1970) / 1000
+                    let start = firstSample ?? seconds
+                    firstSample = start
+                    plotted.append((seconds - start, payload))
+                }
                 if let publisher, let machine { await publisher.publish(output, at: time, machine: machine) }
                 guard case .session(let event) = output else { return }
                 switch event {
@@ -98,6 +113,16 @@ struct ReplayCommand: AsyncParsableCommand {
             if let error = result.error {
                 printError("replay: \(file): \(error)")
                 damaged = true
+            }
+            if let plot {
+                let name = machine?.name ?? String(file.split(separator: "/").last ?? "")
+                let drawing = SessionPlot(title: "\(name) · \(file.split(separator: "/").last ?? "")", type: machine?.type.rawValue ?? "bike", samples: plotted)
+                do {
+                    try Data(drawing.svg.utf8).write(to: URL(fileURLWithPath: plot))
+                } catch {
+                    printError("replay: --plot \(plot): \(error.localizedDescription)")
+                    throw ExitCode(1)
+                }
             }
             if let store, !kept.isEmpty {
                 do {

@@ -1,14 +1,16 @@
 import ArgumentParser
+import Dashboard
 import Foundation
 import Publish
 
-/// `ftms-bridge watch [--socket PATH]` (SPEC §9): the metrics socket, as lines a person reads
-/// or, with `--json`, exactly as it comes.
+/// `ftms-bridge watch [--socket PATH]` (SPEC §9): the metrics socket as a live table, one row
+/// per machine redrawn in place (the default on a terminal), as lines a person reads (the
+/// default on a pipe, or `--lines`), or, with `--json`, exactly as it comes.
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print the live metrics stream of the daemon (or of `replay --publish`).",
-        discussion: "docs/metrics-socket.md describes the protocol. --machine and --type narrow the stream on the daemon's side."
+        discussion: "On a terminal, a table refreshed in place (like top); on a pipe, one line per message. docs/metrics-socket.md describes the protocol. --machine and --type narrow the stream on the daemon's side."
     )
 
     @Option(help: "The metrics socket.")
@@ -16,6 +18,12 @@ struct WatchCommand: ParsableCommand {
 
     @Flag(help: "Print each message exactly as received (NDJSON).")
     var json = false
+
+    @Flag(help: "One line per message, even on a terminal.")
+    var lines = false
+
+    @Flag(help: "The table, even on a pipe (each refresh printed whole, separated by a blank line).")
+    var table = false
 
     @Option(help: "Only these machines (names); repeatable.")
     var machine: [String] = []
@@ -26,7 +34,14 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "Stop after this many messages (not counting hello).")
     var count: Int?
 
+    func validate() throws {
+        if table, json || lines { throw ValidationError("--table is neither --json nor --lines") }
+    }
+
     func run() throws {
+        let tableMode = table || (!json && !lines && isatty(1) == 1)
+        let inPlace = tableMode && isatty(1) == 1
+        var floor = WatchTable()
         let descriptor = try Self.connect(to: socket)
         defer { close(descriptor) }
         if !machine.isEmpty || !type.isEmpty {
@@ -46,11 +61,23 @@ struct WatchCommand: ParsableCommand {
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(pending[..<newline])
                 pending.removeSubrange(...newline)
-                guard printLine(json ? String(decoding: line, as: UTF8.self) : Self.readable(line)) else { return }
+                if tableMode {
+                    let now = Date().timeIntervalSince1970
+                    floor.apply(line: line, now: now)
+                    if floor.due(now: now) {
+                        // Home and clear, then the table: a whole frame per write, so it never tears.
+                        guard printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: now) + (inPlace ? "" : "\n")) else { return }
+                    }
+                } else {
+                    guard printLine(json ? String(decoding: line, as: UTF8.self) : Self.readable(line)) else { return }
+                }
                 // --count counts the stream itself: the hello that opens it (and answers a
                 // watch request) is not one of the messages asked for.
                 if !Self.isHello(line) { printed += 1 }
-                if let count, printed >= count { return }
+                if let count, printed >= count {
+                    if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: Date().timeIntervalSince1970)) }
+                    return
+                }
             }
         }
         printError("watch: \(socket): the daemon closed the stream")

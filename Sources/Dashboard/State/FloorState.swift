@@ -1,0 +1,178 @@
+/// The gym floor as the dashboard knows it: every gateway and every machine tile, folded from
+/// ``GatewayEvent``s. Pure: no I/O, no clock (`now` is passed in), so the page's server,
+/// `watch`'s table and the tests share one fold.
+public struct FloorState: Sendable, Equatable {
+    public private(set) var gateways: [String: GatewayStatus] = [:]
+    public private(set) var tiles: [TileKey: MachineTile] = [:]
+
+    public init() {}
+
+    /// A tile's identity: machine names are unique per gateway, not across a gym.
+    public struct TileKey: Hashable, Sendable, Comparable {
+        public var gateway: String
+        public var machine: String
+
+        public init(gateway: String, machine: String) {
+            self.gateway = gateway
+            self.machine = machine
+        }
+
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.gateway, lhs.machine) < (rhs.gateway, rhs.machine)
+        }
+    }
+
+    /// What one event changed, for the hub to send on.
+    public enum Change: Sendable, Equatable {
+        /// A tile changed; `point` is a sparkline point it gained; `live` says it came from a
+        /// sample (superseded within a second, so a slow browser may lose it).
+        case tile(MachineTile, point: SparkPoint?, live: Bool)
+        case gateway(GatewayStatus)
+        /// Too much changed to say piecemeal (a snapshot): send everything again.
+        case reset
+    }
+
+    /// Tiles in page order: by gateway, then machine name.
+    public var orderedTiles: [MachineTile] {
+        tiles.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    public var orderedGateways: [GatewayStatus] {
+        gateways.values.sorted { $0.name < $1.name }
+    }
+
+    /// Applies one event; `now` is the dashboard's clock (Unix seconds), for the gateway strip.
+    @discardableResult
+    public mutating func apply(_ event: GatewayEvent, now: Double) -> [Change] {
+        let name = event.gateway
+        var gateway = gateways[name] ?? GatewayStatus(name: name, seen: now)
+        gateway.seen = now
+        defer { gateways[name] = gateway }
+        switch event {
+        case .online:
+            gateway.online = true
+            gateway.reason = nil
+            return [.gateway(gateway)]
+        case .offline(_, let reason):
+            gateway.online = false
+            gateway.reason = reason
+            return [.gateway(gateway)]
+        case .snapshot(_, let machines, let sessions, let seq):
+            gateway.online = true
+            gateway.reason = nil
+            gateway.lastSeq = seq
+            // Machines the gateway no longer knows go; the others keep their sparkline and
+            // last values, which the next sample refreshes.
+            let known = Set(machines.compactMap(\.machine))
+            for key in tiles.keys where key.gateway == name && !known.contains(key.machine) { tiles[key] = nil }
+            for message in machines { applyMachine(message, gateway: name) }
+            for key in tiles.keys where key.gateway == name { tiles[key]?.session = nil }
+            for message in sessions { applySession(message, gateway: name) }
+            return [.reset]
+        case .message(_, let message):
+            gateway.online = true
+            gateway.messages += 1
+            if message.seq > gateway.lastSeq + 1, gateway.lastSeq > 0 { gateway.gaps += 1 }
+            if message.seq > 0 { gateway.lastSeq = message.seq }
+            switch message.type {
+            case "machine":
+                return applyMachine(message, gateway: name).map { [.tile($0, point: nil, live: false)] } ?? []
+            case "session_state":
+                return applySession(message, gateway: name).map { [.tile($0, point: nil, live: false)] } ?? []
+            case "sample":
+                return applySample(message, gateway: name).map { [.tile($0.tile, point: $0.point, live: true)] } ?? []
+            case "upload":
+                gateway.upload = UploadStatus(
+                    pending: message.payload["pending"]?.number, uploaded: message.payload["uploaded"]?.number,
+                    dead: message.payload["dead"]?.number, result: message.payload["result"]?.string, at: message.timestamp)
+                return [.gateway(gateway)]
+            default:
+                return []
+            }
+        }
+    }
+
+    private mutating func tile(_ gateway: String, _ machine: String, at time: Double) -> MachineTile {
+        tiles[TileKey(gateway: gateway, machine: machine)] ?? MachineTile(gateway: gateway, name: machine, updated: time)
+    }
+
+    private mutating func store(_ tile: MachineTile) {
+        tiles[TileKey(gateway: tile.gateway, machine: tile.name)] = tile
+    }
+
+    @discardableResult
+    private mutating func applyMachine(_ message: FloorMessage, gateway: String) -> MachineTile? {
+        guard let machine = message.machine else { return nil }
+        var tile = tile(gateway, machine, at: message.timestamp)
+        let payload = message.payload
+        tile.state = payload["state"]?.string ?? tile.state
+        tile.reason = payload["reason"]?.string
+        if let type = payload["type"]?.string { tile.type = type }
+        if let model = payload["model"]?.string { tile.model = model }
+        if tile.state != "ready" {
+            // Nothing is live on a machine that is not connected: keep totals, drop readings.
+            tile.power = nil
+            tile.cadence = nil
+            tile.speed = nil
+            tile.heartRate = nil
+            tile.pace = nil
+            tile.strokeRate = nil
+        }
+        tile.updated = max(tile.updated, message.timestamp)
+        store(tile)
+        return tile
+    }
+
+    @discardableResult
+    private mutating func applySession(_ message: FloorMessage, gateway: String) -> MachineTile? {
+        guard let machine = message.machine, let state = message.payload["state"]?.string else { return nil }
+        var tile = tile(gateway, machine, at: message.timestamp)
+        tile.session = SessionClock(
+            id: message.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.number ?? 0, at: message.timestamp)
+        tile.updated = max(tile.updated, message.timestamp)
+        store(tile)
+        return tile
+    }
+
+    private mutating func applySample(_ message: FloorMessage, gateway: String) -> (tile: MachineTile, point: SparkPoint?)? {
+        guard let machine = message.machine else { return nil }
+        var tile = tile(gateway, machine, at: message.timestamp)
+        let payload = message.payload
+        // A sample means a link: a tile first seen through one (a dashboard that joined late)
+        // is connected.
+        if tile.state == "discovered" || tile.state == "connecting" { tile.state = "ready" }
+        tile.power = payload["instantaneous_power_w"]?.number
+        tile.cadence = payload["instantaneous_cadence_rpm"]?.number
+        tile.speed = payload["instantaneous_speed_kmh"]?.number
+        tile.heartRate = payload["heart_rate_bpm"]?.number
+        tile.pace = payload["instantaneous_pace_s_per_500m"]?.number
+        tile.strokeRate = payload["stroke_rate_spm"]?.number
+        // Totals persist through a record that leaves them out.
+        tile.distance = payload["total_distance_m"]?.number ?? tile.distance
+        tile.energy = payload["total_energy_kcal"]?.number ?? tile.energy
+        tile.updated = max(tile.updated, message.timestamp)
+        var point: SparkPoint?
+        if let power = tile.power, message.timestamp >= (tile.spark.last?.t ?? -.infinity) + 1 {
+            let added = SparkPoint(t: message.timestamp, v: power)
+            tile.spark.append(added)
+            let horizon = message.timestamp - Double(Dashboard.sparklineSeconds)
+            if let first = tile.spark.firstIndex(where: { $0.t >= horizon }), first > 0 { tile.spark.removeFirst(first) }
+            point = added
+        }
+        store(tile)
+        return (tile, point)
+    }
+
+    /// Everything, for a new browser or a resync.
+    public func snapshot(now: Double) -> FloorSnapshot {
+        FloorSnapshot(now: now, gateways: orderedGateways, tiles: orderedTiles)
+    }
+}
+
+/// The `hello` a browser gets: every gateway and every tile, with sparklines.
+public struct FloorSnapshot: Sendable, Equatable, Codable {
+    /// The dashboard's clock when it was made (Unix seconds): the page's offset for session clocks.
+    public var now: Double
+    public var gateways: [GatewayStatus]
+    public var tiles: [MachineTile]
+}

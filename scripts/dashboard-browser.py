@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""The dashboard in a real headless browser, against the simulated gym.
+
+ftms-sim rides two bikes and a rower on a private bus, ftms-bridge run keeps them, and
+ftms-bridge dashboard serves the page from the daemon's metrics socket. Debian's chromium,
+driven through chromedriver's W3C WebDriver HTTP API (plain HTTP, no Selenium), then checks:
+
+  1. a tile for every machine appears, each ready;
+  2. the values change as the machines ride;
+  3. a reload is complete at once: the first render after it has every tile, with its sparkline;
+  4. a machine whose link drops (and will not come back) shows disconnected;
+  5. screenshots at 1920x1080 and 390x844 (written to --out, default the work directory);
+  6. the dashboard inside `run` ([dashboard] enabled) serves the same floor.
+
+It prints page load to first full render and notification-to-page latency (p50/p99, from the
+daemon's publish timestamp to the page's render of that tile, one clock).
+"""
+import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from harness import stop_processes  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Failure(Exception):
+    pass
+
+
+def step(text):
+    print(f"dashboard-browser: {text}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise Failure(f"timed out after {timeout} s waiting for {what}")
+
+
+class WebDriver:
+    """The few W3C WebDriver commands the test needs, over plain HTTP."""
+
+    def __init__(self, port):
+        self.base = f"http://127.0.0.1:{port}"
+        self.session = None
+
+    def call(self, method, path, body=None, timeout=60):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return json.loads(response.read() or b"{}").get("value")
+        except urllib.error.HTTPError as error:
+            raise Failure(f"webdriver {method} {path}: {error.code} {error.read()[:300]!r}")
+
+    def start(self, profile):
+        args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
+                "--window-size=1920,1080", "--hide-scrollbars", "--no-first-run"]
+        value = self.call("POST", "/session", {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome", "goog:chromeOptions": {"binary": shutil.which("chromium") or "/usr/bin/chromium", "args": args}}}})
+        self.session = value["sessionId"]
+
+    def s(self, path):
+        return f"/session/{self.session}{path}"
+
+    def go(self, url):
+        self.call("POST", self.s("/url"), {"url": url})
+
+    def js(self, script, *args):
+        return self.call("POST", self.s("/execute/sync"), {"script": script, "args": list(args)})
+
+    def viewport(self, width, height, mobile):
+        self.call("POST", self.s("/goog/cdp/execute"), {"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}})
+
+    def screenshot(self, path):
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.call("GET", self.s("/screenshot"))))
+
+    def quit(self):
+        if self.session:
+            try:
+                self.call("DELETE", self.s(""), timeout=10)
+            except Exception:
+                pass
+
+
+TILES = """return [...document.querySelectorAll('article.tile')].map(t => ({
+  machine: t.dataset.machine, gateway: t.dataset.gateway, state: t.dataset.state, type: t.dataset.type,
+  primary: t.querySelector('[data-field=primary]').textContent, secondary: t.querySelector('[data-field=secondary]').textContent,
+  distance: t.querySelector('[data-field=distance]').textContent, time: t.querySelector('[data-field=time]').textContent,
+  spark: t.querySelector('polyline').getAttribute('points')}));"""
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
+    parser.add_argument("--out", help="where the screenshots go (default: the work directory)")
+    parser.add_argument("--docs", action="store_true", help="also copy the 1920x1080 screenshot to docs/dashboard.png")
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="ftms-dash.")
+    out = args.out or work
+    os.makedirs(out, exist_ok=True)
+    children, ok, driver = [], False, None
+    bridge = os.path.join(args.bin, "ftms-bridge")
+
+    def spawn(argv, log, **kw):
+        process = subprocess.Popen(argv, stdout=kw.pop("stdout", open(os.path.join(work, log), "w")), stderr=subprocess.STDOUT if "stdout" not in kw else open(os.path.join(work, log + ".err"), "w"), stdin=subprocess.DEVNULL, **kw)
+        children.append(process)
+        return process
+
+    env = dict(os.environ)
+    try:
+        out_bus = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", os.path.join(work, "bus")], check=True, capture_output=True, text=True).stdout
+        bus = out_bus.strip().split("=", 1)[1]
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = bus
+        spawn([os.path.join(args.bin, "ftms-sim"), "--bus", bus, "--bikes", "2", "--rowers", "1", "--rate", "4"], "sim.log")
+        state, run = os.path.join(work, "state"), os.path.join(work, "run")
+        os.makedirs(state, mode=0o700)
+        os.makedirs(run, mode=0o700)
+        metrics = os.path.join(run, "metrics.sock")
+        config = os.path.join(work, "config.toml")
+        with open(config, "w") as f:
+            f.write(f"""[sessions]
+pause_after_idle = 6
+end_after_idle = 120
+minimum_movement = 3
+
+[state]
+directory = "{state}"
+
+[metrics_socket]
+path = "{metrics}"
+
+[control_socket]
+path = "{os.path.join(run, 'control.sock')}"
+
+[prometheus]
+enabled = false
+
+[dashboard]
+enabled = true
+listen = "127.0.0.1:0"
+gateway = "gym-a"
+""")
+        spawn([bridge, "run", "--config", config], "daemon.log", env=env)
+        wait_for("the metrics socket", lambda: os.path.exists(metrics), 60)
+        dashboard = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--title", "SolidFocus Demo Gym"],
+                          "dashboard.log", stdout=subprocess.PIPE, text=True)
+        line = dashboard.stdout.readline().strip()
+        if not line.startswith("dashboard: http://"):
+            raise Failure(f"ftms-bridge dashboard did not start: {line!r}")
+        url = line.split()[1]
+        step(f"dashboard at {url}")
+
+        port = free_port()
+        spawn(["chromedriver", f"--port={port}"], "chromedriver.log")
+        driver = WebDriver(port)
+        wait_for("chromedriver", lambda: _ready(driver), 30)
+        driver.start(os.path.join(work, "profile"))
+        driver.viewport(1920, 1080, False)
+
+        # 1. A tile for every machine, each ready.
+        driver.go(url)
+        tiles = wait_for("three ready tiles", lambda: (lambda t: t if len(t) == 3 and all(x["state"] == "ready" for x in t) else None)(driver.js(TILES)), 90)
+        names = sorted(t["machine"] for t in tiles)
+        if [t["type"] for t in sorted(tiles, key=lambda t: t["machine"])] != ["bike", "bike", "rower"]:
+            raise Failure(f"tile types: {tiles}")
+        if {t["gateway"] for t in tiles} != {"gym-a"}:
+            raise Failure(f"tiles not grouped under gym-a: {tiles}")
+        step(f"tiles: {', '.join(names)}, all ready")
+
+        # 2. Values change as the machines ride.
+        first = {t["machine"]: (t["primary"], t["distance"]) for t in driver.js(TILES)}
+        wait_for("values to change on every tile", lambda: all(
+            (t["primary"], t["distance"]) != first[t["machine"]] for t in driver.js(TILES)), 60)
+        step("values change on every tile")
+
+        # 3. A reload is complete at once: its first render has every tile and sparkline.
+        wait_for("sparklines", lambda: all(t["spark"] for t in driver.js(TILES)), 30)
+        driver.go(url)
+        render = wait_for("the first render after the reload", lambda: driver.js(
+            "const d = window.dashboard; return d && d.firstRender != null ? {tiles: d.firstRenderTiles, sparks: d.firstRenderSparks, "
+            "render: d.firstRender, load: performance.getEntriesByType('navigation')[0].responseEnd} : null"), 30)
+        if render["tiles"] != 3 or render["sparks"] != 3:
+            raise Failure(f"the reload's first render was not complete: {render}")
+        step(f"reload complete at first render: {render['tiles']} tiles, {render['sparks']} sparklines, "
+             f"first full render {render['render']:.0f} ms after navigation start (page received at {render['load']:.0f} ms)")
+
+        # 4. A machine dropped for good shows disconnected.
+        victim = next(t for t in driver.js(TILES) if t["type"] == "bike")["machine"]
+        driver.js("""const tile = document.querySelector(`article.tile[data-machine="${arguments[0]}"]`);
+            window.seenStates = [tile.dataset.state];
+            new MutationObserver(() => window.seenStates.push(tile.dataset.state)).observe(tile, {attributes: true, attributeFilter: ['data-state']});""", victim)
+        address = _address(work, victim)
+        for method, params in (("SetConnectBehaviour", ["string:" + address, "string:abort", "uint32:0", "uint32:0"]),
+                               ("DisconnectDevice", ["string:hci0", "string:" + address])):
+            subprocess.run(["dbus-send", f"--bus={bus}", "--dest=org.bluez", "--print-reply", "/", f"org.bluez.Mock.{method}", *params],
+                           check=True, capture_output=True, timeout=10)
+        dropped_at = time.monotonic()
+        wait_for(f"{victim} disconnected on the page", lambda: "disconnected" in (driver.js("return window.seenStates") or []), 30)
+        step(f"{victim} dropped: the page showed disconnected {time.monotonic() - dropped_at:.1f} s after the link went")
+
+        # The same floor from the dashboard inside `run` ([dashboard]).
+        inside = wait_for("run's own dashboard in its log", lambda: next((l.split("dashboard on ", 1)[1].split()[0] for l in open(os.path.join(work, "daemon.log"))
+                                                                          if "dashboard on http://" in l), None), 30)
+        floor = json.loads(urllib.request.urlopen(inside.rstrip("/") + "/api/floor", timeout=10).read())
+        if sorted(t["name"] for t in floor["tiles"]) != names or [g["name"] for g in floor["gateways"]] != ["gym-a"]:
+            raise Failure(f"run's [dashboard] at {inside} shows {floor}")
+        step(f"run's [dashboard] at {inside} shows the same {len(floor['tiles'])} machines")
+
+        # 5. The TV and the phone.
+        latencies = wait_for("150 measured updates", lambda: (lambda l: l if len(l) >= 150 else None)(driver.js("return window.dashboard.latencies")), 90)
+        driver.screenshot(os.path.join(out, "dashboard-1920x1080.png"))
+        driver.viewport(390, 844, True)
+        time.sleep(0.5)
+        driver.screenshot(os.path.join(out, "dashboard-390x844.png"))
+        driver.viewport(1920, 1080, False)
+
+        ms = [1000 * x for x in latencies]
+        step(f"notification-to-page latency over {len(ms)} updates: p50 {percentile(ms, 50):.1f} ms, p99 {percentile(ms, 99):.1f} ms")
+        for name in ("dashboard-1920x1080.png", "dashboard-390x844.png"):
+            size = os.path.getsize(os.path.join(out, name))
+            if size < 10_000:
+                raise Failure(f"{name} is only {size} bytes")
+        if args.docs:
+            shutil.copy(os.path.join(out, "dashboard-1920x1080.png"), os.path.join(ROOT, "docs", "dashboard.png"))
+        step(f"screenshots in {out}")
+        ok = True
+    except Failure as failure:
+        print(f"dashboard-browser: FAILED: {failure} (logs in {work})", file=sys.stderr)
+    finally:
+        if driver:
+            driver.quit()
+        stop_processes(children, 10)
+        subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", os.path.join(work, "bus")], capture_output=True)
+        if ok and not args.keep and out != work:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+def _ready(driver):
+    try:
+        return driver.call("GET", "/status", timeout=2).get("ready")
+    except Exception:
+        return False
+
+
+def _address(work, machine):
+    """The simulator prints `ready SF-Bike-0001=C0:5F:… …`."""
+    for line in open(os.path.join(work, "sim.log")):
+        for word in line.split():
+            if word.startswith(machine + "="):
+                return word.split("=", 1)[1]
+    raise Failure(f"no address for {machine} in sim.log")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
