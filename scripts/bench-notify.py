@@ -9,7 +9,7 @@ utime+stime) of the daemon, the dbus-daemon and the simulator, and the daemon's 
 is a PropertiesChanged through the dbus-daemon; `acquire` lets the daemon acquire the data and
 status characteristics.
 
-  scripts/bench-notify.py [--bin .build/release] [--paths start,acquire] [--repeat 3]
+  scripts/bench-notify.py [--bin .build/release] [--sim PATH] [--paths start,acquire] [--repeat 3]
                           [--duration 60] [--warmup 20] [--perf DIR]
 --perf DIR records `perf record -g` of the daemon over each first run into DIR/PATH.data.
 
@@ -45,7 +45,7 @@ def one_run(args, path, work, index, perf_dir):
                              capture_output=True, text=True).stdout.strip().split("=", 1)[1]
     bus_pid = int(open(os.path.join(bus_dir, "dbus-daemon.pid")).read().split()[0])
     bikes = args.machines // 2
-    sim_args = [os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
+    sim_args = [args.sim or os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
                 "--rate", str(args.rate), "--known"] + (["--no-acquire-notify"] if path == "start" else [])
     sim = subprocess.Popen(sim_args, stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"sim-{label}.log"), "w"))
     state = os.path.join(work, f"state-{label}")
@@ -105,6 +105,7 @@ def main():
     parser.add_argument("--duration", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--perf")
+    parser.add_argument("--sim", help="the ftms-sim to use (default: the one in --bin), e.g. to bench an older daemon")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="ftms-bench-notify.")
     results = {}

@@ -146,7 +146,17 @@ public actor MachineLink {
             if isStatus { self?.statusArrived(value) }
             sink(characteristic, value)
         })
-        guard acquire, gatt.flags[path]?.contains("notify") == true else { return .startNotify(reason: nil) }
+        return try await acquireOrStart(characteristic, path)
+    }
+
+    /// AcquireNotify, or StartNotify where it is not wanted or refused.
+    private func acquireOrStart(_ characteristic: Characteristic, _ path: String) async throws -> NotifyPath {
+        let sink = sink
+        let isStatus = characteristic == .fitnessMachineStatus
+        guard acquire, gatt.flags[path]?.contains("notify") == true else {
+            try await startNotify(path)
+            return .startNotify(reason: nil)
+        }
         do {
             let reply = try await connection.call(
                 destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
@@ -180,15 +190,18 @@ public actor MachineLink {
         "org.freedesktop.DBus.Error.UnknownMethod",
     ]
 
-    /// An acquired socket hung up. On a disconnect that is all (the supervisor sees the drop
-    /// and the next link acquires again); if the machine is still connected, BlueZ released
-    /// the socket on its own, so the characteristic carries on through StartNotify.
+    /// An acquired socket hung up. On a disconnect (BlueZ hangs up before it announces the
+    /// drop) that is all: the supervisor sees the drop and the next link acquires again. Only
+    /// if the machine is still connected and resolved a moment later did BlueZ release the
+    /// socket on its own; then the characteristic is subscribed again. Never StartNotify at
+    /// once: that session would outlive the link and make the next AcquireNotify InProgress.
     private func notifySocketEnded(_ characteristic: Characteristic, _ path: String, reason: String) async {
         guard !closed, reason != "cancelled" else { return }
+        try? await client.clock.sleep(for: .seconds(1))
         await client.sync()
-        guard !closed, await client.tree.properties(device, BlueZNames.device)?["Connected"]?.bool == true else { return }
-        try? await startNotify(path)
-        info?.notifyPaths[characteristic] = .startNotify(reason: "the acquired socket ended: \(reason)")
+        let properties = await client.tree.properties(device, BlueZNames.device)
+        guard !closed, properties?["Connected"]?.bool == true, properties?["ServicesResolved"]?.bool == true else { return }
+        if let path = try? await acquireOrStart(characteristic, path) { info?.notifyPaths[characteristic] = path }
     }
 
     /// A bus-thread tap delivering each `Value` notification of `path` to `deliver`. A
