@@ -18,63 +18,27 @@ Prints one line per run, then medians and the ratios the bars are about:
   acquire: daemon CPU / dbus-daemon CPU *with StartNotify* (bar < 0.25)
 Exit status 1 if a bar is missed. The machine may be shared: quote medians, run it twice.
 """
-import argparse, os, statistics, subprocess, sys, tempfile, time
+import argparse, importlib.util, os, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import NotifySocket, stop_processes  # noqa: E402
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def rss_kib(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+# The daemon, simulator and bus are started exactly as bench-daemon.py starts them.
+_spec = importlib.util.spec_from_file_location("bench_daemon", os.path.join(ROOT, "scripts", "bench-daemon.py"))
+bench_daemon = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_daemon)
 
 
 def one_run(args, path, work, index, perf_dir):
     label = f"{path}-{index}"
-    bus_dir = os.path.join(work, f"bus-{label}")
-    address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True,
-                             capture_output=True, text=True).stdout.strip().split("=", 1)[1]
+    bus_dir, sim, daemon = bench_daemon.run_scenario(
+        args, args.rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else [])
     bus_pid = int(open(os.path.join(bus_dir, "dbus-daemon.pid")).read().split()[0])
-    bikes = args.machines // 2
-    sim_args = [args.sim or os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
-                "--rate", str(args.rate), "--known"] + (["--no-acquire-notify"] if path == "start" else [])
-    sim = subprocess.Popen(sim_args, stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"sim-{label}.log"), "w"))
-    state = os.path.join(work, f"state-{label}")
-    os.makedirs(state)
-    config = os.path.join(work, f"config-{label}.toml")
-    with open(config, "w") as f:
-        f.write(f"""[state]
-directory = "{state}"
-[metrics_socket]
-path = "{os.path.join(work, label + '-metrics.sock')}"
-[control_socket]
-path = "{os.path.join(work, label + '-control.sock')}"
-[prometheus]
-enabled = true
-listen = "127.0.0.1:0"
-[log]
-level = "notice"
-""")
-    notify = NotifySocket(os.path.join(work, f"{label}-notify.sock"))
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, NOTIFY_SOCKET=notify.path, WATCHDOG_USEC="30000000")
-    daemon = subprocess.Popen([os.path.join(args.bin, "ftms-bridge"), "run", "--config", config], env=env,
-                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"daemon-{label}.log"), "w"))
     recorder = None
     try:
         time.sleep(args.warmup)
         if daemon.poll() is not None:
             raise SystemExit(f"bench-notify: the daemon exited {daemon.returncode}; see {work}/daemon-{label}.log")
         pids = {"daemon": daemon.pid, "dbus-daemon": bus_pid, "sim": sim.pid}
-        start = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        start = {name: bench_daemon.cpu_seconds(pid) for name, pid in pids.items()}
         wall = time.monotonic()
         if perf_dir:
             recorder = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-p", str(daemon.pid), "-o",
@@ -83,16 +47,14 @@ level = "notice"
         samples = []
         while time.monotonic() - wall < args.duration:
             time.sleep(min(5, max(0.1, args.duration - (time.monotonic() - wall))))
-            samples.append(rss_kib(daemon.pid))
+            samples.append(bench_daemon.rss_kib(daemon.pid))
         elapsed = time.monotonic() - wall
-        cpu = {name: (cpu_seconds(pid) - start[name]) / elapsed * 100 for name, pid in pids.items()}
+        cpu = {name: (bench_daemon.cpu_seconds(pid) - start[name]) / elapsed * 100 for name, pid in pids.items()}
         if recorder:
             recorder.wait()
         return cpu, samples
     finally:
-        stop_processes([daemon, sim], 20)
-        notify.close()
-        subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", bus_dir], capture_output=True)
+        bench_daemon.stop(bus_dir, daemon, sim)
 
 
 def main():

@@ -39,6 +39,33 @@ struct FileDescriptorTests {
         }
     }
 
+    /// A private bus, the pair server on it as `org.example.Pair`, and a client.
+    struct PairRig {
+        let bus: PrivateBus
+        let server: DBusConnection
+        let client: DBusConnection
+        let pairs = PairServer()
+
+        init() async throws {
+            bus = try PrivateBus()
+            do {
+                server = try await DBusConnection.connect(address: bus.address)
+                client = try await DBusConnection.connect(address: bus.address)
+                #expect(try await server.requestName("org.example.Pair"))
+                try pairs.serve(server)
+            } catch {
+                bus.stop()
+                throw error
+            }
+        }
+
+        func stop() {
+            server.close()
+            client.close()
+            bus.stop()
+        }
+    }
+
     /// Datagrams and the end of the stream, as the bus thread delivers them.
     final class Received: Sendable {
         let datagrams = Mutex<[[UInt8]]>([])
@@ -54,19 +81,15 @@ struct FileDescriptorTests {
         }
     }
 
+    private func acquire(_ client: DBusConnection) async throws -> [DBusValue] {
+        try await client.call(destination: "org.example.Pair", path: "/pair", interface: "org.example.Pair", member: "Acquire")
+    }
+
     @Test func aDescriptorFromAReplyIsOwnedReadAndHungUp() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let server = try await DBusConnection.connect(address: bus.address)
-        let client = try await DBusConnection.connect(address: bus.address)
-        defer {
-            server.close()
-            client.close()
-        }
-        #expect(try await server.requestName("org.example.Pair"))
-        let pairs = PairServer()
-        try pairs.serve(server)
-        let reply = try await client.call(destination: "org.example.Pair", path: "/pair", interface: "org.example.Pair", member: "Acquire")
+        let rig = try await PairRig()
+        defer { rig.stop() }
+        let (client, pairs) = (rig.client, rig.pairs)
+        let reply = try await acquire(client)
         #expect(reply.count == 2)
         #expect(reply[1] == .uint16(247))
         let descriptor = try #require(reply.first?.fileDescriptor)
@@ -109,18 +132,10 @@ struct FileDescriptorTests {
     /// Cancelling closes our end, which the peer sees as a hang-up (how a client gives an
     /// acquired socket back to BlueZ), and a value nobody took closes its descriptor.
     @Test func cancellingClosesAndUntakenDescriptorsClose() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
-        let server = try await DBusConnection.connect(address: bus.address)
-        let client = try await DBusConnection.connect(address: bus.address)
-        defer {
-            server.close()
-            client.close()
-        }
-        #expect(try await server.requestName("org.example.Pair"))
-        let pairs = PairServer()
-        try pairs.serve(server)
-        let first = try await client.call(destination: "org.example.Pair", path: "/pair", interface: "org.example.Pair", member: "Acquire")
+        let rig = try await PairRig()
+        defer { rig.stop() }
+        let (client, pairs) = (rig.client, rig.pairs)
+        let first = try await acquire(client)
         let received = Received()
         let firstDescriptor = try #require(first.first?.fileDescriptor)
         let reading = client.readDatagrams(
@@ -138,7 +153,7 @@ struct FileDescriptorTests {
         #expect(probe.revents & Int16(POLLHUP) != 0)
 
         // A reply whose descriptor nobody takes: dropping the value closes it, so the peer hangs up.
-        var second: [DBusValue]? = try await client.call(destination: "org.example.Pair", path: "/pair", interface: "org.example.Pair", member: "Acquire")
+        var second: [DBusValue]? = try await acquire(client)
         #expect(second?.first?.fileDescriptor?.number != nil)
         second = nil
         _ = second
