@@ -69,12 +69,12 @@ def count_wakeups(pid, seconds):
     return woken
 
 
-def run_scenario(args, rate, work, label):
+def run_scenario(args, rate, work, label, sim_binary=None, sim_flags=()):
     bus_dir = os.path.join(work, f"bus-{label}")
     address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout.strip().split("=", 1)[1]
     bikes = args.machines // 2
-    sim = subprocess.Popen([os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
-                            "--rate", str(rate), "--known"], stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"sim-{label}.log"), "w"))
+    sim = subprocess.Popen([sim_binary or os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
+                            "--rate", str(rate), "--known", *sim_flags], stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"sim-{label}.log"), "w"))
     state = os.path.join(work, f"state-{label}")
     os.makedirs(state)
     config = os.path.join(work, f"config-{label}.toml")

@@ -66,6 +66,9 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Log every call and every frame, not only state changes.")
     var verbose = false
 
+    @Flag(help: "Refuse AcquireNotify (NotSupported), so clients take notifications through StartNotify signals.")
+    var noAcquireNotify = false
+
     func validate() throws {
         guard (0...16).contains(adapters) else { throw ValidationError("--adapters must be between 0 and 16") }
         guard adapters > 0 || bikes + rowers + nameOnly + genericFtms == 0 else {
@@ -122,6 +125,7 @@ struct SimulateCommand: ParsableCommand {
         configuration.timing.resolve = .milliseconds(resolveMs)
         configuration.faults = try parsedFaults()
         configuration.verbose = verbose
+        configuration.acquireNotify = !noAcquireNotify
         var ridden: [MachineSpec.Kind: Int] = [:]
         for (kind, ride) in rides {
             let number = (ridden[kind] ?? 0) + 1

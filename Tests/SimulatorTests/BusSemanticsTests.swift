@@ -86,7 +86,9 @@ extension SimulatorProcessTests {
                 #expect(reply.first == .variant(.bool(false)))
             }
 
-            _ = try await MachineLink(client: rig.client, device: device).connect(timeout: .seconds(5), resolveTimeout: .seconds(5))
+            // StartNotify: the notifications are PropertiesChanged signals (acquired, they would
+            // be datagrams on a socket, which AcquireNotifyTests covers).
+            _ = try await MachineLink(client: rig.client, device: device, acquire: false).connect(timeout: .seconds(5), resolveTimeout: .seconds(5))
             let data = try await rig.simulator.gattPaths(device)["2ad2"] ?? ""
             let watcher = try await DBusConnection.connect(address: rig.bus.address)
             defer { watcher.close() }

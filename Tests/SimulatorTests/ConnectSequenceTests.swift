@@ -28,7 +28,10 @@ extension SimulatorProcessTests {
             let paths = try await rig.simulator.gattPaths(device)
             let connect = index("org.bluez.Device1.Connect \(device)")
             let reads = ["2a29", "2a24", "2acc"].map { index("org.bluez.GattCharacteristic1.ReadValue \(paths[$0] ?? "")") }
-            let subscriptions = ["2ad2", "2ada", "2ad9"].map { index("org.bluez.GattCharacteristic1.StartNotify \(paths[$0] ?? "")") }
+            // Data and Status are acquired (notify); the Control Point indicates: StartNotify.
+            let subscriptions = [("2ad2", "AcquireNotify"), ("2ada", "AcquireNotify"), ("2ad9", "StartNotify")].map { uuid, member in
+                index("org.bluez.GattCharacteristic1.\(member) \(paths[uuid] ?? "")")
+            }
             let requestControl = index("org.bluez.GattCharacteristic1.WriteValue \(paths["2ad9"] ?? "")")
             #expect(connect == 0, "\(calls)")
             #expect(reads == reads.sorted() && reads.allSatisfy { $0 > connect && $0 < Int.max }, "\(calls)")

@@ -9,7 +9,12 @@
 // 3. With `--target daemon` (issue 6): notification → a reader of `ftms-bridge run`'s metrics
 //    socket, the `sample` line's arrival, from the same emission instant.
 //
+// 4. `--background N` (sim peer, daemon target): N more machines streaming at 4 Hz through the
+//    same daemon while SF-Bike-0001 is measured (issue 15: "with 10 machines" is --background 9);
+//    `--no-acquire` makes the simulator refuse AcquireNotify, so every frame is a bus signal.
+//
 //   ftms-latency --bridge PATH [--peer sim|dbusmock] [--sim PATH] [--calls N] [--frames N] [--target monitor|daemon]
+//                [--background N] [--no-acquire true]
 //
 // Prints median, p90, p99 and max for each, in microseconds.
 import BlueZTesting
@@ -23,6 +28,8 @@ struct Options {
     var calls = 5_000
     var frames = 2_000
     var target = "monitor"
+    var background = 0
+    var noAcquire = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -35,6 +42,8 @@ struct Options {
             case "--calls": calls = Int(value) ?? calls
             case "--frames": frames = Int(value) ?? frames
             case "--target": target = value
+            case "--background": background = Int(value) ?? background
+            case "--no-acquire": noAcquire = value == "true"
             default: throw Failure("unknown option \(flag)")
             }
         }
@@ -68,15 +77,15 @@ final class LineClock: @unchecked Sendable {
     private var arrivals: [UInt64] = []
 
     func start(reading handle: FileHandle) {
-        start(descriptor: handle.fileDescriptor, counting: nil)
+        start(descriptor: handle.fileDescriptor, counting: [])
     }
 
-    /// Counts only lines containing `marker` (split across reads is handled).
-    func start(descriptor: Int32, counting marker: String?) {
+    /// Counts only lines containing every one of `markers` (split across reads is handled).
+    func start(descriptor: Int32, counting markers: [String]) {
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             var line: [UInt8] = []
-            let needle = marker.map { Array($0.utf8) }
+            let needles = markers.map { Array($0.utf8) }
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 guard count > 0 else { return }
@@ -84,13 +93,12 @@ final class LineClock: @unchecked Sendable {
                 var lines = 0
                 for byte in buffer[0..<count] {
                     if byte == UInt8(ascii: "\n") {
-                        if let needle {
-                            if line.count >= needle.count, (0...(line.count - needle.count)).contains(where: { line[$0..<($0 + needle.count)].elementsEqual(needle) }) { lines += 1 }
-                        } else {
-                            lines += 1
+                        let matches = needles.allSatisfy { needle in
+                            line.count >= needle.count && (0...(line.count - needle.count)).contains { line[$0..<($0 + needle.count)].elementsEqual(needle) }
                         }
+                        if matches { lines += 1 }
                         line.removeAll(keepingCapacity: true)
-                    } else if needle != nil {
+                    } else if !needles.isEmpty {
                         line.append(byte)
                     }
                 }
@@ -135,6 +143,15 @@ struct Main {
         let device = try await peer.mock(
             "AddFTMSMachine", [.string("hci0"), .string("C0:11:22:33:44:01"), .string("SF-Bike-0001"), .string("bike")]
         ).first?.string ?? ""
+        var backgroundDevices: [String] = []
+        for index in 0..<options.background {
+            let rower = index % 2 == 1
+            let name = String(format: rower ? "SF-Rower-%04d" : "SF-Bike-%04d", 100 + index)
+            let address = String(format: "C0:11:22:33:45:%02X", index)
+            backgroundDevices.append(try await peer.mock(
+                "AddFTMSMachine", [.string("hci0"), .string(address), .string(name), .string(rower ? "rower" : "bike")]
+            ).first?.string ?? "")
+        }
 
         // 1. Round trips.
         let connection = try await DBusConnection.connect(address: bus.address)
@@ -196,7 +213,8 @@ struct Main {
                 guard clock.now < connectDeadline else { throw Failure("the daemon's metrics socket never accepted") }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            lines.start(descriptor: reader, counting: "\"type\":\"sample\"")
+            // Only SF-Bike-0001's samples: the background machines publish theirs too.
+            lines.start(descriptor: reader, counting: ["\"type\":\"sample\"", "\"SF-Bike-0001\""])
         } else {
             lines.start(reading: pipe.fileHandleForReading)
         }
@@ -204,6 +222,16 @@ struct Main {
         while (try await peer.mock("GetWrites", [.string(controlPoint)]).first?.array ?? []).isEmpty {
             guard clock.now < deadline else { throw Failure("monitor never took control") }
             try await Task.sleep(for: .milliseconds(20))
+        }
+        // The background machines connected and streaming before the first measured frame.
+        for background in backgroundDevices {
+            let points = try await peer.mock("GetGattPaths", [.string(background)]).first?.stringDictionary ?? [:]
+            let point = points["2ad9"]?.string ?? ""
+            while (try await peer.mock("GetWrites", [.string(point)]).first?.array ?? []).isEmpty {
+                guard clock.now < deadline + .seconds(30) else { throw Failure("the daemon never took control of \(background)") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            _ = try await peer.mock("SetStreamRate", [.string(background), .double(4)])
         }
         var latencies: [Duration] = []
         let timed = options.peer == "sim"
@@ -233,7 +261,9 @@ struct Main {
             let fake = try await FakeBlueZ(bus: bus)
             return (fake, fake.stop)
         case "sim":
-            let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--adapters", "0", "--bikes", "0", "--rowers", "0", "--rate", "0"], binary: options.sim)
+            let sim = try await SimulatedBlueZ(
+                bus: bus, arguments: ["--adapters", "0", "--bikes", "0", "--rowers", "0", "--rate", "0"] + (options.noAcquire ? ["--no-acquire-notify"] : []),
+                binary: options.sim)
             return (sim, { _ = sim.stop() })
         default:
             throw Failure("unknown peer \(options.peer): dbusmock or sim")

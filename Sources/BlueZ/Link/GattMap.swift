@@ -5,6 +5,8 @@ import FTMS
 /// names objects after ATT handles, which differ between machines).
 struct GattMap: Sendable {
     var characteristics: [UInt16: String] = [:]
+    /// Each characteristic's `Flags` ("notify", "indicate", …), by path.
+    var flags: [String: [String]] = [:]
 
     init(tree: ObjectTree, device: String) {
         for path in tree.paths(with: BlueZNames.gattCharacteristic) where path.hasPrefix(device + "/") {
@@ -15,6 +17,7 @@ struct GattMap: Sendable {
                 let short = AssignedNumbers.shortUUID(parsing: uuid)
             else { continue }
             characteristics[short] = path
+            flags[path] = properties["Flags"]?.strings ?? []
         }
     }
 

@@ -15,4 +15,6 @@ public struct MachineInfo: Sendable, Equatable {
     public var featureBytes: [UInt8]?
     /// Supported Resistance Level Range (0x2AD6), when the machine has it.
     public var resistanceRange: SupportedRange?
+    /// How the data and status notifications arrive (AcquireNotify or StartNotify), by characteristic.
+    public var notifyPaths: [Characteristic: NotifyPath] = [:]
 }

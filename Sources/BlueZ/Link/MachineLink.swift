@@ -1,5 +1,6 @@
 import DBus
 public import FTMS
+import Synchronization
 
 /// One machine's connection: the SPEC §2 connect sequence, its notifications, and its
 /// Control Point with one procedure in flight (SPEC §4).
@@ -15,21 +16,51 @@ public actor MachineLink {
     private var gateQueue: [CheckedContinuation<Void, Never>] = []
     /// Whether our Request Control stands: false until granted, and again after Status 0xFF
     /// or a 0x05 answer.
-    var controlGranted = false
+    var controlGranted: Bool {
+        get { granted.load(ordering: .acquiring) }
+        set { granted.store(newValue, ordering: .releasing) }
+    }
+    /// Atomic because a Status 0xFF (control lost) is seen on the bus thread and must count
+    /// before its notification reaches anyone, who may send the next command at once.
+    private nonisolated let granted = Atomic<Bool>(false)
     private var closed = false
     /// Learned resistance forms, shared with every link to the same model.
     public let resistanceForms: ResistanceFormMemory
     private var nextProcedure: UInt64 = 0
-    private var controlPointWatcher: Task<Void, Never>?
-    /// Filled from before the first StartNotify, so no frame between subscribing and the
-    /// caller's first read is lost.
-    private var buffered: AsyncStream<(Characteristic, [UInt8])>?
-    private var bufferTask: Task<Void, Never>?
+    /// Where notifications go: the caller's sink, or the stream ``notifications()`` hands out.
+    private let sink: NotificationSink
+    private var stream: AsyncStream<(Characteristic, [UInt8])>?
+    private let streamEnd: AsyncStream<(Characteristic, [UInt8])>.Continuation?
+    /// Whether to try AcquireNotify for notify characteristics before StartNotify.
+    private let acquire: Bool
+    /// The bus-thread taps and acquired sockets feeding ``sink``, ended by ``close()``.
+    private var taps: [SignalTap] = []
+    private var sockets: [DatagramSubscription] = []
 
-    public init(client: BlueZClient, device: String, resistanceForms: ResistanceFormMemory = ResistanceFormMemory()) {
+    /// Receives each data or status notification on the thread it arrived on (the bus
+    /// thread): it must be quick and must not block; yielding into a stream is.
+    public typealias NotificationSink = @Sendable (Characteristic, [UInt8]) -> Void
+
+    /// `sink` receives the notifications straight from the bus thread (the daemon's
+    /// supervisor passes one, saving a task per machine); without one they are buffered for
+    /// ``notifications()``. `acquire: false` keeps every characteristic on StartNotify.
+    public init(
+        client: BlueZClient, device: String, resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
+        acquire: Bool = true, sink: NotificationSink? = nil
+    ) {
         self.client = client
         self.device = device
         self.resistanceForms = resistanceForms
+        self.acquire = acquire
+        if let sink {
+            self.sink = sink
+            streamEnd = nil
+        } else {
+            let (stream, continuation) = AsyncStream.makeStream(of: (Characteristic, [UInt8]).self)
+            self.stream = stream
+            streamEnd = continuation
+            self.sink = { continuation.yield(($0, $1)) }
+        }
     }
 
     private var connection: DBusConnection { client.connection }
@@ -79,10 +110,14 @@ public actor MachineLink {
         if let path = gatt[.supportedResistanceLevelRange] {
             info.resistanceRange = try? await read(path).withUnsafeBytes { SupportedRange(kind: .resistanceLevel, decoding: $0) }
         }
-        await startBuffering()
-        try await startNotify(data)
-        if let status = gatt[.fitnessMachineStatus] { try await startNotify(status) }
-        watchControlPoint(controlPoint)
+        let dataCharacteristic: Characteristic = kind == .rower ? .rowerData : .indoorBikeData
+        info.notifyPaths[dataCharacteristic] = try await subscribe(dataCharacteristic, data)
+        if let status = gatt[.fitnessMachineStatus] { info.notifyPaths[.fitnessMachineStatus] = try await subscribe(.fitnessMachineStatus, status) }
+        // The Control Point stays on StartNotify: it indicates, and BlueZ 5.66 refuses to
+        // AcquireNotify an indicate-only characteristic.
+        taps.append(tapValues(of: controlPoint) { [weak self] value in
+            Task { await self?.controlPointIndication(value) }
+        })
         try await startNotify(controlPoint)
         self.info = info
         await acquireGate()
@@ -94,30 +129,94 @@ public actor MachineLink {
 
     /// Every notification of the machine's data and status characteristics since the
     /// connect sequence subscribed, as (characteristic, bytes), in the order BlueZ sent them.
-    /// One consumer: the stream is handed out once per connection.
+    /// One consumer: the stream is handed out once per link. Empty for a link made with a sink.
     public func notifications() -> AsyncStream<(Characteristic, [UInt8])> {
-        defer { buffered = nil }
-        return buffered ?? AsyncStream { $0.finish() }
+        defer { stream = nil }
+        return stream ?? AsyncStream { $0.finish() }
     }
 
-    private func startBuffering() async {
-        let watched: [String: Characteristic] = Dictionary(uniqueKeysWithValues: [Characteristic.indoorBikeData, .rowerData, .fitnessMachineStatus]
-            .compactMap { characteristic in gatt[characteristic].map { ($0, characteristic) } })
-        let signals = await client.signals(under: device)
-        let (stream, continuation) = AsyncStream.makeStream(of: (Characteristic, [UInt8]).self)
-        bufferTask?.cancel()
-        bufferTask = Task {
-            for await signal in signals {
-                guard signal.member == "PropertiesChanged", let path = signal.path, let characteristic = watched[path],
-                    let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
-                else { continue }
-                if characteristic == .fitnessMachineStatus { self.statusArrived(value) }
-                continuation.yield((characteristic, value))
-            }
-            continuation.finish()
+    /// Subscribes to one notify characteristic: AcquireNotify where BlueZ allows it, else
+    /// StartNotify (notes §1.5: NotSupported on indicate-only, NotPermitted when already
+    /// acquired, InProgress when any client has a StartNotify session). The tap for the
+    /// StartNotify path is in place first, so no signal between the reply and now is lost.
+    private func subscribe(_ characteristic: Characteristic, _ path: String) async throws -> NotifyPath {
+        let sink = sink
+        let isStatus = characteristic == .fitnessMachineStatus
+        taps.append(tapValues(of: path) { [weak self] value in
+            if isStatus { self?.statusArrived(value) }
+            sink(characteristic, value)
+        })
+        return try await acquireOrStart(characteristic, path)
+    }
+
+    /// AcquireNotify, or StartNotify where it is not wanted or refused.
+    private func acquireOrStart(_ characteristic: Characteristic, _ path: String) async throws -> NotifyPath {
+        let sink = sink
+        let isStatus = characteristic == .fitnessMachineStatus
+        guard acquire, gatt.flags[path]?.contains("notify") == true else {
+            try await startNotify(path)
+            return .startNotify(reason: nil)
         }
-        continuation.onTermination = { [bufferTask] _ in bufferTask?.cancel() }
-        buffered = stream
+        do {
+            let reply = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                member: "AcquireNotify", arguments: [.properties([:])], timeout: .seconds(5))
+            guard let descriptor = reply.first?.fileDescriptor else {
+                try await startNotify(path)
+                return .startNotify(reason: "AcquireNotify returned no descriptor")
+            }
+            let mtu = reply.count >= 2 ? reply[1].integer ?? 23 : 23
+            let subscription = connection.readDatagrams(
+                from: descriptor, maximumSize: max(mtu, 23),
+                onDatagram: { [weak self] value in
+                    if isStatus { self?.statusArrived(value) }
+                    sink(characteristic, value)
+                },
+                onEnd: { [weak self] reason in
+                    Task { await self?.notifySocketEnded(characteristic, path, reason: reason) }
+                })
+            if let subscription { sockets.append(subscription) }
+            return .acquired(mtu: mtu)
+        } catch DBusError.remote(let name, let message) where Self.refusals.contains(name) {
+            try await startNotify(path)
+            return .startNotify(reason: "AcquireNotify refused: \(name.split(separator: ".").last ?? "")\(message.isEmpty ? "" : " \(message)")")
+        }
+    }
+
+    /// AcquireNotify refusals that StartNotify can still serve (UnknownMethod: a BlueZ, or a
+    /// stand-in, without AcquireNotify at all).
+    static let refusals: Set<String> = [
+        "org.bluez.Error.NotSupported", "org.bluez.Error.NotPermitted", "org.bluez.Error.InProgress",
+        "org.freedesktop.DBus.Error.UnknownMethod",
+    ]
+
+    /// An acquired socket hung up. On a disconnect (BlueZ hangs up before it announces the
+    /// drop) that is all: the supervisor sees the drop and the next link acquires again. Only
+    /// if the machine is still connected and resolved a moment later did BlueZ release the
+    /// socket on its own; then the characteristic is subscribed again. Never StartNotify at
+    /// once: that session would outlive the link and make the next AcquireNotify InProgress.
+    private func notifySocketEnded(_ characteristic: Characteristic, _ path: String, reason: String) async {
+        guard !closed, reason != "cancelled" else { return }
+        try? await client.clock.sleep(for: .seconds(1))
+        await client.sync()
+        let properties = await client.tree.properties(device, BlueZNames.device)
+        guard !closed, properties?["Connected"]?.bool == true, properties?["ServicesResolved"]?.bool == true else { return }
+        if let path = try? await acquireOrStart(characteristic, path) { info?.notifyPaths[characteristic] = path }
+    }
+
+    /// A bus-thread tap delivering each `Value` notification of `path` to `deliver`. A
+    /// PropertiesChanged that carries only `Value` is consumed there: the object cache never
+    /// sees it (nothing waits on a notified value), so it is neither stored nor scanned.
+    private func tapValues(of path: String, _ deliver: @escaping @Sendable ([UInt8]) -> Void) -> SignalTap {
+        connection.tapSignals(path: path) { signal in
+            guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+                signal.arguments[0].string == BlueZNames.gattCharacteristic,
+                case .dictionary(_, _, let entries) = signal.arguments[1],
+                let entry = entries.first(where: { $0.key.string == "Value" }), let value = entry.value.bytes
+            else { return false }
+            deliver(value)
+            return entries.count == 1 && (signal.arguments.count < 3 || signal.arguments[2].array?.isEmpty != false)
+        }
     }
 
     /// Runs one Control Point procedure as it is: the raw primitive under ``send(_:timeout:)``,
@@ -177,18 +276,6 @@ public actor MachineLink {
         pending.continuation.resume(throwing: error)
     }
 
-    private func watchControlPoint(_ path: String) {
-        controlPointWatcher?.cancel()
-        controlPointWatcher = Task { [client] in
-            for await signal in await client.signals(under: path) {
-                guard signal.path == path, signal.member == "PropertiesChanged",
-                    let value = signal.arguments.count >= 2 ? signal.arguments[1].stringDictionary?["Value"]?.bytes : nil
-                else { continue }
-                self.controlPointIndication(value)
-            }
-        }
-    }
-
     private func controlPointIndication(_ value: [UInt8]) {
         guard case .response(let response) = value.withUnsafeBytes({ ControlPointMessage(decoding: $0) }),
             let pending = pendingResponse, response.requestOpCode == pending.request
@@ -215,16 +302,20 @@ public actor MachineLink {
     }
 
     /// Status 0xFF: another client took control, so the next command asks again first.
-    func statusArrived(_ value: [UInt8]) {
-        if value.first == StatusOpCode.controlPermissionLost.rawValue { controlGranted = false }
+    nonisolated func statusArrived(_ value: [UInt8]) {
+        if value.first == StatusOpCode.controlPermissionLost.rawValue { granted.store(false, ordering: .releasing) }
     }
 
     /// Stops the link's tasks and fails a waiting procedure, without asking BlueZ to
     /// disconnect: for a link that has already dropped.
     public func close() {
         closed = true
-        controlPointWatcher?.cancel()
-        bufferTask?.cancel()
+        for tap in taps { tap.cancel() }
+        taps.removeAll()
+        // Closing an acquired socket is how a client gives it back (no StopNotify for those).
+        for socket in sockets { socket.cancel() }
+        sockets.removeAll()
+        streamEnd?.finish()
         if let pending = pendingResponse {
             pendingResponse = nil
             pending.continuation.resume(throwing: LinkError.disconnected)

@@ -24,11 +24,14 @@ public actor MachineSupervisor {
         public var locate: Duration = .seconds(10)
         public var connect: Duration = .seconds(20)
         public var resolve: Duration = .seconds(20)
+        /// Whether data and status notifications use AcquireNotify where BlueZ allows it.
+        public var acquireNotify = true
 
-        public init(locate: Duration = .seconds(10), connect: Duration = .seconds(20), resolve: Duration = .seconds(20)) {
+        public init(locate: Duration = .seconds(10), connect: Duration = .seconds(20), resolve: Duration = .seconds(20), acquireNotify: Bool = true) {
             self.locate = locate
             self.connect = connect
             self.resolve = resolve
+            self.acquireNotify = acquireNotify
         }
     }
 
@@ -57,7 +60,12 @@ public actor MachineSupervisor {
                 let machine = try await client.locate(target, filter: filter, timeout: timing.locate)
                 target.remember(machine)
                 continuation.yield(.connecting(target, attempt: attempt))
-                let link = MachineLink(client: client, device: machine.path, resistanceForms: resistanceForms)
+                // Notifications go from the bus thread straight into ``events``: no task of
+                // the link's or ours sits between BlueZ and whoever reads the events.
+                let events = continuation
+                let link = MachineLink(
+                    client: client, device: machine.path, resistanceForms: resistanceForms, acquire: timing.acquireNotify,
+                    sink: { characteristic, value in events.yield(.notification(characteristic, value)) })
                 self.link = link
                 let info: MachineInfo
                 do {
@@ -95,35 +103,17 @@ public actor MachineSupervisor {
         return try await link.send(command)
     }
 
-    /// Forwards notifications until the device is no longer connected (or vanished, or
-    /// bluetoothd restarted and its new tree lacks the connection); returns why.
+    /// Waits (the link's sink forwards the notifications meanwhile) until the device is no
+    /// longer connected, vanished, or bluetoothd restarted and its new tree lacks the
+    /// connection; returns why. The wait is a cache waiter, checked only when the cache changes,
+    /// which a notification no longer does.
     private func stream(_ link: MachineLink, path: String) async -> String {
-        let notifications = await link.notifications()
-        let client = client
-        let continuation = continuation
-        return await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                for await (characteristic, value) in notifications {
-                    continuation.yield(.notification(characteristic, value))
-                }
-                return nil
-            }
-            group.addTask {
-                let generation = await client.generation
-                let dropped = await client.wait(until: { tree in
-                    tree.properties(path, BlueZNames.device)?["Connected"]?.bool != true
-                }, timeout: nil)
-                guard dropped else { return nil }
-                if await client.generation != generation { return "bluetoothd restarted" }
-                return await client.tree.properties(path, BlueZNames.device) == nil ? "the machine vanished" : "the link dropped"
-            }
-            var reason: String?
-            while reason == nil, let next = await group.next() {
-                reason = next
-                if Task.isCancelled { break }
-            }
-            group.cancelAll()
-            return reason ?? "stopped"
-        }
+        let generation = await client.generation
+        let dropped = await client.wait(until: { tree in
+            tree.properties(path, BlueZNames.device)?["Connected"]?.bool != true
+        }, timeout: nil)
+        guard dropped, !Task.isCancelled else { return "stopped" }
+        if await client.generation != generation { return "bluetoothd restarted" }
+        return await client.tree.properties(path, BlueZNames.device) == nil ? "the machine vanished" : "the link dropped"
     }
 }

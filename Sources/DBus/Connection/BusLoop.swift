@@ -18,6 +18,8 @@ final class BusLoop: @unchecked Sendable {
     /// Loop thread: called for every incoming message; returns true when it handled it.
     var onMessage: ((OpaquePointer) -> Bool)?
     private var watches: [OpaquePointer] = []
+    /// Loop thread: sockets read here besides the bus's own (AcquireNotify's), by descriptor.
+    var datagramSockets: [Int32: DatagramSocket] = [:]
     private var timeoutDeadlines: [OpaquePointer: Int64] = [:]
 
     private let jobs = Mutex<[@Sendable () -> Void]>([])
@@ -92,6 +94,11 @@ final class BusLoop: @unchecked Sendable {
             descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
             polledWatches.append(watch)
         }
+        let socketsFrom = descriptors.count
+        let sockets = Array(datagramSockets.values)
+        for socket in sockets {
+            descriptors.append(pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0))
+        }
         var wait: Int64 = -1
         let now = Self.milliseconds()
         for (timeout, deadline) in timeoutDeadlines where dbus_timeout_get_enabled(timeout) != 0 {
@@ -113,6 +120,14 @@ final class BusLoop: @unchecked Sendable {
                 if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
                 if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
                 dbus_watch_handle(watch, flags)
+            }
+            for (index, socket) in sockets.enumerated() {
+                let revents = descriptors[socketsFrom + index].revents
+                // An earlier handler may have cancelled this one.
+                guard revents != 0, datagramSockets[socket.descriptor] === socket else { continue }
+                if !socket.readable(hangUp: revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0) {
+                    datagramSockets[socket.descriptor] = nil
+                }
             }
             if descriptors[0].revents != 0 {
                 var counter: UInt64 = 0
@@ -190,6 +205,8 @@ final class BusLoop: @unchecked Sendable {
     /// Forgets the connection's callbacks before it is closed. Loop thread.
     func detach() {
         connection = nil
+        for socket in datagramSockets.values { socket.close(reason: "the bus connection closed") }
+        datagramSockets.removeAll()
         watches.removeAll()
         timeoutDeadlines.removeAll()
     }

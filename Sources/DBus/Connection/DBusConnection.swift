@@ -308,6 +308,11 @@ public final class DBusConnection: Sendable {
                 state.failAll()
                 return true
             }
+            if let taps = state.taps[message.path ?? ""] {
+                var consumed = false
+                for tap in taps.values where tap(message) { consumed = true }
+                if consumed { return true }
+            }
             state.deliver(message)
             return false
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
@@ -326,12 +331,21 @@ final class ConnectionState: @unchecked Sendable {
     var outstanding: [ObjectIdentifier: ReplyWaiter] = [:]
     var subscribers: [UInt64: (rules: [MatchRule], continuation: AsyncStream<DBusMessage>.Continuation)] = [:]
     var exports: [String: Export] = [:]
+    /// Signal taps by exact path, then id (see ``SignalTap``).
+    var taps: [String: [UInt64: @Sendable (DBusMessage) -> Bool]] = [:]
+    /// The one field touched off the loop thread: ids are handed out where a tap is made.
+    let nextTapID = Atomic<UInt64>(0)
     private var nextSubscriber: UInt64 = 0
 
     func subscribe(rules: [MatchRule], continuation: AsyncStream<DBusMessage>.Continuation) -> UInt64 {
         nextSubscriber += 1
         subscribers[nextSubscriber] = (rules, continuation)
         return nextSubscriber
+    }
+
+    func removeTap(path: String, id: UInt64) {
+        taps[path]?[id] = nil
+        if taps[path]?.isEmpty == true { taps[path] = nil }
     }
 
     func deliver(_ message: DBusMessage) {
@@ -356,6 +370,7 @@ final class ConnectionState: @unchecked Sendable {
         outstanding.removeAll()
         for subscriber in subscribers.values { subscriber.continuation.finish() }
         subscribers.removeAll()
+        taps.removeAll()
     }
 }
 

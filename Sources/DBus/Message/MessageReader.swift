@@ -14,19 +14,25 @@ enum MessageReader {
         return values
     }
 
-    /// The value at the iterator; `nil` for a type this binding does not model (unix fds).
+    /// The value at the iterator; `nil` for a type this binding does not model.
     static func read(_ iterator: inout DBusMessageIter) -> DBusValue? {
         let type = dbus_message_iter_get_arg_type(&iterator)
         switch type {
-        case CDBUS_TYPE_BYTE: return .byte(basic(&iterator, UInt8(0)))
-        case CDBUS_TYPE_BOOLEAN: return .bool(basic(&iterator, dbus_bool_t(0)) != 0)
-        case CDBUS_TYPE_INT16: return .int16(basic(&iterator, Int16(0)))
-        case CDBUS_TYPE_UINT16: return .uint16(basic(&iterator, UInt16(0)))
-        case CDBUS_TYPE_INT32: return .int32(basic(&iterator, Int32(0)))
-        case CDBUS_TYPE_UINT32: return .uint32(basic(&iterator, UInt32(0)))
-        case CDBUS_TYPE_INT64: return .int64(basic(&iterator, Int64(0)))
-        case CDBUS_TYPE_UINT64: return .uint64(basic(&iterator, UInt64(0)))
-        case CDBUS_TYPE_DOUBLE: return .double(basic(&iterator, Double(0)))
+        case CDBUS_TYPE_BYTE: return iterator.fixedBasic(UInt8.self).map(DBusValue.byte)
+        case CDBUS_TYPE_BOOLEAN: return iterator.fixedBasic(DBusBoolean.self).map { .bool($0.value) }
+        case CDBUS_TYPE_INT16: return iterator.fixedBasic(Int16.self).map(DBusValue.int16)
+        case CDBUS_TYPE_UINT16: return iterator.fixedBasic(UInt16.self).map(DBusValue.uint16)
+        case CDBUS_TYPE_INT32: return iterator.fixedBasic(Int32.self).map(DBusValue.int32)
+        case CDBUS_TYPE_UINT32: return iterator.fixedBasic(UInt32.self).map(DBusValue.uint32)
+        case CDBUS_TYPE_INT64: return iterator.fixedBasic(Int64.self).map(DBusValue.int64)
+        case CDBUS_TYPE_UINT64: return iterator.fixedBasic(UInt64.self).map(DBusValue.uint64)
+        case CDBUS_TYPE_DOUBLE: return iterator.fixedBasic(Double.self).map(DBusValue.double)
+        case CDBUS_TYPE_UNIX_FD:
+            // libdbus hands out a new descriptor (a dup of the message's), ours to close: the
+            // value owns it from here. -1 means the message carried none (a peer that could not
+            // pass descriptors); that is not a value this binding can model.
+            guard let number = iterator.fixedBasic(DBusFileDescriptorNumber.self), number.raw >= 0 else { return nil }
+            return .unixFD(DBusFileDescriptor(owning: number.raw))
         case CDBUS_TYPE_STRING: return .string(string(&iterator))
         case CDBUS_TYPE_OBJECT_PATH: return .objectPath(string(&iterator))
         case CDBUS_TYPE_SIGNATURE: return .signature(string(&iterator))
@@ -97,12 +103,6 @@ enum MessageReader {
         guard let raw = dbus_message_iter_get_signature(&iterator) else { return nil }
         defer { dbus_free(raw) }
         return String(cString: raw)
-    }
-
-    private static func basic<T>(_ iterator: inout DBusMessageIter, _ initial: T) -> T {
-        var value = initial
-        dbus_message_iter_get_basic(&iterator, &value)
-        return value
     }
 
     private static func string(_ iterator: inout DBusMessageIter) -> String {

@@ -12,17 +12,21 @@ enum MessageWriter {
 
     static func append(_ value: DBusValue, to iterator: inout DBusMessageIter) throws {
         switch value {
-        case .byte(var raw): try basic(CDBUS_TYPE_BYTE, &raw, &iterator)
-        case .bool(let flag):
-            var raw: dbus_bool_t = flag ? 1 : 0
-            try basic(CDBUS_TYPE_BOOLEAN, &raw, &iterator)
-        case .int16(var raw): try basic(CDBUS_TYPE_INT16, &raw, &iterator)
-        case .uint16(var raw): try basic(CDBUS_TYPE_UINT16, &raw, &iterator)
-        case .int32(var raw): try basic(CDBUS_TYPE_INT32, &raw, &iterator)
-        case .uint32(var raw): try basic(CDBUS_TYPE_UINT32, &raw, &iterator)
-        case .int64(var raw): try basic(CDBUS_TYPE_INT64, &raw, &iterator)
-        case .uint64(var raw): try basic(CDBUS_TYPE_UINT64, &raw, &iterator)
-        case .double(var raw): try basic(CDBUS_TYPE_DOUBLE, &raw, &iterator)
+        case .byte(let raw): try basic(raw, &iterator)
+        case .bool(let flag): try basic(DBusBoolean(flag), &iterator)
+        case .int16(let raw): try basic(raw, &iterator)
+        case .uint16(let raw): try basic(raw, &iterator)
+        case .int32(let raw): try basic(raw, &iterator)
+        case .uint32(let raw): try basic(raw, &iterator)
+        case .int64(let raw): try basic(raw, &iterator)
+        case .uint64(let raw): try basic(raw, &iterator)
+        case .double(let raw): try basic(raw, &iterator)
+        case .unixFD(let descriptor):
+            // libdbus dups the descriptor into the message: the value keeps its own.
+            guard let number = descriptor.number else { throw DBusError.invalidArgument("a file descriptor that was already taken or closed") }
+            guard iterator.appendFixedBasic(DBusFileDescriptorNumber(number)) else {
+                throw DBusError.invalidArgument("cannot pass file descriptor \(number) (out of memory, or not a descriptor)")
+            }
         case .string(let text):
             try Validation.checkString(text, what: "string")
             try cString(CDBUS_TYPE_STRING, text, &iterator)
@@ -81,8 +85,8 @@ enum MessageWriter {
         }
     }
 
-    private static func basic<T>(_ type: Int32, _ value: inout T, _ iterator: inout DBusMessageIter) throws {
-        guard dbus_message_iter_append_basic(&iterator, type, &value) != 0 else {
+    private static func basic<T: DBusFixedBasic>(_ value: T, _ iterator: inout DBusMessageIter) throws {
+        guard iterator.appendFixedBasic(value) else {
             throw DBusError.invalidArgument("out of memory appending a value")
         }
     }

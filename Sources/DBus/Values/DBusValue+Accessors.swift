@@ -39,6 +39,12 @@ extension DBusValue {
         return nil
     }
 
+    /// A passed file descriptor (still owned by the value: ``DBusFileDescriptor/take()`` it to keep it).
+    public var fileDescriptor: DBusFileDescriptor? {
+        if case .unixFD(let descriptor) = unwrapped { return descriptor }
+        return nil
+    }
+
     public var bytes: [UInt8]? {
         switch unwrapped {
         case .bytes(let value): return value

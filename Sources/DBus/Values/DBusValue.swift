@@ -21,6 +21,9 @@ public indirect enum DBusValue: Sendable, Hashable {
     case dictionary(key: String, value: String, [DBusDictEntry])
     case structure([DBusValue])
     case variant(DBusValue)
+    /// `h`: a file descriptor passed with the message (BlueZ's AcquireNotify/AcquireWrite).
+    /// Received ones are owned by the value (see ``DBusFileDescriptor``).
+    case unixFD(DBusFileDescriptor)
 
     /// The value's D-Bus type signature.
     public var signature: String {
@@ -42,6 +45,7 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .dictionary(let key, let value, _): "a{" + key + value + "}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .variant: "v"
+        case .unixFD: "h"
         }
     }
 }

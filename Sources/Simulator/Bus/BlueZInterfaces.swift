@@ -90,10 +90,11 @@ extension InterfaceSchema {
             method("ReadValue", [("options", "a{sv}")], [("value", "ay")]),
             method("WriteValue", [("value", "ay"), ("options", "a{sv}")]),
             method("StartNotify"), method("StopNotify"),
+            method("AcquireNotify", [("options", "a{sv}")], [("fd", "h"), ("mtu", "q")]),
         ],
         properties: [
             property("UUID", "s"), property("Service", "o"), property("Value", "ay"), property("Notifying", "b"),
-            property("Flags", "as"), property("MTU", "q"),
+            property("Flags", "as"), property("MTU", "q"), property("NotifyAcquired", "b"),
         ])
 
     static let gattDescriptor = InterfaceSchema(

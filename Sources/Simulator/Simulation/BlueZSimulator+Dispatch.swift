@@ -121,6 +121,7 @@ extension BlueZSimulator {
         if departed.count >= Self.callLogLimit { departed.removeAll() }
         departed.insert(name)
         agents[name] = nil
+        releaseAcquired(owner: name)
         for device in devices.values {
             for characteristic in device.characteristics.values where characteristic.sessions[name] != nil {
                 characteristic.sessions[name] = nil

@@ -17,8 +17,13 @@ extension BlueZSimulator {
             return .now([.bytes(Array(characteristic.value.dropFirst(offset)))])
         case "WriteValue":
             return try write(call, device: device, characteristic: characteristic)
+        case "AcquireNotify":
+            return try acquireNotify(call, device: device, characteristic: characteristic, sender: sender)
         case "StartNotify":
             guard characteristic.canNotify else { throw .notSupported }
+            if let acquired = characteristic.acquired {
+                if acquired.peerClosed { releaseAcquired(characteristic) } else { throw .bluez("NotPermitted", "Notify acquired") }
+            }
             if device.disconnecting { throw .notConnected }
             if let active = characteristic.sessions[sender] {
                 if active { return .now([]) }
@@ -148,8 +153,17 @@ extension BlueZSimulator {
         }
     }
 
-    /// One notification or indication: Value := bytes, one PropertiesChanged even if unchanged.
+    /// One notification or indication: Value := bytes, one PropertiesChanged even if unchanged;
+    /// while acquired, one datagram on the socket instead, and Value stays as it was (5.66
+    /// `notify_io_cb` writes the socket and skips the property).
     func deliver(_ characteristic: CharacteristicState, _ bytes: [UInt8]) {
+        if let acquired = characteristic.acquired {
+            if !acquired.send(bytes) {
+                log("acquired notify socket of \(characteristic.path) closed by the client")
+                releaseAcquired(characteristic)
+            }
+            return
+        }
         characteristic.value = bytes
         setValueFlushed(characteristic.path, BusNames.gattCharacteristic, bytes)
     }

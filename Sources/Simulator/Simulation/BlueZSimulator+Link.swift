@@ -149,6 +149,8 @@ extension BlueZSimulator {
             for sender in characteristic.sessions.keys { characteristic.sessions[sender] = false }
         }
         device.controlPoint.loseControl()
+        // Acquired sockets hang up and are not re-established on reconnect (notes §1.5).
+        releaseAcquired(device: device)
         device.connected = false
         device.disconnecting = false
         if device.resolved {

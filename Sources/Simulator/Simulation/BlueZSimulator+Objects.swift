@@ -96,6 +96,8 @@ extension BlueZSimulator {
                     "Flags": .array(element: "s", characteristic.flags.map(DBusValue.string)), "MTU": .uint16(247),
                 ]
                 if characteristic.notifies { properties["Notifying"] = .bool(false) }
+                // 5.66: present exactly when the characteristic can be acquired (`notify`).
+                if characteristic.flags.contains("notify") { properties["NotifyAcquired"] = .bool(false) }
                 addObject(path, [(BusNames.gattCharacteristic, properties)], announce: announce)
                 let descriptorPaths = characteristic.descriptors.map { GattLayout.descriptorPath(path, $0) }
                 for (descriptor, descriptorPath) in zip(characteristic.descriptors, descriptorPaths) {

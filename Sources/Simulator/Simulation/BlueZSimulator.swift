@@ -105,7 +105,10 @@ public actor BlueZSimulator {
         if case .busLost(let reason) = result { log("bus lost: \(reason)") }
         generation += 1
         cancelAllTimers()
-        for device in devices.values { device.streamTask?.cancel() }
+        for device in devices.values {
+            device.streamTask?.cancel()
+            for characteristic in device.characteristics.values { characteristic.acquired?.close() }
+        }
         connection?.close()
         connection = nil
         events?.finish()

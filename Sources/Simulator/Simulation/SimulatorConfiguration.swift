@@ -7,6 +7,9 @@ public struct SimulatorConfiguration: Sendable, Equatable {
     public var faults: [Fault]
     /// Log every call and every notified frame, not only what changes state.
     public var verbose: Bool
+    /// Whether AcquireNotify is served (as 5.66 does for `notify` characteristics); false
+    /// answers it NotSupported everywhere, so clients fall back to StartNotify.
+    public var acquireNotify = true
 
     public init(
         adapters: [String] = ["hci0"], machines: [MachineSpec] = [], timing: SimulatorTiming = SimulatorTiming(),

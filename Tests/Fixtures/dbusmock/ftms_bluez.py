@@ -516,7 +516,8 @@ def _devices_of(adapter_path):
 
 
 def _has_active_session(chrc_obj):
-    return any(chrc_obj.chrc.sessions.values())
+    # An acquired socket is a subscription too: BlueZ wrote the CCCD for it.
+    return chrc_obj.chrc.notify_sock is not None or any(chrc_obj.chrc.sessions.values())
 
 
 def _update_notifying(chrc_obj):

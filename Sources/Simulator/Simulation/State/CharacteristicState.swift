@@ -12,6 +12,8 @@ final class CharacteristicState {
     /// Every value written, oldest first, refused ones included.
     var writes: [[UInt8]] = []
     var writePending = false
+    /// The simulator's end of an AcquireNotify socketpair, while one is acquired.
+    var acquired: AcquiredNotify?
 
     init(path: String, uuid: UInt16, flags: [String], value: [UInt8], descriptorPaths: [String]) {
         self.path = path
@@ -22,5 +24,5 @@ final class CharacteristicState {
     }
 
     var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
-    var hasActiveSession: Bool { sessions.values.contains(true) }
+    var hasActiveSession: Bool { acquired != nil || sessions.values.contains(true) }
 }

@@ -1,0 +1,17 @@
+/// How one characteristic's notifications reach the link.
+public enum NotifyPath: Sendable, Equatable, CustomStringConvertible {
+    /// `AcquireNotify`: a SEQPACKET socket of BlueZ's, one datagram per notification, read on
+    /// the bus thread; nothing crosses the bus per notification. `mtu` is the ATT MTU BlueZ gave.
+    case acquired(mtu: Int)
+    /// `StartNotify`: one PropertiesChanged signal per notification, through the dbus-daemon.
+    /// `reason` says why AcquireNotify was not used (nil: it was not tried).
+    case startNotify(reason: String?)
+
+    public var description: String {
+        switch self {
+        case .acquired(let mtu): "acquired (MTU \(mtu))"
+        case .startNotify(let reason?): "StartNotify (\(reason))"
+        case .startNotify(nil): "StartNotify"
+        }
+    }
+}

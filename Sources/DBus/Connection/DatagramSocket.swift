@@ -1,0 +1,126 @@
+import CDBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A datagram socket that a bus peer handed over (BlueZ's AcquireNotify: one end of a
+/// `SOCK_SEQPACKET` socketpair, one datagram per notification), read on the connection's own
+/// ``BusLoop`` thread.
+///
+/// Why the bus thread and not the daemon's event loop: the descriptor arrives there, in a
+/// method reply; that thread already sleeps in `poll` on the bus socket, so one more
+/// descriptor costs no extra thread, no extra wake-up and no dependency of the binding on
+/// SwiftNIO; and a hang-up is then seen on the same thread, in order, with the bus signals
+/// about the same disconnect. A datagram is handed to `onDatagram` right there, with no
+/// copy into a ``DBusMessage`` and no trip through the object cache.
+///
+/// Loop thread only, except `descriptor`, which never changes.
+final class DatagramSocket: @unchecked Sendable {
+    let descriptor: Int32
+    private var buffer: [UInt8]
+    private let onDatagram: @Sendable ([UInt8]) -> Void
+    private let onEnd: @Sendable (String) -> Void
+    private var open = true
+
+    init(descriptor: Int32, maximumSize: Int, onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String) -> Void) {
+        self.descriptor = descriptor
+        // A notification is at most MTU - 3 bytes; one spare byte shows a longer one as truncated.
+        buffer = [UInt8](repeating: 0, count: max(maximumSize, 1) + 1)
+        self.onDatagram = onDatagram
+        self.onEnd = onEnd
+    }
+
+    /// Reads what is queued. False when the socket ended (hang-up, error) and was closed.
+    func readable(hangUp: Bool) -> Bool {
+        // Bounded, so one chatty socket cannot starve the bus.
+        for _ in 0..<64 {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                onDatagram(Array(buffer[0..<min(count, buffer.count - 1)]))
+                continue
+            }
+            if count == 0 {
+                // SEQPACKET: 0 is an empty datagram or the end; only a hang-up tells them apart.
+                if hangUp || Self.hungUp(descriptor) {
+                    close(reason: "the peer hung up")
+                    return false
+                }
+                onDatagram([])
+                continue
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK:
+                if hangUp {
+                    close(reason: "the peer hung up")
+                    return false
+                }
+                return true
+            case EINTR:
+                continue
+            default:
+                close(reason: "read failed (errno \(errno))")
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Closes the descriptor once and says why (the owner then re-subscribes or gives up).
+    func close(reason: String) {
+        guard open else { return }
+        open = false
+        _ = Glibc.close(descriptor)
+        onEnd(reason)
+    }
+
+    private static func hungUp(_ descriptor: Int32) -> Bool {
+        var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&probe, 1, 0) > 0 && probe.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+}
+
+/// A socket being read on the bus thread; ``cancel()`` stops reading and closes it, which is
+/// how a client gives an acquired notification socket back to BlueZ.
+public final class DatagramSubscription: Sendable {
+    private let socket: DatagramSocket
+    private let loop: BusLoop
+
+    init(socket: DatagramSocket, loop: BusLoop) {
+        self.socket = socket
+        self.loop = loop
+    }
+
+    public func cancel() {
+        loop.post { [loop, socket] in
+            // The number may already belong to a newer socket if this one ended before.
+            if loop.datagramSockets[socket.descriptor] === socket { loop.datagramSockets[socket.descriptor] = nil }
+            socket.close(reason: "cancelled")
+        }
+    }
+}
+
+extension DBusConnection {
+    /// Reads `descriptor` (taken from the value, so this connection owns and closes it) on the
+    /// bus thread: each datagram goes to `onDatagram` there, in order; `onEnd` runs once when
+    /// the socket hangs up, fails, is cancelled, or the connection closes. Both must be quick
+    /// and must not block (they run on the bus thread); yielding into an `AsyncStream` is.
+    /// `nil` when the descriptor was already taken.
+    public func readDatagrams(
+        from descriptor: DBusFileDescriptor, maximumSize: Int,
+        onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String) -> Void
+    ) -> DatagramSubscription? {
+        guard let raw = descriptor.take() else { return nil }
+        let flags = fcntl(raw, F_GETFL)
+        _ = fcntl(raw, F_SETFL, flags | O_NONBLOCK)
+        let socket = DatagramSocket(descriptor: raw, maximumSize: maximumSize, onDatagram: onDatagram, onEnd: onEnd)
+        loop.post { [loop] in
+            guard loop.connection != nil else {
+                socket.close(reason: "the bus connection closed")
+                return
+            }
+            loop.datagramSockets[raw] = socket
+        }
+        return DatagramSubscription(socket: socket, loop: loop)
+    }
+}

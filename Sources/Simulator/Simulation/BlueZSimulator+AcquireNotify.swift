@@ -1,0 +1,90 @@
+import DBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `AcquireNotify` as BlueZ 5.66 serves it (`src/gatt-client.c` `characteristic_acquire_notify`,
+/// notes §1.5): one `SOCK_SEQPACKET` socketpair per subscription, the client's end in the
+/// reply with the MTU, one datagram per notification, hung up when the link goes down (never
+/// re-established on reconnect), refused with NotSupported on a characteristic without
+/// `notify`, with NotPermitted "Notify acquired" while acquired, and with InProgress while any
+/// client has a StartNotify session on it. `NotifyAcquired` says which.
+extension BlueZSimulator {
+    func acquireNotify(
+        _ call: DBusMethodCall, device: DeviceState, characteristic: CharacteristicState, sender: String
+    ) throws(BusFailure) -> Answer {
+        guard configuration.acquireNotify, characteristic.flags.contains("notify") else { throw .notSupported }
+        guard call.arguments.first?.stringDictionary != nil else { throw .invalidArguments }
+        guard device.connected else { throw .failed("Not connected") }
+        if let acquired = characteristic.acquired {
+            // The client closed its end (it gave the socket back): BlueZ sees the hang-up.
+            guard acquired.peerClosed else { throw .bluez("NotPermitted", "Notify acquired") }
+            releaseAcquired(characteristic)
+        }
+        guard characteristic.sessions.isEmpty else { throw .gattInProgress }
+        guard !departed.contains(sender) else { throw .failed("Operation failed") }
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw .failed("Failed to create socket pair")
+        }
+        let mtu = 247
+        characteristic.acquired = AcquiredNotify(descriptor: pair[0], owner: sender)
+        setProperty(characteristic.path, BusNames.gattCharacteristic, "NotifyAcquired", .bool(true))
+        log("notify acquired \(characteristic.path) by \(sender)")
+        // The reply dups the client's end into the message; the value closes ours after.
+        return .now([.unixFD(DBusFileDescriptor(owning: pair[1])), .uint16(UInt16(mtu))])
+    }
+
+    /// Closes the simulator's end (the client reads a hang-up) and clears `NotifyAcquired`.
+    func releaseAcquired(_ characteristic: CharacteristicState) {
+        guard let acquired = characteristic.acquired else { return }
+        characteristic.acquired = nil
+        acquired.close()
+        setProperty(characteristic.path, BusNames.gattCharacteristic, "NotifyAcquired", .bool(false))
+    }
+
+    /// Every acquired socket of `device` (link down) or of `owner` (client left the bus).
+    func releaseAcquired(device: DeviceState? = nil, owner: String? = nil) {
+        for candidate in device.map({ [$0] }) ?? Array(devices.values) {
+            for characteristic in candidate.characteristics.values {
+                guard let acquired = characteristic.acquired, owner == nil || acquired.owner == owner else { continue }
+                releaseAcquired(characteristic)
+            }
+        }
+    }
+}
+
+/// The simulator's end of one acquired notify socket. Owned by the simulator actor.
+final class AcquiredNotify {
+    private var descriptor: Int32
+    let owner: String
+
+    init(descriptor: Int32, owner: String) {
+        self.descriptor = descriptor
+        self.owner = owner
+    }
+
+    deinit { close() }
+
+    /// One notification, one datagram; false when the client has closed its end.
+    func send(_ bytes: [UInt8]) -> Bool {
+        guard descriptor >= 0 else { return false }
+        let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        // A full queue (a client not reading) drops the notification, as BlueZ's io does.
+        return sent >= 0 || errno == EAGAIN
+    }
+
+    /// Whether the client has closed its end.
+    var peerClosed: Bool {
+        guard descriptor >= 0 else { return true }
+        var probe = pollfd(fd: descriptor, events: 0, revents: 0)
+        return poll(&probe, 1, 0) > 0 && probe.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+
+    func close() {
+        guard descriptor >= 0 else { return }
+        _ = Glibc.close(descriptor)
+        descriptor = -1
+    }
+}

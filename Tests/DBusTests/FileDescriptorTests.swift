@@ -1,0 +1,203 @@
+import BlueZTesting
+import DBus
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// UNIX_FD (`h`) values and sockets read on the bus thread, through a real dbus-daemon: the
+/// shape of BlueZ's AcquireNotify (a SEQPACKET socketpair end in a method reply).
+@Suite("DBus file descriptors on a real dbus-daemon", .serialized)
+struct FileDescriptorTests {
+    /// A server that answers `Acquire` with one end of a fresh socketpair and keeps the other.
+    final class PairServer: Sendable {
+        let kept = Mutex<[Int32]>([])
+
+        func serve(_ connection: DBusConnection) throws {
+            try connection.export(path: "/pair") { [self] call in
+                var pair: [Int32] = [-1, -1]
+                guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                    call.replier.fail(name: "org.example.Error.Failed", message: "socketpair")
+                    return
+                }
+                kept.withLock { $0.append(pair[0]) }
+                // The value owns pair[1]: libdbus dups it into the reply, then it is closed here.
+                call.replier.reply([.unixFD(DBusFileDescriptor(owning: pair[1])), .uint16(247)])
+            }
+        }
+
+        func send(_ bytes: [UInt8], on index: Int = 0) -> Bool {
+            let descriptor = kept.withLock { $0[index] }
+            return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        }
+
+        func hangUp(_ index: Int = 0) {
+            kept.withLock { _ = close($0[index]) }
+        }
+    }
+
+    /// A private bus, the pair server on it as `org.example.Pair`, and a client.
+    struct PairRig {
+        let bus: PrivateBus
+        let server: DBusConnection
+        let client: DBusConnection
+        let pairs = PairServer()
+
+        init() async throws {
+            bus = try PrivateBus()
+            do {
+                server = try await DBusConnection.connect(address: bus.address)
+                client = try await DBusConnection.connect(address: bus.address)
+                #expect(try await server.requestName("org.example.Pair"))
+                try pairs.serve(server)
+            } catch {
+                bus.stop()
+                throw error
+            }
+        }
+
+        func stop() {
+            server.close()
+            client.close()
+            bus.stop()
+        }
+    }
+
+    /// Datagrams and the end of the stream, as the bus thread delivers them.
+    final class Received: Sendable {
+        let datagrams = Mutex<[[UInt8]]>([])
+        let ends = Mutex<[String]>([])
+
+        func waitFor(_ what: String, _ condition: @escaping @Sendable (Received) -> Bool) async -> Bool {
+            for _ in 0..<500 {
+                if condition(self) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            Issue.record("timed out waiting for \(what)")
+            return false
+        }
+    }
+
+    private func acquire(_ client: DBusConnection) async throws -> [DBusValue] {
+        try await client.call(destination: "org.example.Pair", path: "/pair", interface: "org.example.Pair", member: "Acquire")
+    }
+
+    @Test func aDescriptorFromAReplyIsOwnedReadAndHungUp() async throws {
+        let rig = try await PairRig()
+        defer { rig.stop() }
+        let (client, pairs) = (rig.client, rig.pairs)
+        let reply = try await acquire(client)
+        #expect(reply.count == 2)
+        #expect(reply[1] == .uint16(247))
+        let descriptor = try #require(reply.first?.fileDescriptor)
+        #expect(reply.first?.signature == "h")
+        let number = try #require(descriptor.number)
+        // A new descriptor in this process, open, and a SEQPACKET socket.
+        #expect(fcntl(number, F_GETFD) >= 0)
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        #expect(getsockopt(number, SOL_SOCKET, SO_TYPE, &type, &length) == 0)
+        #expect(type == Int32(SOCK_SEQPACKET.rawValue))
+
+        let received = Received()
+        let reading = client.readDatagrams(
+            from: descriptor, maximumSize: 247,
+            onDatagram: { value in received.datagrams.withLock { $0.append(value) } },
+            onEnd: { reason in received.ends.withLock { $0.append(reason) } })
+        let subscription = try #require(reading)
+        // Taken: the value no longer owns it, and a second reader cannot have it.
+        #expect(descriptor.number == nil)
+        #expect(client.readDatagrams(from: descriptor, maximumSize: 20, onDatagram: { _ in }, onEnd: { _ in }) == nil)
+
+        let frames: [[UInt8]] = (0..<40).map { [0x44, 0x02, UInt8($0), UInt8(255 - $0)] } + [[], [0x01]]
+        for frame in frames { #expect(pairs.send(frame)) }
+        #expect(await received.waitFor("every datagram") { $0.datagrams.withLock { $0.count } == frames.count })
+        // One datagram each, in order, an empty one included (not mistaken for the end).
+        #expect(received.datagrams.withLock { $0 } == frames)
+        #expect(received.ends.withLock { $0 }.isEmpty)
+
+        pairs.hangUp()
+        #expect(await received.waitFor("the hang-up") { !$0.ends.withLock { $0 }.isEmpty })
+        #expect(received.ends.withLock { $0 } == ["the peer hung up"])
+        // Ended once: cancelling afterwards reports nothing more.
+        subscription.cancel()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(received.ends.withLock { $0 }.count == 1)
+        _ = subscription
+    }
+
+    /// Cancelling closes our end, which the peer sees as a hang-up (how a client gives an
+    /// acquired socket back to BlueZ), and a value nobody took closes its descriptor.
+    @Test func cancellingClosesAndUntakenDescriptorsClose() async throws {
+        let rig = try await PairRig()
+        defer { rig.stop() }
+        let (client, pairs) = (rig.client, rig.pairs)
+        let first = try await acquire(client)
+        let received = Received()
+        let firstDescriptor = try #require(first.first?.fileDescriptor)
+        let reading = client.readDatagrams(
+            from: firstDescriptor, maximumSize: 23,
+            onDatagram: { value in received.datagrams.withLock { $0.append(value) } },
+            onEnd: { reason in received.ends.withLock { $0.append(reason) } })
+        let subscription = try #require(reading)
+        #expect(pairs.send([1, 2, 3]))
+        #expect(await received.waitFor("a datagram") { $0.datagrams.withLock { $0.count } == 1 })
+        subscription.cancel()
+        #expect(await received.waitFor("the cancel") { $0.ends.withLock { $0 } == ["cancelled"] })
+        let kept = pairs.kept.withLock { $0[0] }
+        var probe = pollfd(fd: kept, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&probe, 1, 1000) == 1)
+        #expect(probe.revents & Int16(POLLHUP) != 0)
+
+        // A reply whose descriptor nobody takes: dropping the value closes it, so the peer hangs up.
+        var second: [DBusValue]? = try await acquire(client)
+        #expect(second?.first?.fileDescriptor?.number != nil)
+        second = nil
+        _ = second
+        let other = pairs.kept.withLock { $0[1] }
+        probe = pollfd(fd: other, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&probe, 1, 1000) == 1)
+        #expect(probe.revents & Int16(POLLHUP) != 0)
+    }
+
+    /// A tap sees its path's signals first and a consumed one reaches no stream.
+    @Test func aTapConsumesItsPathsSignalsBeforeTheStreams() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let emitter = try await DBusConnection.connect(address: bus.address)
+        let listener = try await DBusConnection.connect(address: bus.address)
+        defer {
+            emitter.close()
+            listener.close()
+        }
+        let stream = try await listener.signals(matching: MatchRule(interface: "org.example.Tap", member: "Tick"))
+        let tapped = Mutex<[Int32]>([])
+        let tap = listener.tapSignals(path: "/tapped") { signal in
+            guard case .int32(let value)? = signal.arguments.first else { return false }
+            tapped.withLock { $0.append(value) }
+            return value % 2 == 0
+        }
+        for value in Int32(0)..<6 {
+            try emitter.emitSignal(path: "/tapped", interface: "org.example.Tap", member: "Tick", arguments: [.int32(value)])
+        }
+        try emitter.emitSignal(path: "/other", interface: "org.example.Tap", member: "Tick", arguments: [.int32(100)])
+        var streamed: [Int32] = []
+        for await signal in stream {
+            if case .int32(let value)? = signal.arguments.first { streamed.append(value) }
+            if streamed.last == 100 { break }
+        }
+        // Even values were consumed by the tap; odd ones and the other path's reach the stream.
+        #expect(streamed == [1, 3, 5, 100])
+        #expect(tapped.withLock { $0 } == [0, 1, 2, 3, 4, 5])
+        tap.cancel()
+        try emitter.emitSignal(path: "/tapped", interface: "org.example.Tap", member: "Tick", arguments: [.int32(8)])
+        for await signal in stream {
+            #expect(signal.arguments.first == .int32(8))
+            break
+        }
+        #expect(tapped.withLock { $0 }.count == 6)
+    }
+}
