@@ -75,6 +75,7 @@ struct ErrorTests {
         Case("[machines]\nallow = [\"a\\nb\"]\n", .invalidValue, "machines.allow", "control characters"),
         Case("[machines]\nadapters = [\"wlan0\"]\n", .invalidValue, "machines.adapters", "adapter name such as \"hci0\""),
         Case("[machines]\nmax_connected = 0\n", .invalidValue, "machines.max_connected", "from 1 to 64, got 0"),
+        Case("[machines]\nmax_per_adapter = 65\n", .invalidValue, "machines.max_per_adapter", "from 1 to 64, got 65"),
         Case("[machines]\nmax_connected = 9223372036854775807\n", .invalidValue, "machines.max_connected", "from 1 to 64"),
         Case("[backend]\nurl = \"ftp://backend.example\"\n", .invalidValue, "backend.url", "must use http or https"),
         Case("[backend]\nurl = \"backend.example\"\n", .invalidValue, "backend.url", "http"),

@@ -12,8 +12,12 @@ public struct LivePublisher: Sendable {
         self.server = server
     }
 
-    public func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) async {
-        await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(machine, state: state, manufacturer: manufacturer, reason: reason))
+    public func machine(
+        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil,
+        adapter: String? = nil, adapterReason: String? = nil
+    ) async {
+        await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(
+            machine, state: state, manufacturer: manufacturer, reason: reason, adapter: adapter, adapterReason: adapterReason))
     }
 
     public func sample(_ record: DataRecord, machine: String, sessionID: String?) async {
