@@ -45,6 +45,8 @@ public struct DaemonConfig: Sendable, Equatable {
         public var acceptGenericFTMS = false
         /// At most this many machines connected at once (a controller holds a limited number of LE links).
         public var maxConnected = 10
+        /// At most this many links through one adapter; more machines spread over more adapters.
+        public var maxPerAdapter = 7
         public init() {}
     }
 

@@ -22,6 +22,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Adapters hci0, hci1, …; machines are spread over them. 0: bluetoothd without an adapter.")
     var adapters = 1
 
+    @Option(help: "Which adapters hear each machine: all (as BlueZ, one Device1 per adapter; the default with more than one adapter) or one (round-robin).")
+    var visibleOn: String?
+
     @Option(help: "SF-Bike machines.")
     var bikes = 1
 
@@ -71,6 +74,9 @@ struct SimulateCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...16).contains(adapters) else { throw ValidationError("--adapters must be between 0 and 16") }
+        guard visibleOn == nil || visibleOn == "all" || visibleOn == "one" else {
+            throw ValidationError("--visible-on must be all or one")
+        }
         guard adapters > 0 || bikes + rowers + nameOnly + genericFtms == 0 else {
             throw ValidationError("machines need an adapter: with --adapters 0 give --bikes 0 too")
         }
@@ -120,7 +126,8 @@ struct SimulateCommand: ParsableCommand {
     func configuration(rides: [(kind: MachineSpec.Kind, ride: RecordedRide)] = []) throws -> SimulatorConfiguration {
         var configuration = SimulatorConfiguration.gym(
             adapters: adapters, bikes: bikes, rowers: rowers, nameOnly: nameOnly, genericFTMS: genericFtms, rate: rate ?? 1,
-            seed: seed, known: known, resistanceForm: MachineSpec.ResistanceForm(rawValue: resistanceForm) ?? .uint8)
+            seed: seed, known: known, resistanceForm: MachineSpec.ResistanceForm(rawValue: resistanceForm) ?? .uint8,
+            visibleOnAll: (visibleOn ?? (adapters > 1 ? "all" : "one")) == "all")
         configuration.timing.connect = .milliseconds(connectMs)
         configuration.timing.resolve = .milliseconds(resolveMs)
         configuration.faults = try parsedFaults()

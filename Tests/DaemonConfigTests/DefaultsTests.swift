@@ -17,7 +17,7 @@ struct DefaultsTests {
     @Test func theDocumentedDefaults() {
         let expected: [String: String] = [
             "machines.allow": "[]", "machines.adapters": "[]", "machines.accept_generic_ftms": "false",
-            "machines.max_connected": "10",
+            "machines.max_connected": "10", "machines.max_per_adapter": "7",
             "sessions.pause_after_idle": "6", "sessions.end_after_idle": "120", "sessions.disconnect_grace": "60",
             "sessions.minimum_movement": "60", "sessions.sample_hold_cap": "3", "sessions.efficiency": "0.25",
             "sessions.checkpoint_interval": "5", "sessions.time_zone": "\"\"",

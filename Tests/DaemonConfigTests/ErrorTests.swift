@@ -75,6 +75,7 @@ struct ErrorTests {
         Case("[machines]\nallow = [\"a\\nb\"]\n", .invalidValue, "machines.allow", "control characters"),
         Case("[machines]\nadapters = [\"wlan0\"]\n", .invalidValue, "machines.adapters", "adapter name such as \"hci0\""),
         Case("[machines]\nmax_connected = 0\n", .invalidValue, "machines.max_connected", "from 1 to 64, got 0"),
+        Case("[machines]\nmax_per_adapter = 65\n", .invalidValue, "machines.max_per_adapter", "from 1 to 64, got 65"),
         Case("[machines]\nmax_connected = 9223372036854775807\n", .invalidValue, "machines.max_connected", "from 1 to 64"),
         Case("[mqtt]\nbroker = \"tcp://broker:1883\"\n", .invalidValue, "mqtt.broker", "must be an mqtt:// or mqtts:// URL"),
         Case("[mqtt]\nbroker = \"mqtt://gw:s3cret@broker\"\n", .invalidValue, "mqtt.broker", "use username and password_file"),

@@ -21,6 +21,7 @@ struct KeyTests {
         Case("machines.adapters", #"["hci1", "hci0"]"#) { $0.machines.adapters == ["hci1", "hci0"] },
         Case("machines.accept_generic_ftms", "true") { $0.machines.acceptGenericFTMS },
         Case("machines.max_connected", "3") { $0.machines.maxConnected == 3 },
+        Case("machines.max_per_adapter", "4") { $0.machines.maxPerAdapter == 4 },
         Case("sessions.pause_after_idle", "4.5") { $0.sessions.rules.pauseAfterIdle == .milliseconds(4500) },
         Case("sessions.end_after_idle", "300") { $0.sessions.rules.endAfterIdle == .seconds(300) },
         Case("sessions.disconnect_grace", "0.25") { $0.sessions.rules.disconnectGrace == .milliseconds(250) },

@@ -57,6 +57,7 @@ enum RandomConfig {
         config.machines.adapters = unique((0..<Int.random(in: 0...3, using: &random)).map { _ in "hci\(Int.random(in: 0...99, using: &random))" })
         config.machines.acceptGenericFTMS = Bool.random(using: &random)
         config.machines.maxConnected = Int.random(in: 1...64, using: &random)
+        config.machines.maxPerAdapter = Int.random(in: 1...64, using: &random)
         var rules = SessionRules()
         rules.pauseAfterIdle = duration(using: &random)
         rules.endAfterIdle = duration(using: &random)

@@ -35,7 +35,7 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7) async throws {
         bus = try existingBus ?? PrivateBus()
         sim = try await SimulatedBlueZ(bus: bus, arguments: arguments)
         directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("ftms-daemon-\(UUID().uuidString.prefix(8))").path
@@ -45,10 +45,10 @@ final class FleetRig: @unchecked Sendable {
         logger.logLevel = .critical
         let stored = stored
         let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: logger, sessionStored: { stored.increment() })
-        var settings = FleetSettings(busAddress: bus.address, allow: allow)
+        var settings = FleetSettings(busAddress: bus.address, allow: allow, maxConnected: maxConnected, maxPerAdapter: maxPerAdapter)
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
-        settings.supervisorTiming = MachineSupervisor.Timing(locate: .seconds(5), connect: .seconds(5), resolve: .seconds(5))
+        settings.supervisorTiming = MachineSupervisor.Timing(locate: .seconds(5), connect: .seconds(5), resolve: .seconds(5), placementRecheck: .seconds(1))
         fleet = MachineFleet(settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger)
     }
 
@@ -85,6 +85,22 @@ final class FleetRig: @unchecked Sendable {
     /// Stops the machine's rider: no more frames, so its session pauses and ends.
     func stopRiding(_ name: String) async throws {
         _ = try await sim.mock("SetStreamRate", [.string(device(name)), .double(0)])
+    }
+
+    /// Connected Device1 objects per adapter name, as BlueZ (the simulator) has them: the
+    /// links themselves, not what the fleet says about them.
+    func links() async throws -> [String: Int] {
+        let connection = try await DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let client = BlueZClient(connection: connection)
+        try await client.start()
+        let tree = await client.tree
+        await client.stop()
+        var links: [String: Int] = [:]
+        for path in tree.paths(with: BlueZNames.device) where tree.properties(path, BlueZNames.device)?["Connected"]?.bool == true {
+            links[String(path.split(separator: "/")[2]), default: 0] += 1
+        }
+        return links
     }
 
     func statuses() async -> [String: MachineStatus] {

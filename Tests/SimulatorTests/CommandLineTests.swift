@@ -16,7 +16,7 @@ extension SimulatorProcessTests {
 
         @Test(arguments: [
             ["--bikes", "-3"], ["--fault", "explode"], ["--fault", "link-drop"], ["--resistance-form", "uint32"],
-            ["--frobnicate"], ["--rate", "1000"], ["--adapters", "0"], ["--adapters", "17"], ["--seed", "minus-one"],
+            ["--frobnicate"], ["--rate", "1000"], ["--adapters", "0"], ["--adapters", "17"], ["--visible-on", "some"], ["--seed", "minus-one"],
         ])
         func badFlagsAreOneLineAndStatus2(_ arguments: [String]) throws {
             let result = try Self.run(arguments + ["--bus", "unix:path=/nonexistent/socket"])

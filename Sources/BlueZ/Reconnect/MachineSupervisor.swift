@@ -18,6 +18,11 @@ public actor MachineSupervisor {
     private var backoff: Backoff
     private let random: @Sendable () -> Double
     private let timing: Timing
+    /// Chooses the adapter of each attempt under the fleet's budget; without one, the first
+    /// copy of the machine BlueZ lists is taken.
+    private let allocator: (any AdapterAllocator)?
+    /// The key the allocator knows this machine by.
+    private let allocationKey: String
 
     /// How long each step may take before it counts as a failure.
     public struct Timing: Sendable {
@@ -26,20 +31,30 @@ public actor MachineSupervisor {
         public var resolve: Duration = .seconds(20)
         /// Whether data and status notifications use AcquireNotify where BlueZ allows it.
         public var acquireNotify = true
+        /// While no adapter with room hears the machine, how often it looks again even if no
+        /// slot was given back (an adapter may have been plugged in).
+        public var placementRecheck: Duration = .seconds(10)
 
-        public init(locate: Duration = .seconds(10), connect: Duration = .seconds(20), resolve: Duration = .seconds(20), acquireNotify: Bool = true) {
+        public init(
+            locate: Duration = .seconds(10), connect: Duration = .seconds(20), resolve: Duration = .seconds(20),
+            acquireNotify: Bool = true, placementRecheck: Duration = .seconds(10)
+        ) {
             self.locate = locate
             self.connect = connect
             self.resolve = resolve
             self.acquireNotify = acquireNotify
+            self.placementRecheck = placementRecheck
         }
     }
 
     public init(
         client: BlueZClient, target: MachineTarget, filter: MachineFilter = MachineFilter(),
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(), backoff: Backoff = Backoff(),
-        timing: Timing = Timing(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        timing: Timing = Timing(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        allocator: (any AdapterAllocator)? = nil, allocationKey: String? = nil
     ) {
+        self.allocator = allocator
+        self.allocationKey = allocationKey ?? target.address ?? target.name ?? ""
         self.client = client
         self.target = target
         self.filter = filter
@@ -53,12 +68,17 @@ public actor MachineSupervisor {
     /// Runs until the calling task is cancelled, then disconnects and finishes ``events``.
     public func run() async {
         var attempt = 0
+        var waitingFor: String?
         while !Task.isCancelled {
             attempt += 1
             let reason: String
             do {
-                let machine = try await client.locate(target, filter: filter, timeout: timing.locate)
-                target.remember(machine)
+                let found = try await client.locate(target, filter: filter, timeout: timing.locate)
+                target.remember(found)
+                guard let machine = try await place(found, waitingFor: &waitingFor) else {
+                    attempt -= 1
+                    continue
+                }
                 continuation.yield(.connecting(target, attempt: attempt))
                 // Notifications go from the bus thread straight into ``events``: no task of
                 // the link's or ours sits between BlueZ and whoever reads the events.
@@ -82,9 +102,11 @@ public actor MachineSupervisor {
                 reason = await stream(link, path: machine.path)
                 await link.close()
                 self.link = nil
+                await allocator?.release(allocationKey)
                 if Task.isCancelled { break }
                 continuation.yield(.disconnected(reason: reason))
             } catch {
+                await allocator?.release(allocationKey)
                 if Task.isCancelled { break }
                 reason = "\(error)"
             }
@@ -94,7 +116,28 @@ public actor MachineSupervisor {
         }
         await link?.disconnect()
         link = nil
+        await allocator?.release(allocationKey)
         continuation.finish()
+    }
+
+    /// The copy of `found` on the adapter the allocator gives this attempt, or nil after
+    /// waiting for room (the caller comes round again). Without an allocator, `found` itself.
+    private func place(_ found: DiscoveredMachine, waitingFor: inout String?) async throws -> DiscoveredMachine? {
+        guard let allocator else { return found }
+        let copies = await client.machines(passing: filter).filter(target.matches)
+        let seenOn = copies.isEmpty ? [found.adapter] : copies.map(\.adapter)
+        switch await allocator.claim(allocationKey, seenOn: seenOn, present: await client.adapters) {
+        case .use(let adapter, let reason):
+            waitingFor = nil
+            continuation.yield(.placed(adapter: adapter, reason: reason))
+            return copies.first { $0.adapter == adapter } ?? found
+        case .wait(let reason):
+            if waitingFor != reason { continuation.yield(.waiting(target, reason: reason)) }
+            waitingFor = reason
+            await allocator.waitForRoom(timeout: timing.placementRecheck)
+            try Task.checkCancellation()
+            return nil
+        }
     }
 
     /// Runs `command` on the live link (see ``MachineLink/send(_:timeout:)``).

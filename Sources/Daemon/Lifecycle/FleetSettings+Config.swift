@@ -17,6 +17,6 @@ extension FleetSettings {
             acceptGenericFTMS: config.machines.acceptGenericFTMS)
         self.init(
             busAddress: bus, filter: filter, allow: config.machines.allow, adapters: config.machines.adapters,
-            maxConnected: config.machines.maxConnected)
+            maxConnected: config.machines.maxConnected, maxPerAdapter: config.machines.maxPerAdapter)
     }
 }

@@ -11,6 +11,8 @@ public struct FleetSettings: Sendable {
     /// Adapter names (`hci0`) whose machines are taken; empty means all.
     public var adapters: [String]
     public var maxConnected: Int
+    /// Links per adapter (`machines.max_per_adapter`): a controller holds only a few.
+    public var maxPerAdapter: Int
     /// How long each search for new machines keeps discovery on.
     public var discoveryWindow: Duration
     /// The pause after a search that found nothing new; it doubles up to `discoveryPauseLimit`
@@ -23,7 +25,7 @@ public struct FleetSettings: Sendable {
 
     public init(
         busAddress: String, filter: MachineFilter = MachineFilter(), allow: [String] = [], adapters: [String] = [],
-        maxConnected: Int = 10, discoveryWindow: Duration = .seconds(10), discoveryPause: Duration = .seconds(20),
+        maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryWindow: Duration = .seconds(10), discoveryPause: Duration = .seconds(20),
         discoveryPauseLimit: Duration = .seconds(300), supervisorTiming: MachineSupervisor.Timing = .init(),
         busBackoff: Backoff = Backoff()
     ) {
@@ -32,6 +34,7 @@ public struct FleetSettings: Sendable {
         self.allow = allow
         self.adapters = adapters
         self.maxConnected = maxConnected
+        self.maxPerAdapter = maxPerAdapter
         self.discoveryWindow = discoveryWindow
         self.discoveryPause = discoveryPause
         self.discoveryPauseLimit = discoveryPauseLimit
@@ -40,7 +43,7 @@ public struct FleetSettings: Sendable {
     }
 
     /// Whether a discovered machine sits on an adapter the gateway may use.
-    func allows(adapter path: String) -> Bool {
+    public func allows(adapter path: String) -> Bool {
         guard !adapters.isEmpty else { return true }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return adapters.contains(name)

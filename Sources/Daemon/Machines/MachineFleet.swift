@@ -25,6 +25,8 @@ public actor MachineFleet {
     /// Workers by upper-cased address: they outlive connections and bus restarts.
     private var workers: [String: MachineWorker] = [:]
     private var supervised: [String: Supervised] = [:]
+    /// The link budget of the current bus connection; its supervisors claim their adapters here.
+    private var budget: AdapterBudget?
     public private(set) var busConnected = false
     public private(set) var busError: String?
     /// Times the bus connection was (re)made, for status and the tests of bus restarts.
@@ -194,6 +196,8 @@ public actor MachineFleet {
     // MARK: Supervisors
 
     private func manage(_ client: BlueZClient) async {
+        let settings = settings
+        budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.allows(adapter: $0) })
         if !settings.allow.isEmpty {
             for entry in settings.allow.prefix(settings.maxConnected) {
                 startSupervisor(key: entry.uppercased(), target: MachineTarget(entry), client: client)
@@ -272,7 +276,7 @@ public actor MachineFleet {
     private func startSupervisor(key: String, target: MachineTarget, client: BlueZClient) {
         let supervisor = MachineSupervisor(
             client: client, target: target, filter: settings.filter, resistanceForms: resistanceForms,
-            backoff: Backoff(), timing: settings.supervisorTiming, random: random)
+            backoff: Backoff(), timing: settings.supervisorTiming, random: random, allocator: budget, allocationKey: key)
         let run = Task { await supervisor.run() }
         let route = Task { await self.route(supervisor.events, key: key) }
         supervised[key] = Supervised(supervisor: supervisor, run: run, route: route)
@@ -281,13 +285,27 @@ public actor MachineFleet {
     /// Hands one supervisor's events to its machine's worker, in order.
     private func route(_ events: AsyncStream<SupervisorEvent>, key: String) async {
         var worker: MachineWorker?
+        var placement: (adapter: String, reason: String)?
         for await event in events {
             switch event {
             case .connecting(let target, let attempt):
                 let current = ensureWorker(for: target, key: key)
                 worker = current
+                if let (adapter, reason) = placement {
+                    placement = nil
+                    if attempt == 1 { logger.info("\(target) goes through \(AdapterBudget.name(adapter)): \(reason)") }
+                    await current.placed(adapter: adapter, reason: reason)
+                }
                 if attempt == 1 { logger.info("connecting to \(target)") }
                 await current.connecting(target)
+            case .placed(let adapter, let reason):
+                // The attempt's `connecting` follows at once and names the machine.
+                placement = (adapter, reason)
+            case .waiting(let target, let reason):
+                let current = ensureWorker(for: target, key: key)
+                worker = current
+                logger.notice("\(target) waits: \(reason)")
+                await current.waiting(target, reason: reason)
             case .ready(let info):
                 logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
                 await worker?.ready(info)

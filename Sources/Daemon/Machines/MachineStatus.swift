@@ -16,11 +16,18 @@ public struct MachineStatus: Sendable, Hashable, Codable {
     public var lastError: String?
     /// A training program running on it, by training id.
     public var training: String?
+    /// The adapter (`hci1`) its link goes through, or its last attempt went through.
+    public var adapter: String?
+    /// Why it is on that adapter, or why it waits for one (the link budget, issue 15).
+    public var adapterReason: String?
 
     public init(
         name: String, address: String, type: MachineType? = nil, model: String? = nil, manufacturer: String? = nil,
-        state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil
+        state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil,
+        adapter: String? = nil, adapterReason: String? = nil
     ) {
+        self.adapter = adapter
+        self.adapterReason = adapterReason
         self.name = name
         self.address = address
         self.type = type
@@ -39,5 +46,7 @@ public struct MachineStatus: Sendable, Hashable, Codable {
         case notifications
         case lastError = "last_error"
         case training
+        case adapter
+        case adapterReason = "adapter_reason"
     }
 }

@@ -17,6 +17,9 @@ public actor MachineWorker {
     public private(set) var info: MachineInfo?
     public private(set) var notifications = 0
     public private(set) var lastError: String?
+    /// The adapter (`hci1`) of its link or last attempt, and why (issue 15's link budget).
+    public private(set) var adapter: String?
+    public private(set) var adapterReason: String?
     private var identity: MachineIdentity?
     private var pipeline: MachinePipeline?
     private let sink: SessionSink
@@ -75,7 +78,7 @@ public actor MachineWorker {
         MachineStatus(
             name: name, address: address, type: identity?.type, model: identity?.model ?? info?.model,
             manufacturer: info?.manufacturer, state: state, sessionID: pipeline?.engine.openSessionID,
-            notifications: notifications, lastError: lastError)
+            notifications: notifications, lastError: lastError, adapter: adapter, adapterReason: adapterReason)
     }
 
     public var openSessionID: String? { pipeline?.engine.openSessionID }
@@ -84,7 +87,23 @@ public actor MachineWorker {
         if let name = target.name { self.name = name }
         if let address = target.address { self.address = address }
         state = .connecting
-        await sink.publisher.machine(currentIdentity, state: state.payloadName)
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, adapter: adapter, adapterReason: adapterReason)
+    }
+
+    /// The next attempt goes through `adapter` (a path or a name) for `reason`.
+    public func placed(adapter: String, reason: String) {
+        self.adapter = AdapterBudget.name(adapter)
+        adapterReason = reason
+    }
+
+    /// No adapter with room hears it: it stays `discovered`, saying why.
+    public func waiting(_ target: MachineTarget, reason: String) async {
+        if let name = target.name { self.name = name }
+        if let address = target.address { self.address = address }
+        adapter = nil
+        adapterReason = reason
+        if state == .connecting { state = .discovered }
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, adapter: nil, adapterReason: reason)
     }
 
     public func ready(_ info: MachineInfo) async {
@@ -94,7 +113,7 @@ public actor MachineWorker {
         state = .ready
         lastError = nil
         if let type = MachineType(kind: info.kind) { adopt(type) }
-        await sink.publisher.machine(currentIdentity, state: state.payloadName, manufacturer: info.manufacturer)
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, adapter: adapter, adapterReason: adapterReason)
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
@@ -132,7 +151,7 @@ public actor MachineWorker {
         guard state == .ready || state == .connecting else { return }
         state = .disconnected
         lastError = reason
-        await sink.publisher.machine(currentIdentity, state: state.payloadName, reason: reason)
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, reason: reason, adapter: adapter)
         guard let identity, let events = pipeline?.disconnected(at: clock.now()) else { return }
         if !events.isEmpty { await sink.deliver(events, machine: identity) }
         if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpoint(snapshot) }

@@ -6,8 +6,13 @@ public import Workout
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
 public enum MetricsPayloads {
-    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`.
-    public static func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) -> JSONPayload {
+    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; with
+    /// several adapters, `adapter` and `adapter_reason` say where its link goes and why (or
+    /// why it waits).
+    public static func machine(
+        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil,
+        adapter: String? = nil, adapterReason: String? = nil
+    ) -> JSONPayload {
         payload { json in
             json.appendKey("state", first: true)
             json.appendString(state)
@@ -28,6 +33,14 @@ public enum MetricsPayloads {
             if let reason {
                 json.appendKey("reason")
                 json.appendString(reason)
+            }
+            if let adapter {
+                json.appendKey("adapter")
+                json.appendString(adapter)
+            }
+            if let adapterReason {
+                json.appendKey("adapter_reason")
+                json.appendString(adapterReason)
             }
         }
     }

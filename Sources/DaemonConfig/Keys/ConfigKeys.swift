@@ -21,6 +21,10 @@ enum ConfigKeys {
         ConfigKey(
             "machines", "max_connected", "integer", "At most this many machines connected at once (1 to 64): a controller holds few LE links.",
             \.machines.maxConnected, read: { v throws(ValueProblem) in try v.integer(in: 1...64) }, render: { String($0) }),
+        ConfigKey(
+            "machines", "max_per_adapter", "integer",
+            "At most this many links through one Bluetooth adapter (1 to 64; CSR controllers hold 5, Broadcom 7): machines go to the least-loaded adapter that hears them, and wait when every one is full.",
+            \.machines.maxPerAdapter, read: { v throws(ValueProblem) in try v.integer(in: 1...64) }, render: { String($0) }),
     ]
 
     private static let sessions: [ConfigKey] = [

@@ -32,6 +32,10 @@ public struct MachineSpec: Sendable, Equatable {
     public var kind: Kind
     /// The adapter that sees it, as `hci0`.
     public var adapter: String
+    /// Further adapters in range of it. BlueZ 5.66 makes one Device1 per adapter that hears a
+    /// device (`/org/bluez/hciN/dev_…`), so a machine near a gateway with several controllers
+    /// is on the bus once under each of them.
+    public var alsoSeenBy: [String] = []
     /// Seeds the rider model, so every run streams the same frames.
     public var seed: UInt64
     /// Frames per second the rider model streams while a client is subscribed; 0 streams
@@ -59,6 +63,14 @@ public struct MachineSpec: Sendable, Equatable {
         self.resistanceForm = resistanceForm
         self.known = known
         self.rssi = rssi
+    }
+
+    /// The same machine as the adapter `name` sees it (its own Device1 object).
+    func seen(by name: String) -> MachineSpec {
+        var copy = self
+        copy.adapter = name
+        copy.alsoSeenBy = []
+        return copy
     }
 
     /// `/org/bluez/hci0/dev_C0_5F_00_00_00_01`.

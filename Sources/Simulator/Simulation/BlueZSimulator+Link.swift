@@ -12,6 +12,7 @@ extension BlueZSimulator {
             if device.connected { return .now([]) }
             guard device.pendingConnect == nil else { throw .failed("Operation already in progress") }
             guard adapters[device.adapterPath]?.powered == true else { throw .failed("Input/output error") }
+            guard !linkedElsewhere(device) else { throw .connectionAbortByLocal }
             connect(device, replier: call.replier)
             return .later
         case "Disconnect":

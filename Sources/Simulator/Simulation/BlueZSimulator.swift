@@ -68,14 +68,16 @@ public actor BlueZSimulator {
         for (index, name) in configuration.adapters.enumerated() {
             adapters["/org/bluez/" + name] = AdapterState(name: name, index: index)
         }
-        for spec in configuration.machines {
-            guard adapters["/org/bluez/" + spec.adapter] != nil else {
-                throw SimulatorError("machine \(spec.name) is on adapter \(spec.adapter), which is not configured")
+        for machine in configuration.machines {
+            for spec in ([machine.adapter] + machine.alsoSeenBy).map(machine.seen(by:)) {
+                guard adapters["/org/bluez/" + spec.adapter] != nil else {
+                    throw SimulatorError("machine \(spec.name) is on adapter \(spec.adapter), which is not configured")
+                }
+                guard spec.address.isBluetoothAddress, devices[spec.devicePath] == nil else {
+                    throw SimulatorError("machine \(spec.name) has a bad or duplicate address \(spec.address)")
+                }
+                devices[spec.devicePath] = DeviceState(spec: spec, timing: configuration.timing)
             }
-            guard spec.address.isBluetoothAddress, devices[spec.devicePath] == nil else {
-                throw SimulatorError("machine \(spec.name) has a bad or duplicate address \(spec.address)")
-            }
-            devices[spec.devicePath] = DeviceState(spec: spec, timing: configuration.timing)
         }
         badTypes = configuration.faults.contains(.badTypes)
         buildTree()
@@ -275,7 +277,9 @@ public actor BlueZSimulator {
     /// A device by object path or address, as the mock controls take it.
     func device(_ reference: String) throws(BusFailure) -> DeviceState {
         if let device = devices[reference] { return device }
-        if let device = devices.values.first(where: { $0.spec.address == reference.uppercased() }) { return device }
+        // A machine several adapters see: the copy that holds the link, else the first adapter's.
+        let copies = devices.values.filter { $0.spec.address == reference.uppercased() }
+        if let device = copies.min(by: { ($0.connected ? 0 : 1, $0.path) < ($1.connected ? 0 : 1, $1.path) }) { return device }
         throw .mock("NoSuchDevice", "no device \(reference)")
     }
 
@@ -288,6 +292,12 @@ public actor BlueZSimulator {
 
     func devices(on adapter: AdapterState) -> [DeviceState] {
         devices.values.filter { $0.adapterPath == adapter.path }.sorted { $0.spec.address < $1.spec.address }
+    }
+
+    /// Whether another adapter's copy of `device` holds a link or is connecting: a peripheral
+    /// takes one central, and stops advertising as connectable while it has one.
+    func linkedElsewhere(_ device: DeviceState) -> Bool {
+        devices.values.contains { $0 !== device && $0.spec.address == device.spec.address && ($0.connected || $0.pendingConnect != nil) }
     }
 
     /// The device owning a GATT object path.

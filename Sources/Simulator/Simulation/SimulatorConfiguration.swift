@@ -23,13 +23,15 @@ public struct SimulatorConfiguration: Sendable, Equatable {
     }
 
     /// A gym: bikes, rowers, look-alikes without 0xFE01 and other makers' FTMS bikes, spread
-    /// round-robin over the adapters (none without an adapter), named and addressed by kind
+    /// round-robin over the adapters (none without an adapter; with `visibleOnAll` each is
+    /// also heard by every other adapter, as in a small room), named and addressed by kind
     /// and number:
     /// `SF-Bike-0001` at `C0:5F:00:00:00:01`, `SF-Rower-0001` at `C0:5F:00:00:00:02`, …,
     /// name-only `SF-Bike-9001` at `C0:5F:00:00:01:01`, FTMS `FTMS-Bike-01` at `C0:5F:00:00:02:01`.
     public static func gym(
         adapters: Int = 1, bikes: Int = 1, rowers: Int = 0, nameOnly: Int = 0, genericFTMS: Int = 0,
-        rate: Double = 1, seed: UInt64 = 1, known: Bool = false, resistanceForm: MachineSpec.ResistanceForm = .uint8
+        rate: Double = 1, seed: UInt64 = 1, known: Bool = false, resistanceForm: MachineSpec.ResistanceForm = .uint8,
+        visibleOnAll: Bool = false
     ) -> SimulatorConfiguration {
         let adapterNames = (0..<max(adapters, 0)).map { "hci\($0)" }
         guard !adapterNames.isEmpty else { return SimulatorConfiguration(adapters: [], machines: []) }
@@ -37,10 +39,13 @@ public struct SimulatorConfiguration: Sendable, Equatable {
         func add(_ name: String, _ group: UInt8, _ number: Int, _ kind: MachineSpec.Kind) {
             let index = machines.count
             let address = "C0:5F:00:00:" + hexByte(group).uppercased() + ":" + hexByte(UInt8(truncatingIfNeeded: number)).uppercased()
-            machines.append(MachineSpec(
-                name: name, address: address, kind: kind, adapter: adapterNames[index % adapterNames.count],
+            let adapter = adapterNames[index % adapterNames.count]
+            var spec = MachineSpec(
+                name: name, address: address, kind: kind, adapter: adapter,
                 seed: SeededRandom.derive(seed, index), streamRate: kind.hasGatt ? rate : 0,
-                resistanceForm: resistanceForm, known: known, rssi: -55 - 4 * (index % 8)))
+                resistanceForm: resistanceForm, known: known, rssi: -55 - 4 * (index % 8))
+            if visibleOnAll { spec.alsoSeenBy = adapterNames.filter { $0 != adapter } }
+            machines.append(spec)
         }
         var number = 0
         for bike in 1...max(bikes, 1) where bikes > 0 {

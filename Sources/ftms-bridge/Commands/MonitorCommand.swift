@@ -60,7 +60,7 @@ struct MonitorCommand: AsyncParsableCommand {
                     printError("monitor: \(target): \(reason)")
                 case .retrying(let delay, let reason):
                     printError("monitor: \(target): \(reason); retrying in \(delay.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
-                case .connecting:
+                case .connecting, .placed, .waiting:
                     break
                 }
             }

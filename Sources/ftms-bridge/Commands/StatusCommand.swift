@@ -97,6 +97,8 @@ struct StatusCommand: AsyncParsableCommand {
             var line = "\(machine["state"] as? String ?? "?")"
             if let session = machine["session_id"] as? String { line += ", riding (session \(session))" }
             if let training = machine["training"] as? String { line += ", training \(training)" }
+            if let adapter = machine["adapter"] as? String { line += " via \(adapter)" }
+            if let reason = machine["adapter_reason"] as? String, machine["adapter"] == nil { line += " — \(reason)" }
             if let error = machine["last_error"] as? String, machine["state"] as? String != "ready" { line += " — \(error)" }
             rows.append(("  \(machine["name"] as? String ?? "?")", line))
         }
