@@ -19,6 +19,8 @@ What it checks, in order:
   4. the last gateway frozen (SIGSTOP, as a power cut leaves its TCP connection): its status
      turns `offline` (the broker's last will) within 2.5 × keepalive (MQTT's 1.5 × plus
      mosquitto's check interval); the others stay `online`;
+  4b. another gateway killed (SIGKILL): the kernel closes its socket, so the last will says
+     `offline` at once, within its keepalive.
   5. SIGTERM of the others: each says `offline` itself on the way out.
 Prints the notification-to-subscriber latency of samples (p50/p99: subscriber receive time
 minus the envelope's timestamp, taken by the daemon as it publishes the decoded notification)
@@ -258,6 +260,21 @@ enabled = false
         step(f"{victim['name']} frozen (SIGSTOP): offline (last will) after {seen - killed:.1f} s (keepalive {args.keepalive} s)")
         victim["daemon"].send_signal(signal.SIGKILL)
 
+        # 4b. A gateway killed (SIGKILL, as the OOM killer or a crash does): the kernel closes
+        # its socket, so the broker publishes the last will at once, well within the keepalive.
+        clean = gateways[:-1]
+        if len(gateways) >= 3:
+            crashed = gateways[-2]
+            clean = gateways[:-2]
+            since = len(watch.messages)
+            crashed["daemon"].send_signal(signal.SIGKILL)
+            killed = time.time()
+            wait_for(f"{crashed['name']} offline", lambda: any(p == "offline" for (_, p) in watch.on(f"ftms-bridge/{crashed['name']}/status", since)), args.keepalive + 10)
+            seen = next(t for (t, p) in watch.on(f"ftms-bridge/{crashed['name']}/status", since) if p == "offline")
+            if seen - killed > args.keepalive:
+                raise Failure(f"{crashed['name']} showed offline {seen - killed:.1f} s after SIGKILL, over its keepalive of {args.keepalive} s")
+            step(f"{crashed['name']} killed (SIGKILL): offline (last will) after {seen - killed:.2f} s (keepalive {args.keepalive} s)")
+
         # Figures: latency of samples, and the broker's message rate ($SYS, 1 s interval).
         # Samples from before the broker outage: those queued through it measure the outage.
         latencies = []
@@ -270,12 +287,12 @@ enabled = false
              f"p99 {percentile(latencies, 0.99):.1f} ms; broker received {rate or '?'} messages/min (1-min average)")
 
         # 5. The others stop cleanly and say offline themselves.
-        for other in gateways[:-1]:
+        for other in clean:
             other["daemon"].send_signal(signal.SIGTERM)
-        for other in gateways[:-1]:
+        for other in clean:
             if other["daemon"].wait(20) != 0:
                 raise Failure(f"{other['name']} exited {other['daemon'].returncode} on SIGTERM")
-        wait_for("clean offline", lambda: all(watch.last(f"ftms-bridge/{o['name']}/status") == "offline" for o in gateways[:-1]), 10)
+        wait_for("clean offline", lambda: all(watch.last(f"ftms-bridge/{o['name']}/status") == "offline" for o in clean), 10)
         step("the others stopped on SIGTERM and said offline")
         ok = True
         print("e2e-mqtt: PASS")
