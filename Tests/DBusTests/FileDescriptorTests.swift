@@ -34,8 +34,18 @@ struct FileDescriptorTests {
             return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
         }
 
+        /// Closes our end of pair `index` once (the number is forgotten, so ``closeAll()`` and a
+        /// second hang-up cannot close a descriptor that has since been reused elsewhere).
         func hangUp(_ index: Int = 0) {
-            kept.withLock { _ = close($0[index]) }
+            kept.withLock {
+                guard $0[index] >= 0 else { return }
+                _ = close($0[index])
+                $0[index] = -1
+            }
+        }
+
+        func closeAll() {
+            for index in kept.withLock({ $0.indices }) { hangUp(index) }
         }
     }
 
@@ -62,6 +72,7 @@ struct FileDescriptorTests {
         func stop() {
             server.close()
             client.close()
+            pairs.closeAll()
             bus.stop()
         }
     }

@@ -83,12 +83,14 @@ extension SimulatorProcessTests {
             try await rig.call(device, "org.bluez.Device1", "Connect")
             #expect(await rig.waitFor("resolved again", resolved))
             let again = try await rig.call(data, Self.characteristic, "AcquireNotify", [.properties([:])])
-            let second = try #require(again.first?.fileDescriptor?.take())
-            defer { close(second) }
+            // Owned by a value again, so the one close below is the only one: a second close
+            // of a bare number could close whatever another test's socket reused it for.
+            let second = try #require(again.first?.fileDescriptor)
+            let secondNumber = try #require(second.number)
             try await rig.simulator.mock("NotifyValue", [.string(data), .string("00 00 20 00")])
-            #expect(Self.receive(second) == [0x00, 0x00, 0x20, 0x00])
+            #expect(Self.receive(secondNumber) == [0x00, 0x00, 0x20, 0x00])
             // Closing our end gives it back: the next AcquireNotify succeeds.
-            close(second)
+            if let taken = second.take() { close(taken) }
             let third = try await rig.call(data, Self.characteristic, "AcquireNotify", [.properties([:])])
             #expect(third.first?.fileDescriptor != nil)
         }

@@ -113,7 +113,9 @@ public actor MachineWorker {
         state = .ready
         lastError = nil
         if let type = MachineType(kind: info.kind) { adopt(type) }
-        await sink.publisher.machine(currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, adapter: adapter, adapterReason: adapterReason)
+        await sink.publisher.machine(
+            currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, adapter: adapter, adapterReason: adapterReason,
+            features: info.features)
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }

@@ -17,10 +17,11 @@ public struct LivePublisher: Sendable {
 
     public func machine(
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil,
-        adapter: String? = nil, adapterReason: String? = nil
+        adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) async {
         await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(
-            machine, state: state, manufacturer: manufacturer, reason: reason, adapter: adapter, adapterReason: adapterReason))
+            machine, state: state, manufacturer: manufacturer, reason: reason, adapter: adapter, adapterReason: adapterReason,
+            features: features))
         mqtt?.announce(machine, manufacturer: manufacturer)
     }
 

@@ -8,10 +8,12 @@ public import Workout
 public enum MetricsPayloads {
     /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; with
     /// several adapters, `adapter` and `adapter_reason` say where its link goes and why (or
-    /// why it waits).
+    /// why it waits). Once the machine is ready, its Fitness Machine Feature value is listed by
+    /// the names `decode` uses, so a display knows what to show (a rower without heart rate, a
+    /// bike that takes a power target) before the first sample.
     public static func machine(
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil,
-        adapter: String? = nil, adapterReason: String? = nil
+        adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) -> JSONPayload {
         payload { json in
             json.appendKey("state", first: true)
@@ -42,7 +44,24 @@ public enum MetricsPayloads {
                 json.appendKey("adapter_reason")
                 json.appendString(adapterReason)
             }
+            // Only the words the machine sent, as `decode` reports a short value.
+            if let features, features.wordCount >= 1 {
+                appendNames("fitness_machine_features", features.fitnessMachineFeatureList, into: &json)
+            }
+            if let features, features.wordCount >= 2 {
+                appendNames("target_setting_features", features.targetSettingFeatureList, into: &json)
+            }
         }
+    }
+
+    private static func appendNames(_ key: StaticString, _ names: [String], into json: inout JSONBuffer) {
+        json.appendKey(key)
+        json.append(UInt8(ascii: "["))
+        for (index, name) in names.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.appendString(name)
+        }
+        json.append(UInt8(ascii: "]"))
     }
 
     /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
