@@ -125,7 +125,7 @@ public actor MachineWorker {
             await sink.deliver(output.events, machine: identity)
             updateTicker()
         }
-        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpoint(snapshot) }
+        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
     }
 
     public func disconnected(reason: String) async {
@@ -135,7 +135,7 @@ public actor MachineWorker {
         await sink.publisher.machine(currentIdentity, state: state.payloadName, reason: reason)
         guard let identity, let events = pipeline?.disconnected(at: clock.now()) else { return }
         if !events.isEmpty { await sink.deliver(events, machine: identity) }
-        if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpoint(snapshot) }
+        if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpointSoon(snapshot) }
         updateTicker()
     }
 
@@ -159,7 +159,7 @@ public actor MachineWorker {
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.tick(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
-        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpoint(snapshot) }
+        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
         updateTicker()
     }
 

@@ -18,6 +18,27 @@ extension GatewayStore: SessionCheckpointStore {
         }
     }
 
+    /// Saves several machines' checkpoints in one transaction (one `fdatasync` instead of one
+    /// each): all of them or, if it fails, none, so the caller can keep them all for the next try.
+    public func saveAll(_ snapshots: [SessionSnapshot]) async throws {
+        guard !snapshots.isEmpty else { return }
+        let encoder = JSONEncoder()
+        let rows = try snapshots.map { snapshot in
+            (snapshot.machine.address, snapshot.sessionID, String(decoding: try encoder.encode(snapshot), as: UTF8.self), snapshot.savedAt.millisecondsSince1970)
+        }
+        try await write { db in
+            for (address, sessionID, body, savedAt) in rows {
+                try db.execute(
+                    sql: """
+                        INSERT INTO checkpoints (machine_address, session_id, snapshot, saved_at) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (machine_address) DO UPDATE SET session_id = excluded.session_id,
+                        snapshot = excluded.snapshot, saved_at = excluded.saved_at
+                        """,
+                    arguments: [address, sessionID, body, savedAt])
+            }
+        }
+    }
+
     public func load(machineAddress: String) async throws -> SessionSnapshot? {
         let body = try await read { db in
             try String.fetchOne(db, sql: "SELECT snapshot FROM checkpoints WHERE machine_address = ?", arguments: [machineAddress])
