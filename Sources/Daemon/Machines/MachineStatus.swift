@@ -16,11 +16,16 @@ public struct MachineStatus: Sendable, Hashable, Codable {
     public var lastError: String?
     /// A training program running on it, by training id.
     public var training: String?
+    /// How its data notifications arrive: `acquired` (AcquireNotify) or `start_notify`; `nil`
+    /// before the first connection is ready.
+    public var notify: String?
 
     public init(
         name: String, address: String, type: MachineType? = nil, model: String? = nil, manufacturer: String? = nil,
-        state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil
+        state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil,
+        notify: String? = nil
     ) {
+        self.notify = notify
         self.name = name
         self.address = address
         self.type = type
@@ -39,5 +44,6 @@ public struct MachineStatus: Sendable, Hashable, Codable {
         case notifications
         case lastError = "last_error"
         case training
+        case notify
     }
 }

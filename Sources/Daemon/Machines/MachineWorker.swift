@@ -75,7 +75,7 @@ public actor MachineWorker {
         MachineStatus(
             name: name, address: address, type: identity?.type, model: identity?.model ?? info?.model,
             manufacturer: info?.manufacturer, state: state, sessionID: pipeline?.engine.openSessionID,
-            notifications: notifications, lastError: lastError)
+            notifications: notifications, lastError: lastError, notify: info?.dataNotifyPath?.wireName)
     }
 
     public var openSessionID: String? { pipeline?.engine.openSessionID }
@@ -94,7 +94,7 @@ public actor MachineWorker {
         state = .ready
         lastError = nil
         if let type = MachineType(kind: info.kind) { adopt(type) }
-        await sink.publisher.machine(currentIdentity, state: state.payloadName, manufacturer: info.manufacturer)
+        await sink.publisher.machine(currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, notify: info.dataNotifyPath?.wireName)
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }

@@ -15,8 +15,8 @@ public struct LivePublisher: Sendable {
         self.mqtt = mqtt
     }
 
-    public func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) async {
-        await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(machine, state: state, manufacturer: manufacturer, reason: reason))
+    public func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil) async {
+        await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(machine, state: state, manufacturer: manufacturer, notify: notify, reason: reason))
         mqtt?.announce(machine, manufacturer: manufacturer)
     }
 

@@ -6,8 +6,11 @@ public import Workout
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
 public enum MetricsPayloads {
-    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`.
-    public static func machine(_ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil) -> JSONPayload {
+    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; `notify`
+    /// (with `ready`) says how data notifications arrive: `acquired` or `start_notify`.
+    public static func machine(
+        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil
+    ) -> JSONPayload {
         payload { json in
             json.appendKey("state", first: true)
             json.appendString(state)
@@ -25,6 +28,10 @@ public enum MetricsPayloads {
             }
             json.appendKey("type")
             json.appendString(machine.type.rawValue)
+            if let notify {
+                json.appendKey("notify")
+                json.appendString(notify)
+            }
             if let reason {
                 json.appendKey("reason")
                 json.appendString(reason)
