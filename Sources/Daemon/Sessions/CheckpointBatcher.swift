@@ -78,13 +78,19 @@ public actor CheckpointBatcher {
         guard !flushScheduled, !pending.isEmpty else { return }
         flushScheduled = true
         Task { [timers, window] in
-            try? await timers.sleep(for: window)
-            await self.scheduledFlush()
+            do {
+                try await timers.sleep(for: window)
+            } catch {
+                // The timers' loop is gone (the daemon is stopping): shutdown's own checkpoints
+                // flush what is pending; retrying here would spin on a sleep that fails at once.
+                return await self.scheduledFlush(run: false)
+            }
+            await self.scheduledFlush(run: true)
         }
     }
 
-    private func scheduledFlush() async {
+    private func scheduledFlush(run: Bool) async {
         flushScheduled = false
-        await flush()
+        if run { await flush() }
     }
 }
