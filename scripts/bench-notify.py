@@ -69,6 +69,8 @@ def main():
     parser.add_argument("--perf")
     parser.add_argument("--sim", help="the ftms-sim to use (default: the one in --bin), e.g. to bench an older daemon")
     args = parser.parse_args()
+    args.broker = None  # run_scenario's MQTT option (bench-daemon.py --mqtt): this bench runs without a broker
+    args.sample_rate = None
     work = tempfile.mkdtemp(prefix="ftms-bench-notify.")
     results = {}
     for path in args.paths.split(","):

@@ -18,10 +18,11 @@
 #   python3-dbus, python3-gi, python3-dbusmock: the fake BlueZ (Tests/Fixtures/dbusmock) runs on
 #                     python-dbusmock's bluez5 template; dbus-python has no PyPI wheels, so these are the
 #                     Debian packages, used through /usr/bin/python3 (not a pyenv/venv python3 on PATH)
+#   sqlite3           CheckpointBatcherTests inject a failing store through a second process's trigger
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
-          libmosquitto-dev mosquitto mosquitto-clients openssl)
+          libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

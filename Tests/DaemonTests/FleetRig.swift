@@ -44,7 +44,9 @@ final class FleetRig: @unchecked Sendable {
         var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
         let stored = stored
-        let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: logger, sessionStored: { stored.increment() })
+        // As the daemon runs it: periodic checkpoints batched over half the checkpoint interval.
+        let checkpoints = CheckpointBatcher(store: store, window: rules.checkpointInterval / 2, logger: logger)
+        let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: logger, sessionStored: { stored.increment() }, checkpoints: checkpoints)
         var settings = FleetSettings(busAddress: bus.address, allow: allow, maxConnected: maxConnected, maxPerAdapter: maxPerAdapter)
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))

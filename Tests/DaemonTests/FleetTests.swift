@@ -20,6 +20,8 @@ struct FleetTests {
         }
         let seen = await rig.statuses()
         #expect(riding, "\(seen)")
+        // The simulator lets the daemon acquire the data characteristics.
+        #expect(seen.values.map(\.notify) == Array(repeating: "acquired", count: 3))
         let sessions = await rig.statuses().mapValues { $0.sessionID }
         try await rig.stopRiding("SF-Bike-0002")
         // Idle 2 s ends it; the other two ride on.
@@ -32,6 +34,18 @@ struct FleetTests {
         let now = await rig.statuses()
         #expect(now["SF-Bike-0001"]?.sessionID == sessions["SF-Bike-0001"] ?? nil)
         #expect(now["SF-Bike-0002"]?.sessionID == nil)
+        await rig.stop()
+    }
+
+    /// Where BlueZ refuses AcquireNotify, `status` says the machine is on StartNotify.
+    @Test func statusNamesTheNotifyPath() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known", "--no-acquire-notify"])
+        defer { rig.removeState() }
+        try await rig.start()
+        let ready = await eventually { await rig.statuses().values.filter { $0.state == .ready }.count == 2 }
+        let seen = await rig.statuses()
+        #expect(ready, "\(seen)")
+        #expect(seen.values.map(\.notify) == ["start_notify", "start_notify"])
         await rig.stop()
     }
 

@@ -17,4 +17,10 @@ public struct MachineInfo: Sendable, Equatable {
     public var resistanceRange: SupportedRange?
     /// How the data and status notifications arrive (AcquireNotify or StartNotify), by characteristic.
     public var notifyPaths: [Characteristic: NotifyPath] = [:]
+
+    /// How the data characteristic (Indoor Bike Data or Rower Data) is served: the one that
+    /// carries the 4 Hz stream, so the one whose path decides what a notification costs.
+    public var dataNotifyPath: NotifyPath? {
+        notifyPaths[.indoorBikeData] ?? notifyPaths[.rowerData]
+    }
 }

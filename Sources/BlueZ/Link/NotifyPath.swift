@@ -7,6 +7,14 @@ public enum NotifyPath: Sendable, Equatable, CustomStringConvertible {
     /// `reason` says why AcquireNotify was not used (nil: it was not tried).
     case startNotify(reason: String?)
 
+    /// `acquired` or `start_notify`: what `status` and the `machine` message say.
+    public var wireName: String {
+        switch self {
+        case .acquired: "acquired"
+        case .startNotify: "start_notify"
+        }
+    }
+
     public var description: String {
         switch self {
         case .acquired(let mtu): "acquired (MTU \(mtu))"

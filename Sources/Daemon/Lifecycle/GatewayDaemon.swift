@@ -222,7 +222,12 @@ public struct GatewayDaemon: Sendable {
             }
         }
 
-        let sink = SessionSink(store: store, publisher: publisher, logger: logger, sessionStored: { await scheduler?.sessionFinished() }) { event in
+        // Periodic checkpoints of all machines due within half a checkpoint interval share one
+        // transaction (docs/performance.md, round 2).
+        let checkpoints = CheckpointBatcher(store: store, window: config.sessions.rules.checkpointInterval / 2, logger: logger, timers: timers)
+        let sink = SessionSink(
+            store: store, publisher: publisher, logger: logger, sessionStored: { await scheduler?.sessionFinished() }, checkpoints: checkpoints
+        ) { event in
             switch event {
             case .started: metrics.sessionOpened()
             case .finished(_, let summary): metrics.sessionFinished(reason: summary.detail.endReason.rawValue)

@@ -20,14 +20,18 @@ public struct MachineStatus: Sendable, Hashable, Codable {
     public var adapter: String?
     /// Why it is on that adapter, or why it waits for one (the link budget, issue 15).
     public var adapterReason: String?
+    /// How its data notifications arrive: `acquired` (AcquireNotify) or `start_notify`; `nil`
+    /// before the first connection is ready.
+    public var notify: String?
 
     public init(
         name: String, address: String, type: MachineType? = nil, model: String? = nil, manufacturer: String? = nil,
         state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil,
-        adapter: String? = nil, adapterReason: String? = nil
+        adapter: String? = nil, adapterReason: String? = nil, notify: String? = nil
     ) {
         self.adapter = adapter
         self.adapterReason = adapterReason
+        self.notify = notify
         self.name = name
         self.address = address
         self.type = type
@@ -48,5 +52,6 @@ public struct MachineStatus: Sendable, Hashable, Codable {
         case training
         case adapter
         case adapterReason = "adapter_reason"
+        case notify
     }
 }

@@ -78,7 +78,8 @@ public actor MachineWorker {
         MachineStatus(
             name: name, address: address, type: identity?.type, model: identity?.model ?? info?.model,
             manufacturer: info?.manufacturer, state: state, sessionID: pipeline?.engine.openSessionID,
-            notifications: notifications, lastError: lastError, adapter: adapter, adapterReason: adapterReason)
+            notifications: notifications, lastError: lastError, adapter: adapter, adapterReason: adapterReason,
+            notify: info?.dataNotifyPath?.wireName)
     }
 
     public var openSessionID: String? { pipeline?.engine.openSessionID }
@@ -114,8 +115,8 @@ public actor MachineWorker {
         lastError = nil
         if let type = MachineType(kind: info.kind) { adopt(type) }
         await sink.publisher.machine(
-            currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, adapter: adapter, adapterReason: adapterReason,
-            features: info.features)
+            currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, notify: info.dataNotifyPath?.wireName,
+            adapter: adapter, adapterReason: adapterReason, features: info.features)
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
@@ -146,7 +147,7 @@ public actor MachineWorker {
             await sink.deliver(output.events, machine: identity)
             updateTicker()
         }
-        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpoint(snapshot) }
+        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
     }
 
     public func disconnected(reason: String) async {
@@ -156,7 +157,7 @@ public actor MachineWorker {
         await sink.publisher.machine(currentIdentity, state: state.payloadName, reason: reason, adapter: adapter)
         guard let identity, let events = pipeline?.disconnected(at: clock.now()) else { return }
         if !events.isEmpty { await sink.deliver(events, machine: identity) }
-        if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpoint(snapshot) }
+        if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpointSoon(snapshot) }
         updateTicker()
     }
 
@@ -180,7 +181,7 @@ public actor MachineWorker {
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.tick(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
-        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpoint(snapshot) }
+        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
         updateTicker()
     }
 

@@ -16,21 +16,24 @@ public struct LivePublisher: Sendable {
     }
 
     public func machine(
-        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil,
+        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) async {
         await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(
-            machine, state: state, manufacturer: manufacturer, reason: reason, adapter: adapter, adapterReason: adapterReason,
-            features: features))
+            machine, state: state, manufacturer: manufacturer, notify: notify, reason: reason, adapter: adapter,
+            adapterReason: adapterReason, features: features))
         mqtt?.announce(machine, manufacturer: manufacturer)
     }
 
+    /// Encoded only if a reader of the socket watches this machine's samples or MQTT publishes
+    /// samples (once, shared by both): the sample costs no JSON otherwise.
     public func sample(_ record: DataRecord, machine: String, sessionID: String?) async {
-        await send(.sample, machine: machine, sessionID: sessionID, payload: MetricsPayloads.decoded(.data(record)))
+        await sendIfRead(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.decoded(.data(record)) }
     }
 
+    /// Like ``sample(_:machine:sessionID:)``: encoded only for someone who will read it.
     public func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
-        await send(.status, machine: machine, sessionID: sessionID, payload: MetricsPayloads.decoded(.status(status)))
+        await sendIfRead(.status, machine: machine, sessionID: sessionID) { MetricsPayloads.decoded(.status(status)) }
     }
 
     /// `session_state`, and for a finished session its `session_summary` right after.
@@ -48,6 +51,15 @@ public struct LivePublisher: Sendable {
 
     public func upload(_ payload: JSONPayload) async {
         await send(.upload, payload: payload)
+    }
+
+    private func sendIfRead(_ type: MessageType, machine: String, sessionID: String?, payload: @Sendable () -> JSONPayload) async {
+        guard let server else { return }
+        let forwarding = mqtt?.forwards(type) ?? false
+        guard let line = try? await server.publishIfRead(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload),
+              let envelope = line.envelope
+        else { return }
+        mqtt?.forward(type, machine: machine, envelope: envelope)
     }
 
     private func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async {

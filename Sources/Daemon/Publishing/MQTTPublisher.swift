@@ -57,6 +57,18 @@ public final class MQTTPublisher: Sendable {
         await client.stop(flushTimeout: flushTimeout)
     }
 
+    /// Whether ``forward(_:machine:envelope:)`` publishes messages of `type` at all (`[mqtt]
+    /// publish`), so a sample nobody forwards need not be encoded for MQTT.
+    public func forwards(_ type: MessageType) -> Bool {
+        switch type {
+        case .machine: kinds.contains("state")
+        case .sample: kinds.contains("sample")
+        case .sessionState, .sessionSummary: kinds.contains("session")
+        case .upload: kinds.contains("upload")
+        default: false
+        }
+    }
+
     /// One metrics-socket message, as the socket wrote it.
     public func forward(_ type: MessageType, machine: String?, envelope: [UInt8]) {
         switch type {

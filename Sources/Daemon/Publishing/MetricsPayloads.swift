@@ -6,13 +6,14 @@ public import Workout
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
 public enum MetricsPayloads {
-    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; with
+    /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; `notify`
+    /// (with `ready`) says how data notifications arrive: `acquired` or `start_notify`; with
     /// several adapters, `adapter` and `adapter_reason` say where its link goes and why (or
     /// why it waits). Once the machine is ready, its Fitness Machine Feature value is listed by
     /// the names `decode` uses, so a display knows what to show (a rower without heart rate, a
     /// bike that takes a power target) before the first sample.
     public static func machine(
-        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, reason: String? = nil,
+        _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) -> JSONPayload {
         payload { json in
@@ -32,6 +33,10 @@ public enum MetricsPayloads {
             }
             json.appendKey("type")
             json.appendString(machine.type.rawValue)
+            if let notify {
+                json.appendKey("notify")
+                json.appendString(notify)
+            }
             if let reason {
                 json.appendKey("reason")
                 json.appendString(reason)

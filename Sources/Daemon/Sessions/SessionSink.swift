@@ -15,11 +15,15 @@ public struct SessionSink: Sendable {
     public let sessionStored: @Sendable () async -> Void
     /// Told of every event after it is handled, for the Prometheus counters.
     public let observe: @Sendable (SessionEvent) -> Void
+    /// Gathers periodic checkpoints into one transaction per window; `nil`: each is saved at once.
+    public let checkpoints: CheckpointBatcher?
 
     public init(
         store: GatewayStore, publisher: LivePublisher, logger: Logger,
-        sessionStored: @escaping @Sendable () async -> Void = {}, observe: @escaping @Sendable (SessionEvent) -> Void = { _ in }
+        sessionStored: @escaping @Sendable () async -> Void = {}, checkpoints: CheckpointBatcher? = nil,
+        observe: @escaping @Sendable (SessionEvent) -> Void = { _ in }
     ) {
+        self.checkpoints = checkpoints
         self.store = store
         self.publisher = publisher
         self.logger = logger
@@ -37,6 +41,7 @@ public struct SessionSink: Sendable {
         var stored = false
         switch event {
         case .finished(_, let summary):
+            await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
             do {
                 try await store.enqueue(summary, machineAddress: machine.address)
                 stored = true
@@ -45,6 +50,7 @@ public struct SessionSink: Sendable {
                 logger.error("session \(summary.sessionID) on \(machine.name) could not be stored (its checkpoint is kept): \(error)")
             }
         case .dropped(_, let reason, let summary):
+            await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
             do {
                 try await store.remove(machineAddress: machine.address, sessionID: summary.sessionID)
             } catch {
@@ -61,8 +67,19 @@ public struct SessionSink: Sendable {
         if stored { await sessionStored() }
     }
 
-    /// Saves an open session's checkpoint; a failure is logged and the next one tries again.
+    /// A periodic checkpoint: into the next batch if there is a batcher, else saved at once.
+    public func checkpointSoon(_ snapshot: SessionSnapshot) async {
+        guard let checkpoints else { return await checkpoint(snapshot) }
+        await checkpoints.submit(snapshot)
+    }
+
+    /// Saves an open session's checkpoint now (shutdown), with whatever other machines have
+    /// pending; a failure is logged and the next one tries again.
     public func checkpoint(_ snapshot: SessionSnapshot) async {
+        if let checkpoints {
+            await checkpoints.submit(snapshot)
+            return await checkpoints.flush()
+        }
         do {
             try await store.save(snapshot)
         } catch {

@@ -61,4 +61,8 @@ public enum MessageType: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// `hello` and `error` are written to one reader and carry the current `seq` instead of
     /// taking a new one, so publishing them would put a gap in every other reader's stream.
     var isReaderLocal: Bool { self == .hello || self == .error }
+
+    /// `machine` and `session_state` lines are kept by ``ResyncState`` for readers that
+    /// connect later, so they are encoded even when no reader is connected.
+    var isKeptForResync: Bool { self == .machine || self == .sessionState }
 }

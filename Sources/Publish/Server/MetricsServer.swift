@@ -140,6 +140,30 @@ public actor MetricsServer {
         return (seq, line.getBytes(at: line.readerIndex, length: line.readableBytes - 1) ?? [])
     }
 
+    /// Publishes a message whose payload is made only if someone will read it: a reader whose
+    /// watch takes `type` from `machine`, or the caller's second transport (`forwarding`, e.g.
+    /// MQTT publishing samples). With neither, the message still takes its `seq` (so `seq`
+    /// still counts every message, as ``PublishMetrics/messagesPublished`` says) but nothing
+    /// is encoded: a gym whose socket nobody watches pays no JSON per notification.
+    ///
+    /// Only for types the resync state does not keep (`sample`, `status`): a `machine` or
+    /// `session_state` must be encoded for the reader that connects later.
+    /// Returns the envelope bytes when `forwarding` and the line was made, as ``publishLine(_:machine:sessionID:payload:)``.
+    @discardableResult
+    public func publishIfRead(
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,
+        payload: @Sendable () -> JSONPayload
+    ) throws(PublishError) -> (seq: UInt64, envelope: [UInt8]?) {
+        guard !type.isReaderLocal else { throw .readerLocalType(type) }
+        guard forwarding || type.isKeptForResync || readers.values.contains(where: { $0.value.accepts(type, machine: machine) }) else {
+            seq += 1
+            counters.messagesPublished = seq
+            return (seq, nil)
+        }
+        let line = try publishLine(type, machine: machine, sessionID: sessionID, payload: payload())
+        return (line.seq, forwarding ? line.envelope : nil)
+    }
+
     // MARK: Readers (called by ReaderHandler, on the loop)
 
     func attach(_ reader: NIOLoopBound<ReaderHandler>) {

@@ -102,6 +102,12 @@ final class ReaderHandler: ChannelInboundHandler {
 
     /// Writes `line` if the reader wants it and can take it. O(1), no allocation but NIO's
     /// write promise: this runs once per reader per published message.
+    /// Whether ``offer(_:type:machine:)`` would consider a line of `type` about `machine`
+    /// (open, and its watch takes it), before anyone spends the work of making the line.
+    func accepts(_ type: MessageType, machine: String?) -> Bool {
+        !closing && context != nil && filter.accepts(type, machine: machine)
+    }
+
     func offer(_ line: ByteBuffer, type: MessageType, machine: String?) -> Delivery {
         guard !closing, let context, filter.accepts(type, machine: machine) else { return .skipped }
         let backlog = pendingBytes + line.readableBytes

@@ -6,15 +6,27 @@ import Foundation
 /// machine, as JSON of ``SessionSnapshot``.
 extension GatewayStore: SessionCheckpointStore {
     public func save(_ snapshot: SessionSnapshot) async throws {
-        let body = try String(decoding: JSONEncoder().encode(snapshot), as: UTF8.self)
+        try await saveAll([snapshot])
+    }
+
+    /// Saves several machines' checkpoints in one transaction (one `fdatasync` instead of one
+    /// each): all of them or, if it fails, none, so the caller can keep them all for the next try.
+    public func saveAll(_ snapshots: [SessionSnapshot]) async throws {
+        guard !snapshots.isEmpty else { return }
+        let encoder = JSONEncoder()
+        let rows = try snapshots.map { snapshot in
+            (snapshot.machine.address, snapshot.sessionID, String(decoding: try encoder.encode(snapshot), as: UTF8.self), snapshot.savedAt.millisecondsSince1970)
+        }
         try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO checkpoints (machine_address, session_id, snapshot, saved_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (machine_address) DO UPDATE SET session_id = excluded.session_id,
-                    snapshot = excluded.snapshot, saved_at = excluded.saved_at
-                    """,
-                arguments: [snapshot.machine.address, snapshot.sessionID, body, snapshot.savedAt.millisecondsSince1970])
+            for (address, sessionID, body, savedAt) in rows {
+                try db.execute(
+                    sql: """
+                        INSERT INTO checkpoints (machine_address, session_id, snapshot, saved_at) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (machine_address) DO UPDATE SET session_id = excluded.session_id,
+                        snapshot = excluded.snapshot, saved_at = excluded.saved_at
+                        """,
+                    arguments: [address, sessionID, body, savedAt])
+            }
         }
     }
 

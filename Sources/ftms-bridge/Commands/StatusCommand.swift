@@ -95,6 +95,7 @@ struct StatusCommand: AsyncParsableCommand {
         rows.append(("machines", machines.isEmpty ? "none yet" : "\(machines.count)"))
         for machine in machines {
             var line = "\(machine["state"] as? String ?? "?")"
+            if let notify = machine["notify"] as? String, machine["state"] as? String == "ready" { line += " (\(notify))" }
             if let session = machine["session_id"] as? String { line += ", riding (session \(session))" }
             if let training = machine["training"] as? String { line += ", training \(training)" }
             if let adapter = machine["adapter"] as? String { line += " via \(adapter)" }

@@ -1,0 +1,137 @@
+import FTMS
+import Foundation
+import Logging
+import Store
+import Testing
+import Workout
+@testable import Daemon
+
+/// Periodic checkpoints of several machines in one transaction, on a real SQLite store: none is
+/// lost by a failed batch, none of a closed session lands after its removal.
+@Suite("CheckpointBatcher")
+struct CheckpointBatcherTests {
+    static let origin = UTCTime(secondsSince1970: 1_795_248_000)
+
+    /// A real open session from the engine: `seconds` of riding.
+    static func snapshot(_ machine: Int, seconds: Int = 30) throws -> SessionSnapshot {
+        let identity = MachineIdentity(name: "SF-Bike-000\(machine)", address: "C0:11:22:33:44:0\(machine)", type: .bike)
+        var engine = SessionEngine(machine: identity, ids: RandomSessionIDs(using: SplitMix64(seed: UInt64(machine))))
+        for second in 0...seconds {
+            var values = FieldValues()
+            values.set(.instantaneousCadence, value: 85)
+            values.set(.instantaneousPower, value: 180)
+            values.set(.totalDistance, value: Double(1000 + 8 * second))
+            _ = engine.ingest(DataRecord(kind: .indoorBikeData, values: values), at: Timestamp(monotonic: .seconds(second), wallOrigin: origin))
+        }
+        return try #require(engine.snapshot(at: Timestamp(monotonic: .seconds(seconds), wallOrigin: origin)))
+    }
+
+    final class Rig {
+        let directory: String
+        let store: GatewayStore
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-batcher-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            store = try GatewayStore(directory: directory)
+        }
+
+        func batcher(window: Duration = .seconds(3600)) -> CheckpointBatcher {
+            CheckpointBatcher(store: store, window: window, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        }
+
+        /// Runs SQL on the store's file through the `sqlite3` tool, as a second process would.
+        func sql(_ statement: String) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["sqlite3", directory + "/" + GatewayStore.fileName, statement]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+
+        func saved() async throws -> [String: SessionSnapshot] {
+            Dictionary(uniqueKeysWithValues: try await store.loadAll().map { ($0.machine.address, $0) })
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    @Test func machinesDueInOneWindowAreSavedTogetherAndTheLatestWins() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let first = try Self.snapshot(1, seconds: 10)
+        let latest = try Self.snapshot(1, seconds: 20)
+        let second = try Self.snapshot(2)
+        await batcher.submit(first)
+        await batcher.submit(second)
+        await batcher.submit(latest)
+        #expect(try await rig.saved().isEmpty)
+        #expect(await batcher.pendingCount == 2)
+        await batcher.flush()
+        #expect(try await rig.saved() == [latest.machine.address: latest, second.machine.address: second])
+        #expect(await batcher.pendingCount == 0)
+    }
+
+    @Test func theWindowFlushesOnItsOwn() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher(window: .milliseconds(100))
+        let snapshot = try Self.snapshot(3)
+        await batcher.submit(snapshot)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await rig.saved().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await rig.saved() == [snapshot.machine.address: snapshot])
+    }
+
+    /// The store refuses the batch (a trigger injected by another process): every snapshot is
+    /// kept, a newer one of the same machine replaces its own, and the next batch saves them.
+    @Test func aFailedBatchLosesNothing() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let one = try Self.snapshot(1, seconds: 10)
+        let two = try Self.snapshot(2)
+        await batcher.submit(one)
+        await batcher.submit(two)
+        try rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        await batcher.flush()
+        #expect(try await rig.saved().isEmpty)
+        #expect(await batcher.pendingCount == 2)
+        let newer = try Self.snapshot(1, seconds: 20)
+        await batcher.submit(newer)
+        try rig.sql("DROP TRIGGER refuse;")
+        await batcher.flush()
+        #expect(try await rig.saved() == [newer.machine.address: newer, two.machine.address: two])
+    }
+
+    /// A session that closes takes its pending checkpoint out, even one a failed batch put back.
+    @Test func aClosedSessionsCheckpointNeverLands() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let closing = try Self.snapshot(1)
+        let open = try Self.snapshot(2)
+        await batcher.submit(closing)
+        await batcher.submit(open)
+        try rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        await batcher.flush()
+        await batcher.discard(machineAddress: closing.machine.address, sessionID: closing.sessionID)
+        // Another session's id leaves the pending checkpoint alone.
+        await batcher.discard(machineAddress: open.machine.address, sessionID: closing.sessionID)
+        try rig.sql("DROP TRIGGER refuse;")
+        await batcher.flush()
+        #expect(try await rig.saved() == [open.machine.address: open])
+    }
+
+    /// Through the sink: a periodic checkpoint waits for its batch; the shutdown checkpoint is
+    /// durable when `checkpoint` returns, and takes the pending ones with it.
+    @Test func theSinkBatchesPeriodicCheckpointsAndSavesShutdownOnesAtOnce() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let sink = SessionSink(store: rig.store, publisher: LivePublisher(server: nil), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, checkpoints: batcher)
+        let riding = try Self.snapshot(1)
+        await sink.checkpointSoon(riding)
+        #expect(try await rig.saved().isEmpty)
+        let other = try Self.snapshot(2)
+        await sink.checkpoint(other)
+        #expect(try await rig.saved() == [riding.machine.address: riding, other.machine.address: other])
+    }
+}
