@@ -220,9 +220,10 @@ def main():
                   f"RSS max {peak / 1024:.1f} MB, first {samples[0] / 1024:.1f} MB, last {samples[-1] / 1024:.1f} MB; CPU {cpu:.2f} % of one core")
             if args.broker:
                 mqtt_figures(args, watch_log, watched_before, received_before, time.monotonic() - start_wall)
-            if peak > 30 * 1024 or cpu > 2:
+            # The RSS bar (issue 6) is for 10 machines; the CPU bar holds for 40 too (issue 15).
+            if (args.machines <= 10 and peak > 30 * 1024) or cpu > 2:
                 failed = True
-                print("load: BAR MISSED (RSS <= 30 MB, CPU <= 2 %)")
+                print("load: BAR MISSED (RSS <= 30 MB with up to 10 machines, CPU <= 2 %)")
             if args.adapters > 1:
                 ok, text = check_spread(args, daemon.control)
                 print(f"load: {text}")
