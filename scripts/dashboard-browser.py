@@ -18,13 +18,10 @@ daemon's publish timestamp to the page's render of that tile, one clock).
 import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from harness import stop_processes  # noqa: E402
+from harness import stop_processes, Failure, wait_for, percentile  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-class Failure(Exception):
-    pass
 
 
 def step(text):
@@ -36,15 +33,6 @@ def free_port():
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
-
-def wait_for(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise Failure(f"timed out after {timeout} s waiting for {what}")
 
 
 class WebDriver:
@@ -101,10 +89,6 @@ TILES = """return [...document.querySelectorAll('article.tile')].map(t => ({
   distance: t.querySelector('[data-field=distance]').textContent, time: t.querySelector('[data-field=time]').textContent,
   spark: t.querySelector('polyline').getAttribute('points')}));"""
 
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def main():
@@ -235,7 +219,7 @@ gateway = "gym-a"
         driver.viewport(1920, 1080, False)
 
         ms = [1000 * x for x in latencies]
-        step(f"notification-to-page latency over {len(ms)} updates: p50 {percentile(ms, 50):.1f} ms, p99 {percentile(ms, 99):.1f} ms")
+        step(f"notification-to-page latency over {len(ms)} updates: p50 {percentile(ms, 0.5):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms")
         for name in ("dashboard-1920x1080.png", "dashboard-390x844.png"):
             size = os.path.getsize(os.path.join(out, name))
             if size < 10_000:

@@ -22,11 +22,8 @@ import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, th
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import NotifySocket, stop_processes  # noqa: E402
+from harness import NotifySocket, stop_processes, Failure, wait_for  # noqa: E402
 
-
-class Failure(Exception):
-    pass
 
 
 def step(text):
@@ -68,15 +65,6 @@ class Reader(threading.Thread):
         with self.lock:
             return len(self.messages)
 
-
-def wait_for(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise Failure(f"timed out after {timeout} s waiting for {what}")
 
 
 def main():

@@ -32,26 +32,14 @@ import argparse, json, os, shutil, signal, subprocess, sys, tempfile, threading,
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import stop_processes  # noqa: E402
+from harness import stop_processes, Failure, wait_for, percentile  # noqa: E402
 from broker import Broker, write_secret  # noqa: E402
 
-
-class Failure(Exception):
-    pass
 
 
 def step(text):
     print(f"e2e-mqtt: {text}", flush=True)
 
-
-def wait_for(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise Failure(f"timed out after {timeout} s waiting for {what}")
 
 
 class Subscriber(threading.Thread):
@@ -85,10 +73,6 @@ class Subscriber(threading.Thread):
         found = self.on(topic)
         return found[-1][1] if found else None
 
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def main():

@@ -1,4 +1,4 @@
-"""What the whole-process scripts (e2e.py, bench-daemon.py) need around the daemon they run."""
+"""What the whole-process scripts (e2e.py, mqtt-fleet.py, dashboard-browser.py, bench-daemon.py) need around the daemon they run."""
 import signal, socket, subprocess, threading, time
 
 
@@ -52,3 +52,24 @@ def stop_processes(processes, timeout):
             process.wait(timeout)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+class Failure(Exception):
+    """A check of a whole-process scenario failed; the message says which."""
+
+
+def wait_for(what, predicate, timeout, interval=0.1):
+    """The predicate's first truthy value, polled until `timeout` seconds; Failure past it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise Failure(f"timed out after {timeout} s waiting for {what}")
+
+
+def percentile(values, fraction):
+    """The value at `fraction` (0.5 for the median) of the sorted values, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
