@@ -173,6 +173,16 @@ enabled = false
         wait_for("samples from every machine", lambda: all(watch.on(m + "/sample") for m in machines), 30)
         step(f"{len(names)} gateways online; {len(machines)} machines ready with samples: {', '.join(sorted(m.split('/', 1)[1] for m in machines))}")
 
+        def broker_status(gateway):
+            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"]],
+                                    env=gateway["env"], capture_output=True, text=True, timeout=30)
+            if answer.returncode != 0:
+                raise Failure(f"{gateway['name']} status: {answer.stderr.strip()}")
+            return json.loads(answer.stdout).get("mqtt")
+        seen = broker_status(gateways[0])
+        if not seen or seen["state"] != "connected" or seen["delivered"] <= 0 or seen["url"] != f"mqtt://127.0.0.1:{broker.port}":
+            raise Failure(f"status --json while the broker is up: mqtt {seen}")
+
         # 2. A session on every machine.
         def sessions(state):
             found = {}
@@ -205,7 +215,10 @@ enabled = false
                 if message["type"] == "session_summary":
                     found.add(message["sessionId"])
             return found
-        time.sleep(2)
+        down = wait_for("status says the broker is gone, with the summaries queued",
+                        lambda: (lambda m: m if m["state"] != "connected" and m.get("last_error") and m["queued"] >= 2 else None)(broker_status(gateways[0])), 30)
+        step(f"status during the outage: mqtt {down['state']}, {down['queued']} queued, last error: {down['last_error']}")
+        time.sleep(1)
         broker.start()
         wait_for("every session_summary on MQTT after the broker restart", lambda: summaries() >= set(started.values()), 60)
         wait_for("every gateway online again", lambda: all(any(p == "online" for (_, p) in watch.on(f"ftms-bridge/{n}/status", outage)) for n in names), 30)

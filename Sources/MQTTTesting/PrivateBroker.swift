@@ -1,4 +1,4 @@
-public import BlueZTesting
+import BlueZTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -169,7 +169,9 @@ public final class PrivateBroker: @unchecked Sendable {
     }
 
     private static func writeSecret(_ text: String, to path: String) throws {
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw BrokerStartError(description: "cannot write \(path)")
+        }
         guard chmod(path, 0o600) == 0 else { throw BrokerStartError(description: "cannot chmod \(path)") }
     }
 

@@ -1,4 +1,4 @@
-public import BlueZTesting
+import BlueZTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -16,7 +16,9 @@ public final class SubscriberProcess: @unchecked Sendable {
         let configDirectory = broker.directoryPath + "/sub-\(clientID)"
         try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
         let options = "-h 127.0.0.1\n-p \(broker.port)\n-u \(broker.username)\n-P \(broker.password)\n"
-        FileManager.default.createFile(atPath: configDirectory + "/mosquitto_sub", contents: Data(options.utf8), attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: configDirectory + "/mosquitto_sub", contents: Data(options.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw BrokerStartError(description: "cannot write \(configDirectory)/mosquitto_sub")
+        }
         outputPath = configDirectory + "/output"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -1,4 +1,4 @@
-public import FTMS
+import FTMS
 
 /// What an operator or a training program asks a machine to do (SPEC §4). The Control
 /// Point writer turns each into a request, choosing the resistance form and clamping.

@@ -1,4 +1,4 @@
-public import Control
+import Control
 import BlueZ
 import DaemonConfig
 import NIOPosix

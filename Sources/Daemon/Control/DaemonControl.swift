@@ -1,7 +1,6 @@
 public import BlueZ
 import FTMS
 import FoundationEssentials
-public import Logging
 public import Store
 public import Telemetry
 import Training
@@ -57,6 +56,12 @@ public actor DaemonControl {
             machines[index].training = await trainings.active(on: machines[index].name)
         }
         let readers = await publisher.server?.metrics.readersConnected ?? 0
+        let broker = publisher.mqtt.map { mqtt in
+            let status = mqtt.client.status
+            return DaemonStatus.Broker(
+                url: mqtt.client.configuration.broker.description, state: status.state.rawValue, lastError: status.lastError,
+                connections: status.connections, queued: status.queued, delivered: status.delivered, dropped: status.dropped)
+        }
         return DaemonStatus(
             version: version, deviceID: store.deviceID,
             uptimeSeconds: Int((ContinuousClock.now - started).components.seconds), backend: backend,
@@ -67,7 +72,7 @@ public actor DaemonControl {
                 oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
             account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
             lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
-            metricsReaders: readers)
+            metricsReaders: readers, mqtt: broker)
     }
 
     public func machines() async -> ControlOutcome {

@@ -1,5 +1,3 @@
-public import Workout
-
 /// What `ftms-bridge status` shows of a running daemon, and the control socket's `status`
 /// answer. Snake-case JSON like every other name the product publishes.
 public struct DaemonStatus: Sendable, Codable, Equatable {
@@ -37,6 +35,26 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         public var succeeded: Bool
     }
 
+    /// The MQTT broker connection, when `[mqtt]` is on: an operator's one place to see that the
+    /// fleet's broker hears this gateway, and why not (the same figures Prometheus has).
+    public struct Broker: Sendable, Codable, Equatable {
+        /// Scheme, host and port only: the URL never carries the login.
+        public var url: String
+        /// `connecting`, `connected`, `waiting` (between attempts) or `stopped`.
+        public var state: String
+        /// The latest failure, kept after a later success.
+        public var lastError: String?
+        public var connections: UInt64
+        public var queued: Int
+        public var delivered: UInt64
+        public var dropped: UInt64
+
+        enum CodingKeys: String, CodingKey {
+            case url, state, connections, queued, delivered, dropped
+            case lastError = "last_error"
+        }
+    }
+
     public var version: String
     public var deviceID: String
     public var uptimeSeconds: Int
@@ -47,6 +65,7 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var account: Account
     public var lastUpload: LastUpload?
     public var metricsReaders: Int
+    public var mqtt: Broker?
 
     enum CodingKeys: String, CodingKey {
         case version
@@ -55,5 +74,6 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         case backend, bus, machines, queue, account
         case lastUpload = "last_upload"
         case metricsReaders = "metrics_readers"
+        case mqtt
     }
 }

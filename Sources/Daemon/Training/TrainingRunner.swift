@@ -41,7 +41,7 @@ public actor TrainingRunner {
         let generation = generation
         let task = Task { [send, report, logger, retryInterval, timers] in
             await Self.execute(plan, machine: machine, send: send, report: report, logger: logger, retryInterval: retryInterval, timers: timers)
-            await self.finished(key, generation: generation)
+            self.finished(key, generation: generation)
         }
         programs[key] = (plan, task, generation)
         logger.info("training \(plan.id) started on \(machine)")

@@ -92,6 +92,9 @@ struct StatusCommand: AsyncParsableCommand {
             rows.append(("last upload", "\(last["at"] as? String ?? "?") \((last["succeeded"] as? Bool ?? false) ? "ok" : "incomplete"): \(last["result"] as? String ?? "")"))
         }
         rows.append(("metrics readers", "\(status["metrics_readers"] as? Int ?? 0)"))
+        if let mqtt = status["mqtt"] as? [String: Any] {
+            rows.append(("mqtt", Self.brokerLine(mqtt)))
+        }
         rows.append(("machines", machines.isEmpty ? "none yet" : "\(machines.count)"))
         for machine in machines {
             var line = "\(machine["state"] as? String ?? "?")"
@@ -104,6 +107,16 @@ struct StatusCommand: AsyncParsableCommand {
             rows.append(("  \(machine["name"] as? String ?? "?")", line))
         }
         print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
+    }
+
+    /// `connected to mqtt://broker:1883, 1520 delivered, 0 queued, 0 dropped`, or why not.
+    static func brokerLine(_ mqtt: [String: Any]) -> String {
+        let state = mqtt["state"] as? String ?? "?"
+        let url = mqtt["url"] as? String ?? "?"
+        var line = state == "connected" ? "connected to \(url)" : "\(state == "waiting" ? "not connected" : state) to \(url)"
+        line += ", \(mqtt["delivered"] as? Int ?? 0) delivered, \(mqtt["queued"] as? Int ?? 0) queued, \(mqtt["dropped"] as? Int ?? 0) dropped"
+        if let error = mqtt["last_error"] as? String { line += state == "connected" ? " (last error: \(error))" : ": \(error)" }
+        return line
     }
 
     static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?) -> String {
