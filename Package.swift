@@ -171,7 +171,7 @@ let package = Package(
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
         .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
-        .target(name: "MQTTTesting", dependencies: ["BlueZTesting"], swiftSettings: strict),
+        .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
         // `ftms-bridge run`: the pieces above composed into the service a gym runs.
         .target(
             name: "Daemon",
@@ -254,11 +254,11 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "Workout"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
     ]

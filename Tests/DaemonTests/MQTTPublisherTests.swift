@@ -1,4 +1,5 @@
 import BlueZ
+import BlueZTesting
 import Daemon
 import Foundation
 import Logging
@@ -26,13 +27,13 @@ struct MQTTPublisherTests {
             now: { ContinuousClock.now - origin }, timers: ContinuousClock())
     }
 
-    func reader(_ broker: PrivateBroker, _ filter: String) async throws -> (MQTTClient, Inbox) {
+    func reader(_ broker: PrivateBroker, _ filter: String) async throws -> (MQTTClient, MessageInbox) {
         let client = try MQTTClient(MQTTConfiguration(
             broker: try BrokerURL(parsing: broker.url), clientID: "reader-\(UUID().uuidString.prefix(6))", username: broker.username,
             password: broker.password, backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(300))))
         try client.start()
-        let inbox = Inbox(client.subscribe(filter, qos: .atLeastOnce))
-        try await until("reader connected") { client.status.state == .connected }
+        let inbox = MessageInbox(client.subscribe(filter, qos: .atLeastOnce))
+        try await waitUntil("reader connected") { client.status.state == .connected }
         return (client, inbox)
     }
 
@@ -44,10 +45,10 @@ struct MQTTPublisherTests {
         let envelope = { (type: String) in Array(#"{"type":"\#(type)","machine":"SF-Bike-0001"}"#.utf8) }
         publisher.forward(.machine, machine: "SF-Bike-0001", envelope: envelope("machine"))
         publisher.forward(.upload, machine: nil, envelope: envelope("upload"))
-        try await until("flushed") { publisher.client.status.queued == 0 && publisher.client.status.state == .connected }
+        try await waitUntil("flushed") { publisher.client.status.queued == 0 && publisher.client.status.state == .connected }
         // A reader that arrives later sees the retained ones: status, state, upload.
         let (client, inbox) = try await reader(broker, "ftms-bridge/#")
-        try await until("retained") { await inbox.messages.count >= 3 }
+        try await waitUntil("retained") { await inbox.messages.count >= 3 }
         let retained = await Dictionary(inbox.messages.map { ($0.topic, $0.text) }, uniquingKeysWith: { $1 })
         #expect(retained["ftms-bridge/gw-1/status"] == "online")
         #expect(retained["ftms-bridge/gw-1/machines/SF-Bike-0001/state"] == #"{"type":"machine","machine":"SF-Bike-0001"}"#)
@@ -57,14 +58,14 @@ struct MQTTPublisherTests {
         publisher.forward(.sessionSummary, machine: "SF-Bike-0001", envelope: envelope("session_summary"))
         publisher.forward(.sample, machine: "SF-Bike-0001", envelope: envelope("sample"))
         publisher.forward(.status, machine: "SF-Bike-0001", envelope: envelope("status"))
-        try await until("live") { await inbox.texts(on: "ftms-bridge/gw-1/machines/SF-Bike-0001/sample").count == 1 }
-        try await until("sessions") { await inbox.texts(on: "ftms-bridge/gw-1/machines/SF-Bike-0001/session").count == 2 }
+        try await waitUntil("live") { await inbox.texts(on: "ftms-bridge/gw-1/machines/SF-Bike-0001/sample").count == 1 }
+        try await waitUntil("sessions") { await inbox.texts(on: "ftms-bridge/gw-1/machines/SF-Bike-0001/session").count == 2 }
         let session = await inbox.messages.filter { $0.topic.hasSuffix("/session") }
         #expect(session.map(\.qos) == [1, 1])
         #expect(session.map(\.text) == [#"{"type":"session_state","machine":"SF-Bike-0001"}"#, #"{"type":"session_summary","machine":"SF-Bike-0001"}"#])
         #expect(await !inbox.messages.contains { $0.text.contains("\"status\"") })
         await publisher.stop()
-        try await until("offline on stop") { await inbox.texts(on: "ftms-bridge/gw-1/status").last == "offline" }
+        try await waitUntil("offline on stop") { await inbox.texts(on: "ftms-bridge/gw-1/status").last == "offline" }
         await client.stop()
     }
 
@@ -76,7 +77,7 @@ struct MQTTPublisherTests {
         let publisher = try makePublisher(broker)
         try publisher.start()
         let (client, inbox) = try await reader(broker, "ftms-bridge/gw-1/machines/+/sample")
-        try await until("publisher connected") { publisher.client.status.state == .connected }
+        try await waitUntil("publisher connected") { publisher.client.status.state == .connected }
         let machines = (1...10).map { "SF-Bike-\(String(format: "%04d", $0))" }
         let start = ContinuousClock.now
         for tick in 1...12 {
@@ -87,7 +88,7 @@ struct MQTTPublisherTests {
         }
         let elapsed = ContinuousClock.now - start
         // The trailing edge: every machine's tick 12 arrives within the next interval.
-        try await until("every machine's last sample") {
+        try await waitUntil("every machine's last sample") {
             let messages = await inbox.messages
             return machines.allSatisfy { machine in
                 messages.last { $0.topic == "ftms-bridge/gw-1/machines/\(machine)/sample" }?.text == #"{"tick":12}"#
@@ -113,9 +114,9 @@ struct MQTTPublisherTests {
         let rower = MachineIdentity(name: "SF-Rower-0002", address: "C0:11:22:33:44:02", model: "SF-Rower-M1", type: .rower)
         publisher.announce(bike, manufacturer: "SolidFocus")
         publisher.announce(rower, manufacturer: "SolidFocus")
-        try await until("flushed") { publisher.client.status.queued == 0 && publisher.client.status.state == .connected }
+        try await waitUntil("flushed") { publisher.client.status.queued == 0 && publisher.client.status.state == .connected }
         let (client, inbox) = try await reader(broker, "homeassistant/#")
-        try await until("16 config topics") { await inbox.messages.count == 16 }
+        try await waitUntil("16 config topics") { await inbox.messages.count == 16 }
         let power = try #require(await inbox.messages.first { $0.topic == "homeassistant/sensor/ftms-bridge_gw-1/SF-Bike-0001_power/config" })
         let parsed = try? JSONSerialization.jsonObject(with: Data(power.payload))
         let config = try #require(parsed as? [String: Any], "\(power.text)")
@@ -129,7 +130,7 @@ struct MQTTPublisherTests {
         let next = try makePublisher(broker, discovery: true)
         try next.start()
         await next.removeEntities(keeping: ["SF-Bike-0001"], window: .seconds(2), logger: Logger(label: "test"))
-        try await until("rower entities cleared") {
+        try await waitUntil("rower entities cleared") {
             await inbox.messages.filter { $0.topic.contains("SF-Rower-0002_") && $0.payload.isEmpty }.count == 8
         }
         #expect(await !inbox.messages.contains { $0.topic.contains("SF-Bike-0001_") && $0.payload.isEmpty })
@@ -142,36 +143,5 @@ struct MQTTPublisherTests {
         #expect(MQTTTopics.level("a/b+c#d e") == "a_b_c_d_e")
         #expect(MQTTTopics.level("") == "_")
         #expect(MQTTTopics(prefix: "gym", gateway: "gw/1").state("x/#") == "gym/gw_1/machines/x__/state")
-    }
-}
-
-/// Waits for a condition instead of sleeping a fixed time.
-func until(_ what: String, timeout: Double = 20, _ condition: () async -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !(await condition()) {
-        guard Date() < deadline else { throw MQTTWaitTimeout(what: what) }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}
-
-struct MQTTWaitTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// A subscription's messages, collected in the background.
-actor Inbox {
-    private(set) var messages: [MQTTMessage] = []
-
-    init(_ stream: AsyncStream<MQTTMessage>) {
-        Task { await self.drain(stream) }
-    }
-
-    private func drain(_ stream: AsyncStream<MQTTMessage>) async {
-        for await message in stream { messages.append(message) }
-    }
-
-    func texts(on topic: String) -> [String] {
-        messages.filter { $0.topic == topic }.map(\.text)
     }
 }

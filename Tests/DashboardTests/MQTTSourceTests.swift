@@ -1,4 +1,5 @@
 import BlueZ
+import BlueZTesting
 import Dashboard
 import Foundation
 import MQTT

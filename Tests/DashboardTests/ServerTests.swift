@@ -1,3 +1,4 @@
+import BlueZTesting
 import Dashboard
 import Foundation
 import NIOCore

@@ -1,4 +1,5 @@
 import BlueZ
+import BlueZTesting
 import Foundation
 import MQTT
 import MQTTTesting
@@ -20,28 +21,28 @@ struct ClientTests {
         defer { broker.stop() }
         let reader = try client(broker, id: "reader")
         try reader.start()
-        let inbox = Inbox(reader.subscribe("gym/#", qos: .atLeastOnce))
-        try await eventually("reader connected") { reader.status.state == .connected }
+        let inbox = MessageInbox(reader.subscribe("gym/#", qos: .atLeastOnce))
+        try await waitUntil("reader connected") { reader.status.state == .connected }
 
         let writer = try client(broker, id: "writer")
         try writer.start()
         // Subscriptions are sent once connected: wait for the broker to have it by a probe.
-        try await eventually("subscription active") {
+        try await waitUntil("subscription active") {
             writer.publish(OutgoingMessage(topic: "gym/probe", text: "p"))
             try? await Task.sleep(for: .milliseconds(20))
             return await !inbox.texts(on: "gym/probe").isEmpty
         }
         for n in 1...50 { writer.publish(OutgoingMessage(topic: "gym/qos1", text: "\(n)", qos: .atLeastOnce)) }
         writer.publish(OutgoingMessage(topic: "gym/status", text: "online", qos: .atLeastOnce, retain: true))
-        try await eventually("50 QoS 1 messages in order") { await inbox.texts(on: "gym/qos1") == (1...50).map(String.init) }
-        try await eventually("writer's queue empty") { writer.status.queued == 0 }
+        try await waitUntil("50 QoS 1 messages in order") { await inbox.texts(on: "gym/qos1") == (1...50).map(String.init) }
+        try await waitUntil("writer's queue empty") { writer.status.queued == 0 }
         #expect(writer.status.delivered >= 51)
 
         // A subscriber that comes later gets the retained status from the broker.
         let late = try client(broker, id: "late")
         try late.start()
-        let lateInbox = Inbox(late.subscribe("gym/status"))
-        try await eventually("retained status") { await lateInbox.texts(on: "gym/status") == ["online"] }
+        let lateInbox = MessageInbox(late.subscribe("gym/status"))
+        try await waitUntil("retained status") { await lateInbox.texts(on: "gym/status") == ["online"] }
         #expect(await lateInbox.messages.first?.retained == true)
         await writer.stop()
         await reader.stop()
@@ -81,17 +82,17 @@ struct ClientTests {
         try writer.start()
         for n in 1...5 { writer.publish(OutgoingMessage(topic: "gym/session", text: "\(n)", qos: .atLeastOnce)) }
         writer.publish(OutgoingMessage(topic: "gym/status", text: "online", qos: .atLeastOnce, retain: true))
-        try await eventually("a refused attempt") { writer.status.lastError?.hasSuffix("connection refused") == true }
+        try await waitUntil("a refused attempt") { writer.status.lastError?.hasSuffix("connection refused") == true }
         #expect(writer.status.state != .connected)
         #expect(writer.status.queued == 6)
 
         try broker.start()
-        try await eventually("connected once the broker is up") { writer.status.state == .connected }
-        try await eventually("queue flushed") { writer.status.queued == 0 }
+        try await waitUntil("connected once the broker is up") { writer.status.state == .connected }
+        try await waitUntil("queue flushed") { writer.status.queued == 0 }
         let reader = try client(broker, id: "reader")
         try reader.start()
-        let inbox = Inbox(reader.subscribe("gym/status"))
-        try await eventually("retained status") { await inbox.texts(on: "gym/status") == ["online"] }
+        let inbox = MessageInbox(reader.subscribe("gym/status"))
+        try await waitUntil("retained status") { await inbox.texts(on: "gym/status") == ["online"] }
         await writer.stop()
         await reader.stop()
     }
@@ -104,31 +105,31 @@ struct ClientTests {
         defer { broker.stop() }
         let reader = try client(broker, id: "reader", cleanSession: false)
         try reader.start()
-        let inbox = Inbox(reader.subscribe("gym/#", qos: .atLeastOnce))
+        let inbox = MessageInbox(reader.subscribe("gym/#", qos: .atLeastOnce))
         let writer = try client(broker, id: "writer")
         try writer.start()
-        try await eventually("both connected") { writer.status.state == .connected && reader.status.state == .connected }
-        try await eventually("subscription active") {
+        try await waitUntil("both connected") { writer.status.state == .connected && reader.status.state == .connected }
+        try await waitUntil("subscription active") {
             writer.publish(OutgoingMessage(topic: "gym/probe", text: "p"))
             try? await Task.sleep(for: .milliseconds(20))
             return await !inbox.texts(on: "gym/probe").isEmpty
         }
         writer.publish(OutgoingMessage(topic: "gym/status", text: "online", qos: .atLeastOnce, retain: true))
         for n in 1...10 { writer.publish(OutgoingMessage(topic: "gym/session", text: "\(n)", qos: .atLeastOnce)) }
-        try await eventually("first ten") { await Set(inbox.texts(on: "gym/session")).count == 10 }
+        try await waitUntil("first ten") { await Set(inbox.texts(on: "gym/session")).count == 10 }
 
         broker.shutDown()
-        try await eventually("writer noticed") { writer.status.state != .connected }
+        try await waitUntil("writer noticed") { writer.status.state != .connected }
         for n in 11...20 { writer.publish(OutgoingMessage(topic: "gym/session", text: "\(n)", qos: .atLeastOnce)) }
         try broker.start()
         for n in 21...30 { writer.publish(OutgoingMessage(topic: "gym/session", text: "\(n)", qos: .atLeastOnce)) }
-        try await eventually("all thirty, at least once", timeout: 30) {
+        try await waitUntil("all thirty, at least once", timeout: .seconds(30)) {
             await Set(inbox.texts(on: "gym/session")) == Set((1...30).map(String.init))
         }
         let fresh = try client(broker, id: "fresh")
         try fresh.start()
-        let freshInbox = Inbox(fresh.subscribe("gym/status"))
-        try await eventually("retained status re-published after the restart") { await freshInbox.texts(on: "gym/status") == ["online"] }
+        let freshInbox = MessageInbox(fresh.subscribe("gym/status"))
+        try await waitUntil("retained status re-published after the restart") { await freshInbox.texts(on: "gym/status") == ["online"] }
         #expect(writer.status.connections >= 2)
         await writer.stop()
         await reader.stop()
@@ -146,15 +147,15 @@ struct ClientTests {
         writer.publish(OutgoingMessage(topic: "gym/m1/state", text: "ready", qos: .atLeastOnce, retain: true))
         writer.publish(OutgoingMessage(topic: "gym/gone/state", text: "ready", qos: .atLeastOnce, retain: true))
         writer.publish(OutgoingMessage(topic: "gym/gone/state", payload: [], qos: .atLeastOnce, retain: true))
-        try await eventually("flushed") { writer.status.queued == 0 && writer.status.state == .connected }
+        try await waitUntil("flushed") { writer.status.queued == 0 && writer.status.state == .connected }
         broker.kill()
-        try await eventually("writer noticed") { writer.status.state != .connected }
+        try await waitUntil("writer noticed") { writer.status.state != .connected }
         try broker.start()
-        try await eventually("writer back") { writer.status.state == .connected && writer.status.queued == 0 }
+        try await waitUntil("writer back") { writer.status.state == .connected && writer.status.queued == 0 }
         let reader = try client(broker, id: "reader")
         try reader.start()
-        let inbox = Inbox(reader.subscribe("gym/#"))
-        try await eventually("ready again") { await inbox.texts(on: "gym/m1/state") == ["ready"] }
+        let inbox = MessageInbox(reader.subscribe("gym/#"))
+        try await waitUntil("ready again") { await inbox.texts(on: "gym/m1/state") == ["ready"] }
         try await Task.sleep(for: .milliseconds(200))
         #expect(await inbox.texts(on: "gym/gone/state").isEmpty)
         await writer.stop()
@@ -166,18 +167,18 @@ struct ClientTests {
         defer { broker.stop() }
         let reader = try client(broker, id: "reader")
         try reader.start()
-        let inbox = Inbox(reader.subscribe("gw/+/status"))
-        try await eventually("reader connected") { reader.status.state == .connected }
+        let inbox = MessageInbox(reader.subscribe("gw/+/status"))
+        try await waitUntil("reader connected") { reader.status.state == .connected }
         let will = OutgoingMessage(topic: "gw/a/status", text: "offline", qos: .atLeastOnce, retain: true)
         let gateway = try client(broker, id: "gw-a", will: will)
         try gateway.start()
         gateway.publish(OutgoingMessage(topic: "gw/a/status", text: "online", qos: .atLeastOnce, retain: true))
-        try await eventually("online") { await inbox.texts(on: "gw/a/status").last == "online" }
+        try await waitUntil("online") { await inbox.texts(on: "gw/a/status").last == "online" }
         // A clean stop says goodbye itself (the daemon publishes "offline" first); the broker
         // must not add its will.
         gateway.publish(OutgoingMessage(topic: "gw/a/status", text: "stopping", qos: .atLeastOnce, retain: true))
         await gateway.stop()
-        try await eventually("goodbye") { await inbox.texts(on: "gw/a/status").last == "stopping" }
+        try await waitUntil("goodbye") { await inbox.texts(on: "gw/a/status").last == "stopping" }
         try await Task.sleep(for: .milliseconds(300))
         #expect(await inbox.texts(on: "gw/a/status") == ["online", "stopping"])
         await reader.stop()
@@ -191,14 +192,14 @@ struct ClientTests {
             broker: try BrokerURL(parsing: url), clientID: "tls-good", username: broker.username, password: broker.password,
             caFile: broker.caFile, backoff: Self.quickRetry))
         try good.start()
-        try await eventually("TLS connection") { good.status.state == .connected }
+        try await waitUntil("TLS connection") { good.status.state == .connected }
         await good.stop()
 
         let bad = try MQTTClient(MQTTConfiguration(
             broker: try BrokerURL(parsing: url), clientID: "tls-bad", username: broker.username, password: broker.password,
             caFile: try broker.makeUnrelatedCA(), backoff: Self.quickRetry))
         try bad.start()
-        try await eventually("a TLS error") { bad.status.lastError?.contains("TLS handshake failed") == true }
+        try await waitUntil("a TLS error") { bad.status.lastError?.contains("TLS handshake failed") == true }
         #expect(bad.status.connections == 0)
         await bad.stop()
     }
@@ -210,15 +211,15 @@ struct ClientTests {
         defer { broker.stop() }
         let stuck = try broker.startSubscriber(filter: "gym/#")
         defer { stuck.stop() }
-        try await eventually("stuck subscriber connected") { broker.log.contains("as stuck-reader") }
+        try await waitUntil("stuck subscriber connected") { broker.log.contains("as stuck-reader") }
         stuck.pause()
         let reader = try client(broker, id: "reader")
         try reader.start()
-        let inbox = Inbox(reader.subscribe("gym/last", qos: .atLeastOnce))
+        let inbox = MessageInbox(reader.subscribe("gym/last", qos: .atLeastOnce))
         let writer = try client(broker, id: "writer")
         try writer.start()
-        try await eventually("both connected") { writer.status.state == .connected && reader.status.state == .connected }
-        try await eventually("subscription active") {
+        try await waitUntil("both connected") { writer.status.state == .connected && reader.status.state == .connected }
+        try await waitUntil("subscription active") {
             writer.publish(OutgoingMessage(topic: "gym/last", text: "probe", qos: .atLeastOnce))
             try? await Task.sleep(for: .milliseconds(20))
             return await !inbox.texts(on: "gym/last").isEmpty
@@ -227,7 +228,7 @@ struct ClientTests {
         let start = Date()
         for _ in 0..<5000 { writer.publish(OutgoingMessage(topic: "gym/sample", payload: payload)) }
         writer.publish(OutgoingMessage(topic: "gym/last", text: "done", qos: .atLeastOnce))
-        try await eventually("the live reader got the last message", timeout: 30) { await inbox.texts(on: "gym/last").last == "done" }
+        try await waitUntil("the live reader got the last message", timeout: .seconds(30)) { await inbox.texts(on: "gym/last").last == "done" }
         #expect(Date().timeIntervalSince(start) < 25)
         #expect(writer.status.state == .connected)
         await writer.stop()

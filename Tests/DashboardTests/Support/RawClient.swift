@@ -73,18 +73,3 @@ final class RawClient: Sendable {
         try? await channel.close()
     }
 }
-
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// Waits for a condition rather than a fixed time, so the tests hold on a loaded machine.
-func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    throw TimedOut(what: what)
-}

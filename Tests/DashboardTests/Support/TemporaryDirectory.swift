@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 
 /// A fresh directory under /tmp (short: a socket path must fit 107 bytes), removed afterwards.

@@ -1,0 +1,21 @@
+/// Waits for a condition instead of sleeping a fixed time: the tests run on a loaded 2-core CI
+/// machine, where any fixed sleep is either too short or wasted. Polls every 10 ms.
+public func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw TimedOut(what: what)
+}
+
+/// What ``waitUntil(_:timeout:_:)`` throws: the test's own words for what never happened.
+public struct TimedOut: Error, CustomStringConvertible {
+    public let what: String
+
+    public init(what: String) {
+        self.what = what
+    }
+
+    public var description: String { "timed out waiting for \(what)" }
+}
