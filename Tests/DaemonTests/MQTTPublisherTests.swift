@@ -138,6 +138,40 @@ struct MQTTPublisherTests {
         await client.stop()
     }
 
+    /// An allow-list that names machines by address: the address is read from the device's
+    /// Bluetooth connection in the retained config, so the machine no longer listed loses its
+    /// entities, the one listed by address keeps them, and so does one listed by name.
+    @Test func homeAssistantRemovalMatchesAnAllowListOfAddresses() async throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let publisher = try makePublisher(broker, discovery: true)
+        try publisher.start()
+        let machines = [
+            MachineIdentity(name: "SF-Bike-0001", address: "c0:11:22:33:44:01", model: "SF-Bike-M1", type: .bike),
+            MachineIdentity(name: "SF-Rower-0002", address: "C0:11:22:33:44:02", model: "SF-Rower-M1", type: .rower),
+            MachineIdentity(name: "SF-Bike-0003", address: "C0:11:22:33:44:03", model: "SF-Bike-M1", type: .bike),
+        ]
+        for machine in machines { publisher.announce(machine, manufacturer: "SolidFocus") }
+        try await waitUntil("flushed") { publisher.client.status.queued == 0 && publisher.client.status.state == .connected }
+        let (client, inbox) = try await reader(broker, "homeassistant/#")
+        try await waitUntil("24 config topics") { await inbox.messages.count == 24 }
+        let power = try #require(await inbox.messages.first { $0.topic.hasSuffix("/SF-Bike-0001_power/config") })
+        #expect(HomeAssistantDiscovery.bluetoothAddress(ofConfig: power.payload) == "C0:11:22:33:44:01")
+        #expect(HomeAssistantDiscovery.bluetoothAddress(ofConfig: Array(#"{"device":{"name":"x"}}"#.utf8)) == nil)
+        #expect(HomeAssistantDiscovery.bluetoothAddress(ofConfig: Array("not json".utf8)) == nil)
+
+        await publisher.stop()
+        let next = try makePublisher(broker, discovery: true)
+        try next.start()
+        await next.removeEntities(keeping: ["C0:11:22:33:44:01", "SF-Bike-0003"], window: .seconds(2), logger: Logger(label: "test"))
+        try await waitUntil("rower entities cleared") {
+            await inbox.messages.filter { $0.topic.contains("SF-Rower-0002_") && $0.payload.isEmpty }.count == 8
+        }
+        #expect(await !inbox.messages.contains { !$0.topic.contains("SF-Rower-0002_") && $0.payload.isEmpty })
+        await next.stop()
+        await client.stop()
+    }
+
     @Test func topicLevelsCannotReachIntoOtherTopics() {
         #expect(MQTTTopics.level("SF-Bike-0001") == "SF-Bike-0001")
         #expect(MQTTTopics.level("a/b+c#d e") == "a_b_c_d_e")

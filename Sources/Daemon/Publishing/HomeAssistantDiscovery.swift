@@ -1,4 +1,5 @@
 import FTMS
+import FoundationEssentials
 public import Workout
 
 /// Home Assistant's MQTT discovery (retained `DISCOVERY/COMPONENT/NODE/OBJECT/config`): each
@@ -94,12 +95,26 @@ public struct HomeAssistantDiscovery: Sendable {
         return nil
     }
 
+    /// The Bluetooth address in a config payload's device `connections`, uppercased; `nil` for
+    /// a payload that has none (announced before the address was added) or is not ours.
+    public static func bluetoothAddress(ofConfig payload: [UInt8]) -> String? {
+        struct Config: Decodable {
+            struct Device: Decodable { var connections: [[String]]? }
+            var device: Device?
+        }
+        guard let config = try? JSONDecoder().decode(Config.self, from: Data(payload)) else { return nil }
+        return config.device?.connections?.first { $0.count == 2 && $0[0] == "bluetooth" }?[1].uppercased()
+    }
+
     private func deviceJSON(_ machine: MachineIdentity, manufacturer: String?) -> String {
         var json = "{"
         json += #""identifiers":["\#(node)_\#(Self.identifier(machine.name))"],"#
         json += #""name":"\#(escaped(machine.name))","#
         json += #""manufacturer":"\#(escaped(manufacturer ?? "SolidFocus"))","#
         if let model = machine.model { json += #""model":"\#(escaped(model))","# }
+        // Home Assistant's device registry links by connection; it is also how a later start
+        // whose allow-list names machines by address tells which entities are still allowed.
+        json += #""connections":[["bluetooth","\#(escaped(machine.address.uppercased()))"]],"#
         json += #""via_device":"\#(node)"}"#
         return json
     }

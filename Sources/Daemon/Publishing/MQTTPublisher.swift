@@ -119,19 +119,26 @@ public final class MQTTPublisher: Sendable {
     }
 
     /// Removes the discovery entities of machines the allow-list no longer names: reads this
-    /// gateway's retained config topics for `window` and clears those of other machines.
-    /// Allow-list entries that are addresses cannot be matched to names, so with any address
-    /// in the list nothing is removed.
+    /// gateway's retained config topics for `window` and clears those of other machines. An
+    /// entry with a colon is an address, matched against the device's Bluetooth connection in
+    /// the retained config; a config without one (announced by an older version) is kept when
+    /// the list names addresses, since nothing says whose it is.
     public func removeEntities(keeping allow: [String], window: Duration, logger: Logger) async {
-        guard let discovery, !allow.isEmpty, !allow.contains(where: { $0.contains(":") }) else { return }
-        let kept = Set(allow.map(HomeAssistantDiscovery.identifier))
+        guard let discovery, !allow.isEmpty else { return }
+        let keptNames = Set(allow.filter { !$0.contains(":") }.map(HomeAssistantDiscovery.identifier))
+        let keptAddresses = Set(allow.filter { $0.contains(":") }.map { $0.uppercased() })
         let stream = client.subscribe(discovery.subscription, qos: .atLeastOnce)
         let timers = timers
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [client] in
                 var removed = Set<String>()
                 for await message in stream where !message.payload.isEmpty {
-                    guard let machine = discovery.machineIdentifier(ofConfigTopic: message.topic), !kept.contains(machine) else { continue }
+                    guard let machine = discovery.machineIdentifier(ofConfigTopic: message.topic), !keptNames.contains(machine) else { continue }
+                    if !keptAddresses.isEmpty {
+                        guard let address = HomeAssistantDiscovery.bluetoothAddress(ofConfig: message.payload),
+                            !keptAddresses.contains(address)
+                        else { continue }
+                    }
                     client.publish(OutgoingMessage(topic: message.topic, payload: [], qos: .atLeastOnce, retain: true))
                     if removed.insert(machine).inserted {
                         logger.info("Home Assistant: removing the entities of \(machine) (not in machines.allow)")
