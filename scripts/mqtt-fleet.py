@@ -9,6 +9,9 @@ watches it all. The password reaches mosquitto_sub through its config file and t
 through a 0600 password_file: never a command line.
 
 What it checks, in order:
+  0. the first gateway starts while the broker is down: it runs, and `ftms-bridge status` names
+     the absent broker until it comes; a fourth gateway with a wrong password runs too, status
+     says the broker refused its login, and it never appears on the broker;
   1. every gateway says `online` (retained) and every machine of every gateway is `ready` on
      its retained state topic, with samples flowing on its sample topic;
   2. a session starts on every machine (QoS 1 `session_state` started);
@@ -111,6 +114,39 @@ def main():
         url = line[1]
         step(f"broker on 127.0.0.1:{broker.port}, backend at {url}")
 
+        def broker_status(gateway):
+            """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket."""
+            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"]],
+                                    env=gateway["env"], capture_output=True, text=True, timeout=30)
+            if answer.returncode != 0:
+                raise Failure(f"{gateway['name']} status: {answer.stderr.strip()}")
+            return json.loads(answer.stdout).get("mqtt")
+
+        def config_text(home, url, state, run, name, password_file):
+            return f"""[sessions]
+pause_after_idle = 6
+end_after_idle = 120
+minimum_movement = 3
+checkpoint_interval = 2
+
+[backend]
+url = "{url}"
+upload_interval = 5
+
+[state]
+directory = "{state}"
+
+[metrics_socket]
+path = "{os.path.join(run, 'metrics.sock')}"
+
+[control_socket]
+path = "{os.path.join(run, 'control.sock')}"
+
+[prometheus]
+enabled = false
+
+""" + broker.mqtt_config(name, keepalive=args.keepalive, sample_rate=args.sample_rate).replace(broker.password_file, password_file)
+
         gateways = []
         for number in range(1, args.gateways + 1):
             name = f"gw-{number}"
@@ -133,35 +169,46 @@ def main():
             config = os.path.join(home, "config.toml")
             control = os.path.join(run, "control.sock")
             with open(config, "w") as f:
-                f.write(f"""[sessions]
-pause_after_idle = 6
-end_after_idle = 120
-minimum_movement = 3
-checkpoint_interval = 2
-
-[backend]
-url = "{url}"
-upload_interval = 5
-
-[state]
-directory = "{state}"
-
-[metrics_socket]
-path = "{os.path.join(run, 'metrics.sock')}"
-
-[control_socket]
-path = "{control}"
-
-[prometheus]
-enabled = false
-
-""" + broker.mqtt_config(name, keepalive=args.keepalive, sample_rate=args.sample_rate))
+                f.write(config_text(home, url, state, run, name, broker.password_file))
+            if number == 1:
+                # Broker absent when the gateway starts: it runs, says why in status, and joins
+                # the broker once it comes.
+                broker.stop()
             daemon = spawn([bridge, "run", "--config", config], f"{name}.log", env)
+            if number == 1:
+                gateway = {"name": name, "env": env, "control": control}
+                absent = wait_for(f"{name} status naming the absent broker",
+                                  lambda: (lambda m: m if m and m["state"] != "connected" and m.get("last_error") else None)(broker_status(gateway)), 60)
+                broker.start()
+                step(f"{name} started without a broker: status says mqtt {absent['state']}: {absent['last_error']}")
             gateways.append({"name": name, "env": env, "control": control, "daemon": daemon})
 
         # 1. Every gateway online, every machine ready and sampling, on one subscriber.
         names = [g["name"] for g in gateways]
         wait_for("every gateway online", lambda: all(watch.last(f"ftms-bridge/{n}/status") == "online" for n in names), 60)
+
+        # A gateway with the wrong password: it runs, status says the broker refused it, and it
+        # never appears on the broker. No simulator on its bus: only MQTT is looked at.
+        home = os.path.join(work, "gw-wrong")
+        state, run = os.path.join(home, "state"), os.path.join(home, "run")
+        os.makedirs(state, mode=0o700)
+        os.makedirs(run, mode=0o700)
+        out = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", os.path.join(home, "bus")], check=True, capture_output=True, text=True).stdout
+        buses.append(os.path.join(home, "bus"))
+        wrong_env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=out.strip().split("=", 1)[1])
+        wrong_password = os.path.join(home, "password")
+        write_secret(wrong_password, "not-the-password\n")
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(config_text(home, url, state, run, "gw-wrong", wrong_password))
+        wrong = spawn([bridge, "run", "--config", os.path.join(home, "config.toml")], "gw-wrong.log", wrong_env)
+        refused = wait_for("gw-wrong's status naming the refused login",
+                           lambda: (lambda m: m if m and "not authorised" in (m.get("last_error") or "") else None)(
+                               broker_status({"name": "gw-wrong", "env": wrong_env, "control": os.path.join(run, "control.sock")})), 60)
+        if refused["state"] == "connected" or watch.on("ftms-bridge/gw-wrong/status") or wrong.poll() is not None:
+            raise Failure(f"gw-wrong with a wrong password: mqtt {refused}, still running: {wrong.poll() is None}")
+        wrong.terminate()
+        wrong.wait(10)
+        step(f"a gateway with a wrong password runs and says so in status: mqtt {refused['state']}: {refused['last_error']}")
 
         def ready_machines():
             ready = set()
@@ -173,12 +220,6 @@ enabled = false
         wait_for("samples from every machine", lambda: all(watch.on(m + "/sample") for m in machines), 30)
         step(f"{len(names)} gateways online; {len(machines)} machines ready with samples: {', '.join(sorted(m.split('/', 1)[1] for m in machines))}")
 
-        def broker_status(gateway):
-            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"]],
-                                    env=gateway["env"], capture_output=True, text=True, timeout=30)
-            if answer.returncode != 0:
-                raise Failure(f"{gateway['name']} status: {answer.stderr.strip()}")
-            return json.loads(answer.stdout).get("mqtt")
         seen = broker_status(gateways[0])
         if not seen or seen["state"] != "connected" or seen["delivered"] <= 0 or seen["url"] != f"mqtt://127.0.0.1:{broker.port}":
             raise Failure(f"status --json while the broker is up: mqtt {seen}")
