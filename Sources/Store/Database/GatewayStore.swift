@@ -30,12 +30,14 @@ public final class GatewayStore: Sendable {
     public let deviceID: String
     let database: DatabaseQueue
     let clock: WallClock
+    /// How many uploaded sessions keep their plot series (``defaultSeriesRetention``).
+    let seriesRetention: Int
 
     /// Opens (creating if needed) the database in `directory`, migrating it to this build's
     /// schema. Throws ``StoreError/unreadable(path:reason:)`` for a file that is corrupt or
     /// not a database, and ``StoreError/newerSchema(path:migration:)`` for one from a newer
     /// build: the caller must refuse to start, never carry on with an empty store.
-    public init(directory: String, clock: WallClock = .system) throws {
+    public init(directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention) throws {
         let path = try Self.prepareFile(in: directory)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -57,6 +59,7 @@ public final class GatewayStore: Sendable {
         }
         self.path = path
         self.clock = clock
+        self.seriesRetention = seriesRetention
         try Self.restrictMode(of: path)
     }
 

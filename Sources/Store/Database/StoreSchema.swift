@@ -13,6 +13,9 @@ enum StoreSchema {
         migrator.registerMigration("v1-initial") { db in
             try db.execute(sql: version1)
         }
+        migrator.registerMigration("v2-session-series") { db in
+            try db.execute(sql: version2)
+        }
         return migrator
     }
 
@@ -74,5 +77,26 @@ enum StoreSchema {
             result TEXT NOT NULL,
             succeeded INTEGER NOT NULL
         );
+        """
+
+    /// The per-session plot series (issue 14): a header per session (which machine; open or
+    /// bound to its queued session) and its points in chunks, one chunk per checkpoint batch,
+    /// written in the checkpoints' transaction. Chunks are rows of their own rather than one
+    /// growing blob so that a batch appends without rewriting what is stored.
+    private static let version2 = """
+        CREATE TABLE session_series (
+            session_id TEXT PRIMARY KEY NOT NULL,
+            machine_name TEXT NOT NULL,
+            machine_type TEXT NOT NULL,
+            point_count INTEGER NOT NULL DEFAULT 0,
+            finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+            updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE session_series_chunks (
+            chunk INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES session_series (session_id) ON DELETE CASCADE,
+            points TEXT NOT NULL
+        );
+        CREATE INDEX session_series_chunks_by_session ON session_series_chunks (session_id, chunk);
         """
 }
