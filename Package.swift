@@ -157,6 +157,8 @@ let package = Package(
             dependencies: [
                 "Publish",
                 "MQTT",
+                "Workout",
+                "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -194,18 +194,40 @@ extension GatewayStore {
     public func sessions(status: UploadStatus? = nil) async throws -> [StoredSession] {
         try await read { db in
             let filter = status.map { "WHERE upload_status = '\($0.rawValue)'" } ?? ""
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
-                    rejection_count, last_error, origin FROM sessions \(filter) ORDER BY started_at, session_id
-                    """
-            ).map { row in
-                StoredSession(
-                    sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), duration: row[2],
-                    totalEnergy: row[3], totalDistance: row[4], status: UploadStatus(rawValue: row[5]) ?? .pending,
-                    retryCount: row[6], rejectionCount: row[7], lastError: row[8], downloaded: (row[9] as String) == "server")
-            }
+            return try Self.storedSessions(db, "\(filter) ORDER BY started_at, session_id")
+        }
+    }
+
+    /// The newest `limit` sessions, newest first: the dashboard's "last sessions".
+    public func recentSessions(limit: Int) async throws -> [StoredSession] {
+        try await read { db in
+            try Self.storedSessions(db, "ORDER BY started_at DESC, session_id DESC LIMIT ?", [limit])
+        }
+    }
+
+    /// One session's row, or `nil` for an id the queue does not hold.
+    public func session(id: String) async throws -> StoredSession? {
+        try await read { db in try Self.storedSessions(db, "WHERE session_id = ?", [id]).first }
+    }
+
+    private static func storedSessions(_ db: Database, _ clauses: String, _ arguments: StatementArguments = []) throws -> [StoredSession] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
+                rejection_count, last_error, origin,
+                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END,
+                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END,
+                EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id)
+                FROM sessions \(clauses)
+                """,
+            arguments: arguments
+        ).map { row in
+            StoredSession(
+                sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), duration: row[2],
+                totalEnergy: row[3], totalDistance: row[4], status: UploadStatus(rawValue: row[5]) ?? .pending,
+                retryCount: row[6], rejectionCount: row[7], lastError: row[8], downloaded: (row[9] as String) == "server",
+                machineName: row[10], machineType: row[11], hasSeries: row[12])
         }
     }
 
