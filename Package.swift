@@ -256,7 +256,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.

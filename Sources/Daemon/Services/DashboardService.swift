@@ -12,6 +12,8 @@ import ServiceLifecycle
 /// runs on without the page (the service group ignores this service's end).
 struct DashboardService: Service {
     let application: any Service
+    /// The session pages' store: the daemon's, attached once it is open.
+    let sessions: SessionLibrary
     let address: String
     let logger: Logger
 
@@ -21,13 +23,14 @@ struct DashboardService: Service {
         let settings = config.dashboard
         guard settings.enabled else { return nil }
         let server: DashboardServer
+        let sessions = SessionLibrary()
         do {
             let listen = try ListenAddress(parsing: settings.listen)
             let token = settings.tokenFile.isEmpty ? nil : try AccessToken(file: settings.tokenFile)
             let gateway = settings.gateway.isEmpty ? ProcessInfo.processInfo.hostName : settings.gateway
             let source = MetricsSocketSource(path: config.metricsSocket.path, gateway: gateway, log: { logger.warning("\($0)") })
             server = try DashboardServer(
-                configuration: .init(listen: listen, token: token, title: settings.title), sources: [source],
+                configuration: .init(listen: listen, token: token, title: settings.title), sources: [source], sessions: sessions,
                 now: { Date().timeIntervalSince1970 }, log: { logger.warning("\($0)") })
         } catch {
             throw DaemonError("dashboard.listen \(settings.listen): \(error)")
@@ -36,7 +39,7 @@ struct DashboardService: Service {
         let application = server.application { port in
             logger.info("dashboard on http://\(ListenAddress(host: listen.host, port: port))/")
         }
-        return DashboardService(application: application, address: listen.description, logger: logger)
+        return DashboardService(application: application, sessions: sessions, address: listen.description, logger: logger)
     }
 
     func run() async throws {

@@ -63,6 +63,41 @@ public final class GatewayStore: Sendable {
         try Self.restrictMode(of: path)
     }
 
+    /// Opens the database in `directory` read-only, beside the daemon that writes it (the
+    /// standalone dashboard's session pages): nothing is created, migrated or chmod-ed, and every
+    /// write fails. The file must exist and be at this build's schema.
+    public init(readingFrom directory: String, clock: WallClock = .system) throws {
+        let path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError.unreadable(path: path, reason: "no database yet (the daemon makes it on its first start)")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "ftms-bridge.store.reader"
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            deviceID = try database.read { db in
+                let migrator = StoreSchema.migrator
+                let applied = try migrator.appliedIdentifiers(db)
+                if let unknown = applied.subtracting(migrator.migrations).sorted().first {
+                    throw StoreError.newerSchema(path: path, migration: unknown)
+                }
+                if let missing = migrator.migrations.first(where: { !applied.contains($0) }) {
+                    throw StoreError.unreadable(path: path, reason: "written by an older ftms-bridge (no migration \(missing) yet): restart the daemon first")
+                }
+                return try String.fetchOne(db, sql: "SELECT device_id FROM device") ?? ""
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.unreadable(path: path, reason: Self.oneLine(error))
+        }
+        self.path = path
+        self.clock = clock
+        seriesRetention = Self.defaultSeriesRetention
+    }
+
     /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
     /// (made here the first time).
     private static func prepareSchema(_ database: DatabaseQueue, path: String, now: UTCTime) throws -> String {
