@@ -98,10 +98,15 @@ struct SeriesStoreTests {
             try await store.record(outcomes)
         }
         let keptUploaded = Set(uploaded.sorted().suffix(retention))
+        var kept = 0
         for number in 1...count {
             let expected = !uploaded.contains(number) || keptUploaded.contains(number)
+            if expected { kept += 1 }
             #expect((try await store.series(sessionID: Sessions.id(number)) != nil) == expected, "session \(number)")
         }
+        // The chunks of a pruned series go with it (the foreign key's cascade).
+        let footprint = try await store.seriesFootprint()
+        #expect(footprint.series == kept && footprint.chunks == kept && footprint.points == 3 * kept)
     }
 
     /// A chunk the store cannot read is an error naming the session, never an empty plot.
