@@ -78,12 +78,8 @@ public final class GatewayStore: Sendable {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
             deviceID = try database.read { db in
-                let migrator = StoreSchema.migrator
-                let applied = try migrator.appliedIdentifiers(db)
-                if let unknown = applied.subtracting(migrator.migrations).sorted().first {
-                    throw StoreError.newerSchema(path: path, migration: unknown)
-                }
-                if let missing = migrator.migrations.first(where: { !applied.contains($0) }) {
+                let applied = try Self.appliedKnownMigrations(db, path: path)
+                if let missing = StoreSchema.migrator.migrations.first(where: { !applied.contains($0) }) {
                     throw StoreError.unreadable(path: path, reason: "written by an older ftms-bridge (no migration \(missing) yet): restart the daemon first")
                 }
                 return try String.fetchOne(db, sql: "SELECT device_id FROM device") ?? ""
@@ -107,10 +103,7 @@ public final class GatewayStore: Sendable {
             guard problems == ["ok"] else {
                 throw StoreError.unreadable(path: path, reason: Self.oneLine(problems.joined(separator: " ")))
             }
-            let applied = try migrator.appliedIdentifiers(db)
-            if let unknown = applied.subtracting(migrator.migrations).sorted().first {
-                throw StoreError.newerSchema(path: path, migration: unknown)
-            }
+            _ = try appliedKnownMigrations(db, path: path)
         }
         try migrator.migrate(database)
         return try database.write { db in
@@ -122,6 +115,17 @@ public final class GatewayStore: Sendable {
             }
             return id
         }
+    }
+
+    /// The migrations applied to the file; one this build does not know (a newer build's) is
+    /// ``StoreError/newerSchema(path:migration:)``.
+    private static func appliedKnownMigrations(_ db: Database, path: String) throws -> Set<String> {
+        let migrator = StoreSchema.migrator
+        let applied = try migrator.appliedIdentifiers(db)
+        if let unknown = applied.subtracting(migrator.migrations).sorted().first {
+            throw StoreError.newerSchema(path: path, migration: unknown)
+        }
+        return applied
     }
 
     /// Creates the directory (0700) and an empty database file (0600) when missing, so the
