@@ -188,6 +188,10 @@ level = "debug"
 
         # 3. SIGKILL mid-session, restart, nothing lost.
         time.sleep(5)  # at least two checkpoint intervals of riding
+        # and a first chunk of each session's plot series in the store (a timed batch writes a
+        # session's points once it holds 15 of them).
+        wait_for("a chunk of each session's series in the store", lambda: all(
+            _series(state).get(started[name], (0, 1))[0] >= 2 for name in machines), 60)
         daemon.send_signal(signal.SIGKILL)
         daemon.wait(10)
         series_before = _series(state)
@@ -272,8 +276,10 @@ level = "debug"
 
 
 def _series(state):
-    """{session_id: (point_count, finished)} from the store, read as another process would."""
-    rows = subprocess.run(["sqlite3", os.path.join(state, "ftms-bridge.sqlite"), "SELECT session_id, point_count, finished FROM session_series"],
+    """{session_id: (points, finished)} from the store, read as another process would."""
+    rows = subprocess.run(["sqlite3", os.path.join(state, "ftms-bridge.sqlite"),
+                           "SELECT s.session_id, COALESCE(SUM(json_array_length(c.points)), 0), s.finished FROM session_series s "
+                           "LEFT JOIN session_series_chunks c USING (session_id) GROUP BY s.session_id"],
                           capture_output=True, text=True, timeout=30, check=True).stdout
     return {i: (int(p), int(f)) for i, p, f in (line.split("|") for line in rows.splitlines() if line)}
 

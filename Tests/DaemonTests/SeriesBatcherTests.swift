@@ -123,3 +123,33 @@ struct SeriesBatcherTests {
             totalEnergy: 10, totalDistance: 240, detail: detail)
     }
 }
+
+/// Timed batches take a session's points only once it holds `seriesBatchPoints`: fewer, fuller
+/// chunk rows; `flush()` (shutdown) takes them all.
+@Suite("Session series: timed batches")
+struct SeriesTimedBatchTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aTimedBatchWaitsForAFullChunkAndAFlushTakesEverything() async throws {
+        let rig = try CheckpointBatcherTests.Rig()
+        let batcher = rig.batcher(window: .milliseconds(50))
+        let snapshot = try CheckpointBatcherTests.snapshot(1)
+        let full = CheckpointBatcher.seriesBatchPoints
+        for t in 0..<(full - 1) { await batcher.record(SeriesBatcherTests.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
+        await batcher.submit(snapshot)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await rig.saved().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await rig.saved() == [snapshot.machine.address: snapshot])
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil, "a chunk short of \(full) points waits")
+        #expect(await batcher.pendingPoints == full - 1)
+
+        await batcher.record(SeriesBatcherTests.point(full - 1), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        await batcher.submit(snapshot)
+        while try await rig.store.series(sessionID: snapshot.sessionID) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0..<full).map(SeriesBatcherTests.point))
+
+        await batcher.record(SeriesBatcherTests.point(full), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        await batcher.flush()
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0...full).map(SeriesBatcherTests.point))
+        #expect(await batcher.pendingPoints == 0)
+    }
+}

@@ -14,10 +14,16 @@ public import Workout
 /// A finished session itself never waits here: ``SessionSink`` commits it at once.
 ///
 /// It also gathers the open sessions' plot points (at most one a second per machine, issue
-/// 14). They wait for the next batch of checkpoints and go in its transaction, so they cost no
-/// `fdatasync` of their own; a finished session takes its waiting points out with
-/// ``discard(machineAddress:sessionID:)`` and stores them with the session.
+/// 14). They go in a batch of checkpoints' transaction, so they cost no `fdatasync` of their
+/// own: a timed batch takes a session's points once it holds ``seriesBatchPoints`` of them
+/// (a chunk row costs about as much to write whatever its size, so fewer, fuller chunks keep
+/// the batch's cost near that of the checkpoints alone); ``flush()`` (shutdown) takes them all,
+/// and a finished session takes its waiting points out with
+/// ``discard(machineAddress:sessionID:)`` and stores them with the session. A crash loses at
+/// most that many seconds of a session's plot, never the session.
 public actor CheckpointBatcher {
+    /// How many points of a session a timed batch waits for before it writes them.
+    public static let seriesBatchPoints = 15
     private let store: GatewayStore
     private let window: Duration
     private let timers: any Clock<Duration>
@@ -25,6 +31,8 @@ public actor CheckpointBatcher {
     private var pending: [String: SessionSnapshot] = [:]
     /// Plot points not yet stored, by session id.
     private var series: [String: SeriesChunk] = [:]
+    /// Sessions whose points the next batch takes however few: finished ones put back by ``keep(_:)``.
+    private var due: Set<String> = []
     private var flushScheduled = false
     private var writing: Task<Void, Never>?
 
@@ -56,6 +64,7 @@ public actor CheckpointBatcher {
     /// finishes after a restart.
     public func keep(_ chunk: SeriesChunk) {
         series[chunk.sessionID] = Self.joined(chunk, series[chunk.sessionID])
+        due.insert(chunk.sessionID)
         scheduleFlush()
     }
 
@@ -65,11 +74,20 @@ public actor CheckpointBatcher {
     /// Writes everything pending now, after any batch already being written, and returns when
     /// it is durable (or has failed and been kept for the next try).
     public func flush() async {
+        await flush(allPoints: true)
+    }
+
+    /// `allPoints: false` (a timed batch): only the sessions holding ``seriesBatchPoints``
+    /// points give them up; the others keep them for a later batch.
+    private func flush(allPoints: Bool) async {
         await finishWriting()
         let batch = pending
-        let points = series
+        let points = allPoints ? series : series.filter { $0.value.points.count >= Self.seriesBatchPoints || due.contains($0.key) }
         pending = [:]
-        series = [:]
+        for id in points.keys {
+            series[id] = nil
+            due.remove(id)
+        }
         guard !batch.isEmpty || !points.isEmpty else { return }
         let task = Task { await self.write(batch, points) }
         writing = task
@@ -86,6 +104,7 @@ public actor CheckpointBatcher {
         await finishWriting()
         // A failed batch puts its snapshots and points back before it finishes.
         if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
+        due.remove(sessionID)
         return series.removeValue(forKey: sessionID)
     }
 
@@ -127,6 +146,6 @@ public actor CheckpointBatcher {
 
     private func scheduledFlush(run: Bool) async {
         flushScheduled = false
-        if run { await flush() }
+        if run { await flush(allPoints: false) }
     }
 }

@@ -19,6 +19,7 @@ extension GatewayStore: SessionCheckpointStore {
         let rows = try snapshots.map { snapshot in
             (snapshot.machine.address, snapshot.sessionID, String(decoding: try encoder.encode(snapshot), as: UTF8.self), snapshot.savedAt.millisecondsSince1970)
         }
+        let chunks = try Self.encode(series)
         try await write { db in
             for (address, sessionID, body, savedAt) in rows {
                 try db.execute(
@@ -29,7 +30,7 @@ extension GatewayStore: SessionCheckpointStore {
                         """,
                     arguments: [address, sessionID, body, savedAt])
             }
-            for chunk in series { try Self.appendSeries(chunk, finished: false, now: now, db) }
+            for chunk in chunks { try Self.appendSeries(chunk, finished: false, now: now, db) }
         }
     }
 

@@ -82,21 +82,22 @@ enum StoreSchema {
     /// The per-session plot series (issue 14): a header per session (which machine; open or
     /// bound to its queued session) and its points in chunks, one chunk per checkpoint batch,
     /// written in the checkpoints' transaction. Chunks are rows of their own rather than one
-    /// growing blob so that a batch appends without rewriting what is stored.
+    /// growing blob so that a batch appends without rewriting what is stored; the chunks'
+    /// table is keyed by (session, sequence) without a rowid, one B-tree, and a batch leaves
+    /// the header alone once it exists: an append dirties as few pages as it can.
     private static let version2 = """
         CREATE TABLE session_series (
             session_id TEXT PRIMARY KEY NOT NULL,
             machine_name TEXT NOT NULL,
             machine_type TEXT NOT NULL,
-            point_count INTEGER NOT NULL DEFAULT 0,
             finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
-            updated_at INTEGER NOT NULL
+            created_at INTEGER NOT NULL
         );
         CREATE TABLE session_series_chunks (
-            chunk INTEGER PRIMARY KEY,
             session_id TEXT NOT NULL REFERENCES session_series (session_id) ON DELETE CASCADE,
-            points TEXT NOT NULL
-        );
-        CREATE INDEX session_series_chunks_by_session ON session_series_chunks (session_id, chunk);
+            chunk INTEGER NOT NULL,
+            points TEXT NOT NULL,
+            PRIMARY KEY (session_id, chunk)
+        ) WITHOUT ROWID;
         """
 }

@@ -12,21 +12,43 @@ extension GatewayStore {
 
     /// Appends `chunk` to its session's series, creating the series' header on its first points.
     /// `finished`: the session is being queued in this transaction, so the series is bound to it.
-    static func appendSeries(_ chunk: SeriesChunk, finished: Bool, now: Int64, _ db: Database) throws {
+    /// A chunk with its points already JSON: encoded before the write transaction, with one
+    /// encoder for the batch, so the writer's lock is not held for the encoding.
+    struct EncodedChunk: Sendable {
+        var sessionID: String
+        var machine: MachineIdentity
+        /// `nil` for no points (a finished session binding its series).
+        var points: String?
+    }
+
+    static func encode(_ chunks: [SeriesChunk]) throws -> [EncodedChunk] {
+        let encoder = JSONEncoder()
+        return try chunks.map { chunk in
+            EncodedChunk(
+                sessionID: chunk.sessionID, machine: chunk.machine,
+                points: chunk.points.isEmpty ? nil : String(decoding: try encoder.encode(chunk.points), as: UTF8.self))
+        }
+    }
+
+    static func appendSeries(_ chunk: EncodedChunk, finished: Bool, now: Int64, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: finished
+                ? """
+                    INSERT INTO session_series (session_id, machine_name, machine_type, finished, created_at) VALUES (?, ?, ?, 1, ?)
+                    ON CONFLICT (session_id) DO UPDATE SET finished = 1
+                    """
+                : """
+                    INSERT INTO session_series (session_id, machine_name, machine_type, finished, created_at) VALUES (?, ?, ?, 0, ?)
+                    ON CONFLICT (session_id) DO NOTHING
+                    """
+        ).execute(arguments: [chunk.sessionID, chunk.machine.name, chunk.machine.type.rawValue, now])
+        guard let body = chunk.points else { return }
         try db.cachedStatement(
             sql: """
-                INSERT INTO session_series (session_id, machine_name, machine_type, point_count, finished, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET
-                point_count = point_count + excluded.point_count, finished = max(finished, excluded.finished),
-                updated_at = excluded.updated_at
+                INSERT INTO session_series_chunks (session_id, chunk, points)
+                SELECT ?, COALESCE(MAX(chunk) + 1, 0), ? FROM session_series_chunks WHERE session_id = ?
                 """
-        ).execute(arguments: [
-            chunk.sessionID, chunk.machine.name, chunk.machine.type.rawValue, chunk.points.count, finished ? 1 : 0, now,
-        ])
-        guard !chunk.points.isEmpty else { return }
-        let body = String(decoding: try JSONEncoder().encode(chunk.points), as: UTF8.self)
-        try db.cachedStatement(sql: "INSERT INTO session_series_chunks (session_id, points) VALUES (?, ?)")
-            .execute(arguments: [chunk.sessionID, body])
+        ).execute(arguments: [chunk.sessionID, body, chunk.sessionID])
     }
 
     /// An open session that was dropped (too short to keep) takes its series with it.
@@ -35,8 +57,8 @@ extension GatewayStore {
     }
 
     /// Keeps the series of the newest `retention` uploaded sessions and drops the others'; also
-    /// drops open series that lost their checkpoint over a day ago (a session that was closed
-    /// while the store was failing). Returns how many series went.
+    /// drops open series begun over a day ago whose session has neither a checkpoint nor a
+    /// queue row (a session closed while the store was failing). Returns how many series went.
     static func pruneSeries(retention: Int, now: Int64, _ db: Database) throws -> Int {
         try db.execute(
             sql: """
@@ -48,7 +70,7 @@ extension GatewayStore {
         var removed = db.changesCount
         try db.execute(
             sql: """
-                DELETE FROM session_series WHERE finished = 0 AND updated_at < ?
+                DELETE FROM session_series WHERE finished = 0 AND created_at < ?
                 AND session_id NOT IN (SELECT session_id FROM checkpoints)
                 AND session_id NOT IN (SELECT session_id FROM sessions)
                 """,
@@ -105,9 +127,12 @@ extension GatewayStore {
         try await read { db in
             let series = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM session_series") ?? 0
             let row = try Row.fetchOne(
-                db, sql: "SELECT COUNT(*), COALESCE(SUM(length(points)), 0) FROM session_series_chunks")
-            let points = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(point_count), 0) FROM session_series") ?? 0
-            return (series, row?[0] ?? 0, points, row?[1] ?? 0)
+                db,
+                sql: """
+                    SELECT COUNT(*), COALESCE(SUM(json_array_length(points)), 0), COALESCE(SUM(length(points)), 0)
+                    FROM session_series_chunks
+                    """)
+            return (series, row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
         }
     }
 }

@@ -15,7 +15,7 @@ extension GatewayStore {
     public func enqueue(_ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil) async throws -> Bool {
         let record = SessionRecord(summary)
         let now = clock.now()
-        let chunk = series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])
+        let chunk = try Self.encode([series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])])[0]
         return try await write { db in
             if let machineAddress {
                 try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: summary.sessionID)
@@ -36,11 +36,12 @@ extension GatewayStore {
         let records = summaries.map(SessionRecord.init)
         guard !series.isEmpty else { return try await enqueue(records) }
         let now = clock.now()
+        let chunks = Dictionary(try Self.encode(Array(series.values)).map { ($0.sessionID, $0) }, uniquingKeysWith: { first, _ in first })
         return try await write { db in
             var added = 0
             for record in records where try Self.insert(record, origin: "gateway", status: .pending, now: now, db) {
                 added += 1
-                if let chunk = series[record.sessionID] {
+                if let chunk = chunks[record.sessionID] {
                     try Self.appendSeries(chunk, finished: true, now: now.millisecondsSince1970, db)
                 }
             }
