@@ -87,7 +87,8 @@ let benchmarks: @Sendable () -> Void = {
                 try await store.saveAll([], series: [SeriesChunk(sessionID: session.sessionID, machine: session.machine, points: (start..<start + 15).map(point))])
             }
             let footprint = try await store.seriesFootprint()
-            print("one hour of series: \(footprint.points) points in \(footprint.chunks) chunks, \(footprint.bytes) bytes of points")
+            let svg = try await SessionPlot.stored(session.sessionID, in: store).svg
+            print("one hour of series: \(footprint.points) points in \(footprint.chunks) chunks, \(footprint.bytes) bytes of points; SVG \(svg.utf8.count) bytes")
         }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
