@@ -78,7 +78,6 @@ public struct GatewayDaemon: Sendable {
             throw DaemonError("state directory \(config.state.directory): \(error)")
         }
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
-        dashboard?.sessions.attach(store)
 
         let ownsLoops = self.loops == nil
         let loops = self.loops ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)

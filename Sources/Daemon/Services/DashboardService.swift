@@ -2,6 +2,7 @@ import Dashboard
 import DaemonConfig
 import Foundation
 import Logging
+import Store
 import ServiceLifecycle
 
 /// `[dashboard]`: the gym-floor page served by `run` itself (docs/dashboard.md), reading the
@@ -12,8 +13,6 @@ import ServiceLifecycle
 /// runs on without the page (the service group ignores this service's end).
 struct DashboardService: Service {
     let application: any Service
-    /// The session pages' store: the daemon's, attached once it is open.
-    let sessions: SessionLibrary
     let address: String
     let logger: Logger
 
@@ -23,7 +22,11 @@ struct DashboardService: Service {
         let settings = config.dashboard
         guard settings.enabled else { return nil }
         let server: DashboardServer
-        let sessions = SessionLibrary()
+        // The session pages read the daemon's database through a read-only connection of their
+        // own (WAL lets it read while the daemon writes), so a browser never holds the store's
+        // writer; it opens on the first request, after the daemon has opened and migrated it.
+        let directory = config.state.directory
+        let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
         do {
             let listen = try ListenAddress(parsing: settings.listen)
             let token = settings.tokenFile.isEmpty ? nil : try AccessToken(file: settings.tokenFile)
@@ -39,7 +42,7 @@ struct DashboardService: Service {
         let application = server.application { port in
             logger.info("dashboard on http://\(ListenAddress(host: listen.host, port: port))/")
         }
-        return DashboardService(application: application, sessions: sessions, address: listen.description, logger: logger)
+        return DashboardService(application: application, address: listen.description, logger: logger)
     }
 
     func run() async throws {
