@@ -49,13 +49,9 @@ public final class GatewayStore: Sendable {
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            deviceID = try Self.prepareSchema(database, path: path, now: clock.now())
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw StoreError.unreadable(path: path, reason: Self.oneLine(error))
+        (database, deviceID) = try Self.opening(path) {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            return (database, try Self.prepareSchema(database, path: path, now: clock.now()))
         }
         self.path = path
         self.clock = clock
@@ -64,7 +60,7 @@ public final class GatewayStore: Sendable {
     }
 
     /// Opens the database in `directory` read-only, beside the daemon that writes it (the
-    /// standalone dashboard's session pages): nothing is created, migrated or chmod-ed, and every
+    /// dashboard's session pages): nothing is created, migrated or chmod-ed, and every
     /// write fails. The file must exist and be at this build's schema.
     public init(readingFrom directory: String, clock: WallClock = .system) throws {
         let path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
@@ -75,19 +71,16 @@ public final class GatewayStore: Sendable {
         configuration.readonly = true
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.label = "ftms-bridge.store.reader"
-        do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            deviceID = try database.read { db in
+        (database, deviceID) = try Self.opening(path) {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            let deviceID = try database.read { db in
                 let applied = try Self.appliedKnownMigrations(db, path: path)
                 if let missing = StoreSchema.migrator.migrations.first(where: { !applied.contains($0) }) {
                     throw StoreError.unreadable(path: path, reason: "written by an older ftms-bridge (no migration \(missing) yet): restart the daemon first")
                 }
                 return try String.fetchOne(db, sql: "SELECT device_id FROM device") ?? ""
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw StoreError.unreadable(path: path, reason: Self.oneLine(error))
+            return (database, deviceID)
         }
         self.path = path
         self.clock = clock
@@ -114,6 +107,18 @@ public final class GatewayStore: Sendable {
                 throw StoreError.unreadable(path: path, reason: "no device id row")
             }
             return id
+        }
+    }
+
+    /// Runs the opening of the file at `path`, turning SQLite's errors into
+    /// ``StoreError/unreadable(path:reason:)`` (ours pass as they are).
+    private static func opening(_ path: String, _ body: () throws -> (DatabaseQueue, String)) throws -> (DatabaseQueue, String) {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.unreadable(path: path, reason: oneLine(error))
         }
     }
 
