@@ -53,6 +53,20 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The store's checkpoint batch with and without plot series, and `queue --plot`'s work (issue 14).
+        .executableTarget(
+            name: "StoreSeries",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FTMS", package: productPackage),
+                .product(name: "Workout", package: productPackage),
+                .product(name: "Store", package: productPackage),
+                .product(name: "Dashboard", package: productPackage),
+            ],
+            path: "Benchmarks/StoreSeries",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Whole-process latency against a BlueZ peer on a private bus (scripts/bench-bluez-latency.sh).
         .executableTarget(
             name: "ftms-latency",

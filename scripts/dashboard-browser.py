@@ -10,12 +10,16 @@ driven through chromedriver's W3C WebDriver HTTP API (plain HTTP, no Selenium), 
   3. a reload is complete at once: the first render after it has every tile, with its sparkline;
   4. a machine whose link drops (and will not come back) shows disconnected;
   5. screenshots at 1920x1080 and 390x844 (written to --out, default the work directory);
-  6. the dashboard inside `run` ([dashboard] enabled) serves the same floor.
+  6. the dashboard inside `run` ([dashboard] enabled) serves the same floor;
+  7. after the dropped machine's session ends, the sessions page lists it, and its page shows
+     the plot (an SVG drawn from the stored series, read back here) and the summary as stored
+     for upload, in the standalone dashboard (store opened read-only) and in `run`'s.
 
 It prints page load to first full render and notification-to-page latency (p50/p99, from the
 daemon's publish timestamp to the page's render of that tile, one clock).
 """
 import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
+from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from harness import stop_processes, Failure, wait_for, percentile  # noqa: E402
@@ -126,6 +130,8 @@ def main():
 pause_after_idle = 6
 end_after_idle = 120
 minimum_movement = 3
+disconnect_grace = 3
+checkpoint_interval = 2
 
 [state]
 directory = "{state}"
@@ -146,7 +152,8 @@ gateway = "gym-a"
 """)
         spawn([bridge, "run", "--config", config], "daemon.log", env=env)
         wait_for("the metrics socket", lambda: os.path.exists(metrics), 60)
-        dashboard = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--title", "SolidFocus Demo Gym"],
+        dashboard = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--title", "SolidFocus Demo Gym",
+                           "--state-dir", state],
                           "dashboard.log", stdout=subprocess.PIPE, text=True)
         line = dashboard.stdout.readline().strip()
         if not line.startswith("dashboard: http://"):
@@ -193,6 +200,13 @@ gateway = "gym-a"
         driver.js("""const tile = document.querySelector(`article.tile[data-machine="${arguments[0]}"]`);
             window.seenStates = [tile.dataset.state];
             new MutationObserver(() => window.seenStates.push(tile.dataset.state)).observe(tile, {attributes: true, attributeFilter: ['data-state']});""", victim)
+        # Its session must outlast minimum_movement to be kept (step 7 looks for it).
+        def session_seconds():
+            floor = json.loads(urllib.request.urlopen(url.rstrip("/") + "/api/floor", timeout=10).read())
+            tile = next((t for t in floor["tiles"] if t["name"] == victim), {})
+            session = tile.get("session") or {}
+            return (session.get("elapsedMs", 0) / 1000 + floor["now"] - session.get("at", floor["now"])) if session else 0
+        wait_for(f"{victim}'s session to last 8 s", lambda: session_seconds() >= 8, 60)
         address = _address(work, victim)
         for method, params in (("SetConnectBehaviour", ["string:" + address, "string:abort", "uint32:0", "uint32:0"]),
                                ("DisconnectDevice", ["string:hci0", "string:" + address])):
@@ -209,6 +223,44 @@ gateway = "gym-a"
         if sorted(t["name"] for t in floor["tiles"]) != names or [g["name"] for g in floor["gateways"]] != ["gym-a"]:
             raise Failure(f"run's [dashboard] at {inside} shows {floor}")
         step(f"run's [dashboard] at {inside} shows the same {len(floor['tiles'])} machines")
+
+        # 7. The dropped machine's session ends (disconnect_grace): the sessions page lists it,
+        # its page has the plot from the stored series and the summary as stored for upload.
+        sessions_url = url.rstrip("/") + "/sessions"
+        ended = wait_for(f"{victim}'s session on the sessions page", lambda: next(
+            (x for x in json.loads(urllib.request.urlopen(url.rstrip("/") + "/api/sessions", timeout=10).read()) if x.get("machine") == victim), None), 60)
+        if not ended["plot"] or ended["type"] != "bike" or ended["upload"] not in ("pending", "uploaded", "dead"):
+            raise Failure(f"the session listed: {ended}")
+        driver.go(url)
+        driver.js("document.getElementById('sessions-link').click()")
+        wait_for("the sessions page from the floor's link", lambda: driver.js("return location.pathname") == "/sessions", 10)
+        row = wait_for("the session's row", lambda: driver.js(
+            "const r = document.querySelector(`tr[data-session='${arguments[0]}']`); return r ? {text: r.innerText, plot: r.dataset.plot} : null", ended["sessionId"]), 10)
+        if victim not in row["text"] or row["plot"] != "true":
+            raise Failure(f"the sessions page's row: {row}")
+        driver.js("document.querySelector(`tr[data-session='${arguments[0]}'] a`).click()", ended["sessionId"])
+        page = wait_for("the session's page with its plot loaded", lambda: driver.js(
+            "const i = document.getElementById('plot'); const s = document.getElementById('summary');"
+            "return i && i.complete && i.naturalWidth > 0 && s ? {width: i.naturalWidth, summary: s.textContent, path: location.pathname} : null"), 20)
+        summary = urllib.request.urlopen(url.rstrip("/") + page["path"] + "/summary.json", timeout=10).read().decode()
+        if page["summary"] != summary or json.loads(summary)["session_id"] != ended["sessionId"]:
+            raise Failure(f"the page's summary {page['summary']!r} is not the stored {summary!r}")
+        svg = ElementTree.fromstring(urllib.request.urlopen(url.rstrip("/") + page["path"] + "/plot.svg", timeout=10).read())
+        panels = [g for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "panel"]
+        paths = [p for p in svg.iter("{http://www.w3.org/2000/svg}path")]
+        if [g.get("data-series") for g in panels][:2] != ["power", "cadence"] or len(paths) != len(panels):
+            raise Failure(f"the plot's panels: {[g.get('data-series') for g in panels]}, {len(paths)} paths")
+        power = panels[0]
+        if not (0 <= float(power.get("data-min")) <= float(power.get("data-max")) <= 3000) or float(power.get("data-max")) <= 0:
+            raise Failure(f"the plot's power range {power.get('data-min')}...{power.get('data-max')}")
+        driver.screenshot(os.path.join(out, "dashboard-session.png"))
+        inside_sessions = json.loads(urllib.request.urlopen(inside.rstrip("/") + "/api/sessions", timeout=10).read())
+        if ended["sessionId"] not in [x["sessionId"] for x in inside_sessions]:
+            raise Failure(f"run's [dashboard] does not list {ended['sessionId']}: {inside_sessions}")
+        step(f"{victim}'s session ({ended['duration']} s, {ended['distance']} m) on the sessions page, its plot "
+             f"({', '.join(g.get('data-series') for g in panels)}; power {power.get('data-min')}...{power.get('data-max')} W) "
+             f"and its summary as stored; run's [dashboard] lists it too")
+        driver.go(url)
 
         # 5. The TV and the phone.
         latencies = wait_for("150 measured updates", lambda: (lambda l: l if len(l) >= 150 else None)(driver.js("return window.dashboard.latencies")), 90)

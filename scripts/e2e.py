@@ -12,10 +12,11 @@ What it checks, in order:
   2. `ftms-bridge control MACHINE --resistance 5` goes through the daemon's control socket and
      the machine accepts it (with ftms-sim: the Control Point really received 0x04 0x32);
   3. SIGKILL of the daemon mid-session, then a restart: the open sessions come back from their
-     checkpoints and carry on (same session ids);
+     checkpoints and carry on (same session ids), each with its plot series so far in the store;
   4. `--stop` on each machine ends its session; each summary reaches the reader, and the backend
      holds each session exactly once (`ftms-bridge status` says uploaded; with our backend, its
-     admin API confirms one copy of each).
+     admin API confirms one copy of each); each session's series is bound to it, holds the
+     points from before the SIGKILL and after, and `queue --plot` draws it.
 Prints one line per step and `e2e: PASS` or `e2e: FAIL: why`; exit status 0 only on PASS.
 """
 import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request
@@ -187,8 +188,17 @@ level = "debug"
 
         # 3. SIGKILL mid-session, restart, nothing lost.
         time.sleep(5)  # at least two checkpoint intervals of riding
+        # and a first chunk of each session's plot series in the store (a timed batch writes a
+        # session's points once it holds 15 of them).
+        wait_for("a chunk of each session's series in the store", lambda: all(
+            _series(state).get(started[name], (0, 1))[0] >= 2 for name in machines), 60)
         daemon.send_signal(signal.SIGKILL)
         daemon.wait(10)
+        series_before = _series(state)
+        for name in machines:
+            points, finished = series_before.get(started[name], (0, 1))
+            if points < 2 or finished:
+                raise Failure(f"after the SIGKILL, {name}'s open session has {points} stored series points (finished={finished})")
         before = reader.count()
         daemon = start_daemon(2)
         # The new daemon may announce its machines ready before the reader reconnects (its
@@ -197,7 +207,8 @@ level = "debug"
         carried = {m["machine"]: m["sessionId"] for m in reader.of("sample", before + 1) if m.get("sessionId")}
         wait_for("the restored sessions carried on", lambda: all(
             any(m["sessionId"] == started[name] for m in reader.of("sample", before) if m["machine"] == name) for name in machines), 30)
-        step(f"SIGKILL and restart: sessions {sorted(started[n] for n in machines)} carried on")
+        step(f"SIGKILL and restart: sessions {sorted(started[n] for n in machines)} carried on, "
+             f"with {sorted(series_before[started[n]][0] for n in machines)} series points stored before the kill")
         time.sleep(6)  # ride on, so each session holds well over the minimum movement
 
         # 4. Stop each machine: sessions end, reach the reader and the backend once.
@@ -222,6 +233,17 @@ level = "debug"
                 if len(copies) != 1 or copies[0]["received"] != 1:
                     raise Failure(f"session {session_id} held {len(copies)} time(s) at the backend: {copies}")
             step(f"backend holds {len(held)} session(s), each exactly once")
+        series_after = _series(state)
+        for name in machines:
+            session_id = started[name]
+            points, finished = series_after.get(session_id, (0, 0))
+            if not finished or points <= series_before[session_id][0]:
+                raise Failure(f"{name}'s series: {points} points, finished={finished} (before the kill: {series_before[session_id][0]})")
+            svg = os.path.join(work, f"{session_id}.svg")
+            plot = subprocess.run([bridge, "queue", "--state-dir", state, "--plot", session_id, svg], env=env, capture_output=True, text=True, timeout=30)
+            if plot.returncode != 0 or '<path class="series"' not in open(svg).read():
+                raise Failure(f"queue --plot {session_id}: {plot.stderr.strip()}")
+        step(f"series bound to the finished sessions: {sorted(series_after[started[n]][0] for n in machines)} points; queue --plot draws each")
         kinds = {m["type"] for m in reader.messages}
         for kind in ("hello", "machine", "sample", "session_state", "session_summary", "control", "upload"):
             if kind not in kinds:
@@ -251,6 +273,15 @@ level = "debug"
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
+
+
+def _series(state):
+    """{session_id: (points, finished)} from the store, read as another process would."""
+    rows = subprocess.run(["sqlite3", os.path.join(state, "ftms-bridge.sqlite"),
+                           "SELECT s.session_id, COALESCE(SUM(json_array_length(c.points)), 0), s.finished FROM session_series s "
+                           "LEFT JOIN session_series_chunks c USING (session_id) GROUP BY s.session_id"],
+                          capture_output=True, text=True, timeout=30, check=True).stdout
+    return {i: (int(p), int(f)) for i, p, f in (line.split("|") for line in rows.splitlines() if line)}
 
 
 if __name__ == "__main__":

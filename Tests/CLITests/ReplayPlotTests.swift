@@ -44,7 +44,12 @@ struct ReplayPlotTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let result = try ProcessRunner.run(["replay", root.appendingPathComponent("captures/\(capture)").path, "--plot", output], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
-        let svg = try Elements.parse(try Data(contentsOf: URL(fileURLWithPath: output)))
+        return try read(output)
+    }
+
+    /// The SVG file at `path`, read back: its elements and its panels with their paths' points.
+    static func read(_ path: String) throws -> (svg: Elements, panels: [Panel]) {
+        let svg = try Elements.parse(try Data(contentsOf: URL(fileURLWithPath: path)))
         var panels: [Panel] = []
         for element in svg.all {
             if element.name == "g", element.attributes["class"] == "panel" {

@@ -142,6 +142,7 @@ public actor MachineWorker {
         if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
         let sessionID = pipeline?.engine.openSessionID
         if let sample = output.sample { await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID) }
+        if let point = output.seriesPoint, let sessionID { await sink.record(point, sessionID: sessionID, machine: identity) }
         if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
         if !output.events.isEmpty {
             await sink.deliver(output.events, machine: identity)

@@ -2,6 +2,7 @@ import Dashboard
 import DaemonConfig
 import Foundation
 import Logging
+import Store
 import ServiceLifecycle
 
 /// `[dashboard]`: the gym-floor page served by `run` itself (docs/dashboard.md), reading the
@@ -21,13 +22,18 @@ struct DashboardService: Service {
         let settings = config.dashboard
         guard settings.enabled else { return nil }
         let server: DashboardServer
+        // The session pages read the daemon's database through a read-only connection of their
+        // own (WAL lets it read while the daemon writes), so a browser never holds the store's
+        // writer; it opens on the first request, after the daemon has opened and migrated it.
+        let directory = config.state.directory
+        let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
         do {
             let listen = try ListenAddress(parsing: settings.listen)
             let token = settings.tokenFile.isEmpty ? nil : try AccessToken(file: settings.tokenFile)
             let gateway = settings.gateway.isEmpty ? ProcessInfo.processInfo.hostName : settings.gateway
             let source = MetricsSocketSource(path: config.metricsSocket.path, gateway: gateway, log: { logger.warning("\($0)") })
             server = try DashboardServer(
-                configuration: .init(listen: listen, token: token, title: settings.title), sources: [source],
+                configuration: .init(listen: listen, token: token, title: settings.title), sources: [source], sessions: sessions,
                 now: { Date().timeIntervalSince1970 }, log: { logger.warning("\($0)") })
         } catch {
             throw DaemonError("dashboard.listen \(settings.listen): \(error)")

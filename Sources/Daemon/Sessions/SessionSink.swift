@@ -41,13 +41,14 @@ public struct SessionSink: Sendable {
         var stored = false
         switch event {
         case .finished(_, let summary):
-            await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
+            let series = await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
             do {
-                try await store.enqueue(summary, machineAddress: machine.address)
+                try await store.enqueue(summary, machineAddress: machine.address, series: series)
                 stored = true
                 logger.info("session \(summary.sessionID) finished on \(machine.name): \(summary.duration) s, queued for upload")
             } catch {
                 logger.error("session \(summary.sessionID) on \(machine.name) could not be stored (its checkpoint is kept): \(error)")
+                if let series { await checkpoints?.keep(series) }
             }
         case .dropped(_, let reason, let summary):
             await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
@@ -65,6 +66,12 @@ public struct SessionSink: Sendable {
         await publisher.session(event, machine: machine.name)
         observe(event)
         if stored { await sessionStored() }
+    }
+
+    /// One plot point of the open session `sessionID` (at most one a second per machine): kept
+    /// for the next batch of checkpoints. Without a batcher, series are not recorded.
+    public func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) async {
+        await checkpoints?.record(point, sessionID: sessionID, machine: machine)
     }
 
     /// A periodic checkpoint: into the next batch if there is a batcher, else saved at once.

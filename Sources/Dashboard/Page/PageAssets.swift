@@ -33,6 +33,7 @@ html { font-size: clamp(14px, 0.95vw, 30px); }
 body { margin: 0; background: var(--bg); color: var(--text); font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
 header { display: flex; align-items: baseline; gap: 1rem; padding: 0.8rem 1.2rem; border-bottom: 1px solid var(--line); }
 header h1 { margin: 0; font-size: 1.6rem; font-weight: 650; }
+header .nav { color: var(--bike); font-size: 1.1rem; }
 header .clock { margin-left: auto; font-variant-numeric: tabular-nums; color: var(--dim); font-size: 1.3rem; }
 .live { font-size: 0.9rem; padding: 0.15rem 0.6rem; border-radius: 1rem; background: var(--bad); color: #000; }
 .live.on { background: var(--ok); }
@@ -70,13 +71,14 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
 </style>
 </head>
 <body>
-<header><h1>{{TITLE}}</h1><span id="live" class="live">connecting</span><span class="clock" id="clock"></span></header>
+<header><h1>{{TITLE}}</h1><span id="live" class="live">connecting</span><a class="nav" id="sessions-link" href="sessions">Last sessions</a><span class="clock" id="clock"></span></header>
 <main id="floor"><div class="empty">Waiting for the gateway…</div></main>
 <script>
 "use strict";
 (function () {
   const SPARK_SECONDS = {{SPARK_SECONDS}};
   const token = new URLSearchParams(location.search).get("token");
+  if (token) document.getElementById("sessions-link").href = "sessions?token=" + encodeURIComponent(token);
   const dash = window.dashboard = { hellos: 0, firstRender: null, latencies: [], tiles: new Map(), gateways: new Map(), offset: 0 };
   const floor = document.getElementById("floor");
   const sections = new Map();

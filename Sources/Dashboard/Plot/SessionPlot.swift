@@ -1,4 +1,5 @@
 import Foundation
+public import Workout
 
 /// A session drawn as SVG: one panel per series (power and cadence for a bike, pace and stroke
 /// rate for a rower, heart rate for both) over one shared time axis, each panel with its own
@@ -37,25 +38,27 @@ public struct SessionPlot: Sendable, Equatable {
         self.series = series.filter { !$0.points.isEmpty }
     }
 
-    /// The series of a machine type from its samples (seconds from start, and the sample
-    /// payload in the metrics socket's names).
-    public init(title: String, type: String, samples: [(seconds: Double, payload: FloorJSON)]) {
-        func series(_ key: String, _ field: String, _ label: String, _ unit: String, _ color: String, inverted: Bool = false) -> Series {
+    /// The series of a machine type from its points (a capture's samples, or a session's
+    /// stored series): what `replay --plot`, `queue --plot` and the dashboard's session pages
+    /// all draw.
+    public init(title: String, type: MachineType, points: [SeriesPoint]) {
+        func series(_ key: String, _ value: KeyPath<SeriesPoint, Double?>, _ label: String, _ unit: String, _ color: String, inverted: Bool = false) -> Series {
             Series(
                 key: key, label: label, unit: unit, color: color,
-                points: samples.compactMap { sample in sample.payload[field]?.number.map { SparkPoint(t: sample.seconds, v: $0) } },
+                points: points.compactMap { point in point[keyPath: value].map { SparkPoint(t: point.t, v: $0) } },
                 inverted: inverted)
         }
-        let heart = series("heart_rate", "heart_rate_bpm", "Heart rate", "bpm", "#d7301f")
-        if type == "rower" {
+        let heart = series("heart_rate", \.heartRate, "Heart rate", "bpm", "#d7301f")
+        switch type {
+        case .rower:
             self.init(title: title, series: [
-                series("pace", "instantaneous_pace_s_per_500m", "Pace", "s/500m", "#6a3d9a", inverted: true),
-                series("stroke_rate", "stroke_rate_spm", "Stroke rate", "spm", "#1f78b4"), heart,
+                series("pace", \.pace, "Pace", "s/500m", "#6a3d9a", inverted: true),
+                series("stroke_rate", \.strokeRate, "Stroke rate", "spm", "#1f78b4"), heart,
             ])
-        } else {
+        case .bike:
             self.init(title: title, series: [
-                series("power", "instantaneous_power_w", "Power", "W", "#1f78b4"),
-                series("cadence", "instantaneous_cadence_rpm", "Cadence", "rpm", "#33a02c"), heart,
+                series("power", \.power, "Power", "W", "#1f78b4"),
+                series("cadence", \.cadence, "Cadence", "rpm", "#33a02c"), heart,
             ])
         }
     }

@@ -10,7 +10,10 @@ import ServiceLifecycle
 ///
 /// Routes: `GET /` the page (HTML with its CSS and JavaScript inline: one request to a first
 /// render), `GET /events` the Server-Sent Events stream (a `hello` snapshot, then `tile` and
-/// `gateway` events), `GET /api/floor` the snapshot as JSON (for scripts and tests).
+/// `gateway` events), `GET /api/floor` the snapshot as JSON (for scripts and tests); with a
+/// ``SessionLibrary``, the session pages (``SessionPages``): `GET /sessions`,
+/// `GET /sessions/ID`, `GET /sessions/ID/plot.svg`, `GET /sessions/ID/summary.json` and
+/// `GET /api/sessions`.
 ///
 /// Bounded against rude clients the way the sockets are: request heads over 8 KiB are refused
 /// by the HTTP decoder, at most ``Configuration/maxClients`` connections are accepted at once,
@@ -41,16 +44,19 @@ public struct DashboardServer: Sendable {
 
     public let hub: DashboardHub
     public let configuration: Configuration
+    /// This gateway's finished sessions, for the session pages; `nil`: no session pages.
+    public let sessions: SessionLibrary?
     private let sources: [any DashboardSource]
     private let log: @Sendable (String) -> Void
 
     /// Refuses a non-loopback address without a token before anything is bound.
     public init(
-        configuration: Configuration, sources: [any DashboardSource], now: @escaping @Sendable () -> Double,
-        log: @escaping @Sendable (String) -> Void
+        configuration: Configuration, sources: [any DashboardSource], sessions: SessionLibrary? = nil,
+        now: @escaping @Sendable () -> Double, log: @escaping @Sendable (String) -> Void
     ) throws(DashboardServerError) {
         if !configuration.listen.isLoopback, configuration.token == nil { throw .tokenRequired(configuration.listen) }
         self.configuration = configuration
+        self.sessions = sessions
         self.sources = sources
         self.log = log
         hub = DashboardHub(limits: configuration.limits, now: now)
@@ -120,6 +126,7 @@ public struct DashboardServer: Sendable {
                     }
                 })
         }
+        if let sessions { SessionRoutes(library: sessions, title: configuration.title, log: log).add(to: router) }
         return router
     }
 }

@@ -10,13 +10,16 @@ extension GatewayStore: SessionCheckpointStore {
     }
 
     /// Saves several machines' checkpoints in one transaction (one `fdatasync` instead of one
-    /// each): all of them or, if it fails, none, so the caller can keep them all for the next try.
-    public func saveAll(_ snapshots: [SessionSnapshot]) async throws {
-        guard !snapshots.isEmpty else { return }
+    /// each), with the plot points gathered since the last batch: all of them or, if it fails,
+    /// none, so the caller can keep them all for the next try.
+    public func saveAll(_ snapshots: [SessionSnapshot], series: [SeriesChunk] = []) async throws {
+        guard !snapshots.isEmpty || !series.isEmpty else { return }
+        let now = clock.now().millisecondsSince1970
         let encoder = JSONEncoder()
         let rows = try snapshots.map { snapshot in
             (snapshot.machine.address, snapshot.sessionID, String(decoding: try encoder.encode(snapshot), as: UTF8.self), snapshot.savedAt.millisecondsSince1970)
         }
+        let chunks = try Self.encode(series)
         try await write { db in
             for (address, sessionID, body, savedAt) in rows {
                 try db.execute(
@@ -27,6 +30,7 @@ extension GatewayStore: SessionCheckpointStore {
                         """,
                     arguments: [address, sessionID, body, savedAt])
             }
+            for chunk in chunks { try Self.appendSeries(chunk, finished: false, now: now, db) }
         }
     }
 
@@ -47,6 +51,7 @@ extension GatewayStore: SessionCheckpointStore {
     public func remove(machineAddress: String, sessionID: String) async throws {
         try await write { db in
             try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: sessionID)
+            try Self.removeOpenSeries(db, sessionID: sessionID)
         }
     }
 

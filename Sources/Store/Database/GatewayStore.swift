@@ -30,12 +30,14 @@ public final class GatewayStore: Sendable {
     public let deviceID: String
     let database: DatabaseQueue
     let clock: WallClock
+    /// How many uploaded sessions keep their plot series (``defaultSeriesRetention``).
+    let seriesRetention: Int
 
     /// Opens (creating if needed) the database in `directory`, migrating it to this build's
     /// schema. Throws ``StoreError/unreadable(path:reason:)`` for a file that is corrupt or
     /// not a database, and ``StoreError/newerSchema(path:migration:)`` for one from a newer
     /// build: the caller must refuse to start, never carry on with an empty store.
-    public init(directory: String, clock: WallClock = .system) throws {
+    public init(directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention) throws {
         let path = try Self.prepareFile(in: directory)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -47,17 +49,42 @@ public final class GatewayStore: Sendable {
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            deviceID = try Self.prepareSchema(database, path: path, now: clock.now())
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw StoreError.unreadable(path: path, reason: Self.oneLine(error))
+        (database, deviceID) = try Self.opening(path) {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            return (database, try Self.prepareSchema(database, path: path, now: clock.now()))
         }
         self.path = path
         self.clock = clock
+        self.seriesRetention = seriesRetention
         try Self.restrictMode(of: path)
+    }
+
+    /// Opens the database in `directory` read-only, beside the daemon that writes it (the
+    /// dashboard's session pages): nothing is created, migrated or chmod-ed, and every
+    /// write fails. The file must exist and be at this build's schema.
+    public init(readingFrom directory: String, clock: WallClock = .system) throws {
+        let path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError.unreadable(path: path, reason: "no database yet (the daemon makes it on its first start)")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "ftms-bridge.store.reader"
+        (database, deviceID) = try Self.opening(path) {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            let deviceID = try database.read { db in
+                let applied = try Self.appliedKnownMigrations(db, path: path)
+                if let missing = StoreSchema.migrator.migrations.first(where: { !applied.contains($0) }) {
+                    throw StoreError.unreadable(path: path, reason: "written by an older ftms-bridge (no migration \(missing) yet): restart the daemon first")
+                }
+                return try String.fetchOne(db, sql: "SELECT device_id FROM device") ?? ""
+            }
+            return (database, deviceID)
+        }
+        self.path = path
+        self.clock = clock
+        seriesRetention = Self.defaultSeriesRetention
     }
 
     /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
@@ -69,10 +96,7 @@ public final class GatewayStore: Sendable {
             guard problems == ["ok"] else {
                 throw StoreError.unreadable(path: path, reason: Self.oneLine(problems.joined(separator: " ")))
             }
-            let applied = try migrator.appliedIdentifiers(db)
-            if let unknown = applied.subtracting(migrator.migrations).sorted().first {
-                throw StoreError.newerSchema(path: path, migration: unknown)
-            }
+            _ = try appliedKnownMigrations(db, path: path)
         }
         try migrator.migrate(database)
         return try database.write { db in
@@ -84,6 +108,29 @@ public final class GatewayStore: Sendable {
             }
             return id
         }
+    }
+
+    /// Runs the opening of the file at `path`, turning SQLite's errors into
+    /// ``StoreError/unreadable(path:reason:)`` (ours pass as they are).
+    private static func opening(_ path: String, _ body: () throws -> (DatabaseQueue, String)) throws -> (DatabaseQueue, String) {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.unreadable(path: path, reason: oneLine(error))
+        }
+    }
+
+    /// The migrations applied to the file; one this build does not know (a newer build's) is
+    /// ``StoreError/newerSchema(path:migration:)``.
+    private static func appliedKnownMigrations(_ db: Database, path: String) throws -> Set<String> {
+        let migrator = StoreSchema.migrator
+        let applied = try migrator.appliedIdentifiers(db)
+        if let unknown = applied.subtracting(migrator.migrations).sorted().first {
+            throw StoreError.newerSchema(path: path, migration: unknown)
+        }
+        return applied
     }
 
     /// Creates the directory (0700) and an empty database file (0600) when missing, so the

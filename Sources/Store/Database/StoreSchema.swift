@@ -13,6 +13,9 @@ enum StoreSchema {
         migrator.registerMigration("v1-initial") { db in
             try db.execute(sql: version1)
         }
+        migrator.registerMigration("v2-session-series") { db in
+            try db.execute(sql: version2)
+        }
         return migrator
     }
 
@@ -74,5 +77,27 @@ enum StoreSchema {
             result TEXT NOT NULL,
             succeeded INTEGER NOT NULL
         );
+        """
+
+    /// The per-session plot series (issue 14): a header per session (which machine; open or
+    /// bound to its queued session) and its points in chunks, one chunk per checkpoint batch,
+    /// written in the checkpoints' transaction. Chunks are rows of their own rather than one
+    /// growing blob so that a batch appends without rewriting what is stored; the chunks'
+    /// table is keyed by (session, sequence) without a rowid, one B-tree, and a batch leaves
+    /// the header alone once it exists: an append dirties as few pages as it can.
+    private static let version2 = """
+        CREATE TABLE session_series (
+            session_id TEXT PRIMARY KEY NOT NULL,
+            machine_name TEXT NOT NULL,
+            machine_type TEXT NOT NULL,
+            finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE session_series_chunks (
+            session_id TEXT NOT NULL REFERENCES session_series (session_id) ON DELETE CASCADE,
+            chunk INTEGER NOT NULL,
+            points TEXT NOT NULL,
+            PRIMARY KEY (session_id, chunk)
+        ) WITHOUT ROWID;
         """
 }

@@ -8,24 +8,45 @@ extension GatewayStore {
     ///
     /// Idempotent by `session_id`: storing a session again (a replayed capture, a retried
     /// hand-off) changes nothing. Returns whether the session was new.
+    ///
+    /// `series`: the session's plot points not yet stored; they are appended and the session's
+    /// series is bound to it in the same transaction, so a crash keeps both or neither.
     @discardableResult
-    public func enqueue(_ summary: SessionSummary, machineAddress: String? = nil) async throws -> Bool {
+    public func enqueue(_ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil) async throws -> Bool {
         let record = SessionRecord(summary)
         let now = clock.now()
+        let chunk = try Self.encode([series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])])[0]
         return try await write { db in
             if let machineAddress {
                 try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: summary.sessionID)
             }
-            return try Self.insert(record, origin: "gateway", status: .pending, now: now, db)
+            let added = try Self.insert(record, origin: "gateway", status: .pending, now: now, db)
+            let hasSeries = try Bool.fetchOne(db, sql: "SELECT 1 FROM session_series WHERE session_id = ?", arguments: [summary.sessionID]) ?? false
+            if series != nil || hasSeries {
+                try Self.appendSeries(chunk, finished: true, now: now.millisecondsSince1970, db)
+            }
+            return added
         }
     }
 
-    /// Stores many finished sessions as pending in one transaction (`replay --queue`).
-    /// Returns how many were new.
+    /// Stores many finished sessions as pending in one transaction (`replay --queue`), each
+    /// with its plot series when `series` has one for its id. Returns how many were new.
     @discardableResult
-    public func enqueue(_ summaries: [SessionSummary]) async throws -> Int {
+    public func enqueue(_ summaries: [SessionSummary], series: [String: SeriesChunk] = [:]) async throws -> Int {
         let records = summaries.map(SessionRecord.init)
-        return try await enqueue(records)
+        guard !series.isEmpty else { return try await enqueue(records) }
+        let now = clock.now()
+        let chunks = Dictionary(try Self.encode(Array(series.values)).map { ($0.sessionID, $0) }, uniquingKeysWith: { first, _ in first })
+        return try await write { db in
+            var added = 0
+            for record in records where try Self.insert(record, origin: "gateway", status: .pending, now: now, db) {
+                added += 1
+                if let chunk = chunks[record.sessionID] {
+                    try Self.appendSeries(chunk, finished: true, now: now.millisecondsSince1970, db)
+                }
+            }
+            return added
+        }
     }
 
     /// ``enqueue(_:)-([SessionSummary])`` for records already in their upload form.
@@ -98,8 +119,11 @@ extension GatewayStore {
     }
 
     /// Applies one batch's per-session results in one transaction.
+    /// Sessions that went up take the series beyond the newest ``GatewayStore/defaultSeriesRetention``
+    /// uploaded ones with them, in the same transaction.
     public func record(_ outcomes: [String: SessionOutcome]) async throws {
         let now = clock.now().millisecondsSince1970
+        let retention = seriesRetention
         try await write { db in
             let uploaded = try db.cachedStatement(
                 sql: "UPDATE sessions SET upload_status = 'uploaded', last_error = NULL, updated_at = ? WHERE session_id = ?")
@@ -120,6 +144,9 @@ extension GatewayStore {
                 case .callFailed(let error):
                     try failed.execute(arguments: [UploadStatus.pending.rawValue, 0, error, now, id])
                 }
+            }
+            if outcomes.values.contains(where: { if case .uploaded = $0 { true } else { false } }) {
+                _ = try Self.pruneSeries(retention: retention, now: now, db)
             }
         }
     }
@@ -168,18 +195,40 @@ extension GatewayStore {
     public func sessions(status: UploadStatus? = nil) async throws -> [StoredSession] {
         try await read { db in
             let filter = status.map { "WHERE upload_status = '\($0.rawValue)'" } ?? ""
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
-                    rejection_count, last_error, origin FROM sessions \(filter) ORDER BY started_at, session_id
-                    """
-            ).map { row in
-                StoredSession(
-                    sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), duration: row[2],
-                    totalEnergy: row[3], totalDistance: row[4], status: UploadStatus(rawValue: row[5]) ?? .pending,
-                    retryCount: row[6], rejectionCount: row[7], lastError: row[8], downloaded: (row[9] as String) == "server")
-            }
+            return try Self.storedSessions(db, "\(filter) ORDER BY started_at, session_id")
+        }
+    }
+
+    /// The newest `limit` sessions, newest first: the dashboard's "last sessions".
+    public func recentSessions(limit: Int) async throws -> [StoredSession] {
+        try await read { db in
+            try Self.storedSessions(db, "ORDER BY started_at DESC, session_id DESC LIMIT ?", [limit])
+        }
+    }
+
+    /// One session's row, or `nil` for an id the queue does not hold.
+    public func session(id: String) async throws -> StoredSession? {
+        try await read { db in try Self.storedSessions(db, "WHERE session_id = ?", [id]).first }
+    }
+
+    private static func storedSessions(_ db: Database, _ clauses: String, _ arguments: StatementArguments = []) throws -> [StoredSession] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
+                rejection_count, last_error, origin,
+                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END,
+                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END,
+                EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id)
+                FROM sessions \(clauses)
+                """,
+            arguments: arguments
+        ).map { row in
+            StoredSession(
+                sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), duration: row[2],
+                totalEnergy: row[3], totalDistance: row[4], status: UploadStatus(rawValue: row[5]) ?? .pending,
+                retryCount: row[6], rejectionCount: row[7], lastError: row[8], downloaded: (row[9] as String) == "server",
+                machineName: row[10], machineType: row[11], hasSeries: row[12])
         }
     }
 

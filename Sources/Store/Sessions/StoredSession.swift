@@ -18,6 +18,12 @@ public struct StoredSession: Sendable, Hashable {
     public var lastError: String?
     /// `true` for sessions downloaded from the backend at login rather than recorded here.
     public var downloaded: Bool
+    /// The machine, from the summary's `detail` (`nil` for a downloaded session without one).
+    public var machineName: String?
+    /// `bike` or `rower`, likewise.
+    public var machineType: String?
+    /// Whether the store holds a plot series for it (``GatewayStore/series(sessionID:)``).
+    public var hasSeries: Bool = false
 }
 
 /// A pending session as the batch upload procedure sends it.

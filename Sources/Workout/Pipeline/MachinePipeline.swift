@@ -8,6 +8,7 @@ public import FTMS
 public struct MachinePipeline: Sendable {
     public private(set) var engine: SessionEngine
     private var merger: RecordMerger
+    private var series = SeriesRecorder()
 
     public init(machine: MachineIdentity, rules: SessionRules = SessionRules(), ids: some SessionIDSource) {
         engine = SessionEngine(machine: machine, rules: rules, ids: ids)
@@ -21,6 +22,8 @@ public struct MachinePipeline: Sendable {
         /// The decoded Fitness Machine Status event, when it was one.
         public var status: FitnessMachineStatus?
         public var events = SessionEvents()
+        /// The open session's plot point, at most one per second (``SeriesRecorder``).
+        public var seriesPoint: SeriesPoint?
         /// The frame was cut short or carried no flags: counted, and never fed to the engine
         /// as more than what it did carry.
         public var malformed = false
@@ -37,6 +40,7 @@ public struct MachinePipeline: Sendable {
             if let sample = merger.ingest(record, at: time.monotonic) {
                 output.sample = sample
                 output.events = engine.ingest(sample, at: time)
+                if series.wants(time) { output.seriesPoint = series.take(sample.values, at: time, in: engine.progress(at: time)) }
             } else if record.carriesRunningTotal {
                 output.events = engine.ingestRunningTotals(record.values, at: time)
             } else {

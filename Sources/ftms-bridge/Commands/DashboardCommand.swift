@@ -3,9 +3,11 @@ import Dashboard
 import Foundation
 import MQTT
 import Publish
+import Store
 
 /// `ftms-bridge dashboard`: the gym-floor page in a browser (docs/dashboard.md), fed by the
-/// local metrics socket. Read-only: it sends nothing to the daemon but a connection.
+/// local metrics socket; its session pages read this gateway's store, opened read-only beside
+/// the daemon. Read-only: it sends nothing to the daemon but a connection.
 struct DashboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
@@ -47,6 +49,9 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "With --mqtt: the CA file for mqtts://.")
     var mqttCaFile: String?
 
+    /// The session pages read this gateway's database, read-only, beside the running daemon.
+    @OptionGroup var state: StateOptions
+
     func run() async throws {
         let server: DashboardServer
         do {
@@ -63,8 +68,10 @@ struct DashboardCommand: AsyncParsableCommand {
             } else {
                 source = MetricsSocketSource(path: socket, gateway: name, log: { printError($0) })
             }
+            let directory = state.resolvedStateDirectory
+            let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
             server = try DashboardServer(
-                configuration: .init(listen: address, token: token, title: title), sources: [source],
+                configuration: .init(listen: address, token: token, title: title), sources: [source], sessions: sessions,
                 now: { Date().timeIntervalSince1970 }, log: { printError($0) })
         } catch {
             printError("dashboard: \(error)")

@@ -1,9 +1,11 @@
 import ArgumentParser
+import Dashboard
 import Foundation
 import Store
 import Workout
 
-/// `ftms-bridge queue [--retry-dead]`: the stored sessions and their upload states.
+/// `ftms-bridge queue [--retry-dead]`: the stored sessions and their upload states;
+/// `queue --plot ID out.svg` draws one session from its stored series.
 struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
@@ -26,13 +28,32 @@ struct QueueCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object per session, one per line.")
     var json = false
 
+    @Option(help: "Draw this session's power/cadence (bike) or pace/stroke rate (rower) and heart rate over time, from its stored series, as SVG into the file given after it.")
+    var plot: String?
+
+    @Argument(help: "With --plot: the SVG file to write.")
+    var output: String?
+
     func validate() throws {
+        if plot != nil, output == nil { throw ValidationError("--plot ID needs the SVG file to write: queue --plot ID out.svg") }
+        if plot == nil, output != nil { throw ValidationError("unexpected argument \(output ?? ""); did you mean --plot ID \(output ?? "")?") }
+        if plot != nil, retryDead || json || status != nil { throw ValidationError("--plot draws one session: no --retry-dead, --json or --status with it") }
         if let status, UploadStatus(rawValue: status) == nil { throw ValidationError("--status must be pending, uploaded or dead") }
     }
 
     func run() async throws {
         try await reportingFailure("queue") {
             let store = try gateway.openStore()
+            if let plot, let output {
+                let svg = try await SessionPlot.stored(plot, in: store).svg
+                do {
+                    try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
+                } catch {
+                    printError("queue: --plot \(output): \(error.localizedDescription)")
+                    throw ExitCode(1)
+                }
+                return
+            }
             if retryDead {
                 let moved = try await store.retryDead()
                 printLine("\(moved) dead-letter sessions moved back to pending")

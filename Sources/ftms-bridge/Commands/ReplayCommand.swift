@@ -87,16 +87,19 @@ struct ReplayCommand: AsyncParsableCommand {
             replay.btsnoop = options
             replay.realtime = realtime
             var machine: MachineIdentity?
-            var plotted: [(seconds: Double, payload: FloorJSON)] = []
+            var plotted: [SeriesPoint] = []
             var firstSample: Double?
+            var series: [String: SeriesChunk] = [:]
             let result = await replay.run { output, time in
                 if case .opened(let opened) = output { machine = opened }
-                if plot != nil, case .sample(let record) = output,
-                   let payload = try? JSONDecoder().decode(FloorJSON.self, from: Data(MetricsPayloads.decoded(.data(record)).bytes)) {
+                if plot != nil, case .sample(let record) = output {
                     let seconds = Double(time.wall.millisecondsSince1970) / 1000
                     let start = firstSample ?? seconds
                     firstSample = start
-                    plotted.append((seconds - start, payload))
+                    plotted.append(SeriesPoint(t: seconds - start, values: record.values))
+                }
+                if store != nil, case .seriesPoint(let point, let id) = output, let machine {
+                    series[id, default: SeriesChunk(sessionID: id, machine: machine, points: [])].points.append(point)
                 }
                 if let publisher, let machine { await publisher.publish(output, at: time, machine: machine) }
                 guard case .session(let event) = output else { return }
@@ -116,7 +119,7 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             if let plot {
                 let name = machine?.name ?? String(file.split(separator: "/").last ?? "")
-                let drawing = SessionPlot(title: "\(name) · \(file.split(separator: "/").last ?? "")", type: machine?.type.rawValue ?? "bike", samples: plotted)
+                let drawing = SessionPlot(title: "\(name) · \(file.split(separator: "/").last ?? "")", type: machine?.type ?? .bike, points: plotted)
                 do {
                     try Data(drawing.svg.utf8).write(to: URL(fileURLWithPath: plot))
                 } catch {
@@ -126,7 +129,7 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             if let store, !kept.isEmpty {
                 do {
-                    queued.new += try await store.enqueue(kept)
+                    queued.new += try await store.enqueue(kept, series: series)
                     queued.kept += kept.count
                 } catch {
                     printError("replay: \(file): \(error)")

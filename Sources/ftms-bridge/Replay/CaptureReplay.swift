@@ -30,6 +30,8 @@ struct CaptureReplay {
         case connected
         case disconnected
         case sample(DataRecord)
+        /// The open session's plot point (at most one a second), as the daemon stores it.
+        case seriesPoint(SeriesPoint, sessionID: String)
         case status(FitnessMachineStatus)
         case session(SessionEvent)
     }
@@ -97,6 +99,7 @@ struct CaptureReplay {
                 result.notifications += 1
                 let output = value.withUnsafeBytes { pipeline.notification(characteristic, $0, at: time) }
                 if let sample = output.sample { await handle(.sample(sample), time) }
+                if let point = output.seriesPoint, let id = pipeline.engine.openSessionID { await handle(.seriesPoint(point, sessionID: id), time) }
                 if let status = output.status { await handle(.status(status), time) }
                 await deliver(output.events, at: time)
             }

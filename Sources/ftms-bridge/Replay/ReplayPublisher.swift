@@ -46,6 +46,8 @@ final class ReplayPublisher: Sendable {
             await live.sample(record, machine: machine.name, sessionID: nil)
         case .status(let status):
             await live.status(status, machine: machine.name, sessionID: nil)
+        case .seriesPoint:
+            break
         case .session(let event):
             await live.session(event, machine: machine.name)
         }

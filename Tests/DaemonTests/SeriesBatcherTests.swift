@@ -1,0 +1,155 @@
+import FTMS
+import Foundation
+import Logging
+import Store
+import Testing
+import Workout
+@testable import Daemon
+
+/// Plot points through the checkpoint batcher and the sink, on a real SQLite store: they land
+/// with the checkpoints' transaction, a failed batch loses none, a finished session takes its
+/// pending points into the queue's transaction, a dropped one takes its series away.
+@Suite("Session series through the batcher")
+struct SeriesBatcherTests {
+    typealias Rig = CheckpointBatcherTests.Rig
+
+    static func point(_ t: Int) -> SeriesPoint { SeriesPoint(t: Double(t), power: Double(150 + t % 40), cadence: 85, heartRate: 130) }
+
+    static var quiet: Logger { Logger(label: "test") { _ in SwiftLogNoOpLogHandler() } }
+
+    @Test func pointsWaitForTheCheckpointBatchAndGoInIt() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let snapshot = try CheckpointBatcherTests.snapshot(1)
+        for t in 0..<5 { await batcher.record(Self.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil)
+        #expect(await batcher.pendingPoints == 5)
+        await batcher.submit(snapshot)
+        await batcher.flush()
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0..<5).map(Self.point))
+        #expect(try await rig.saved() == [snapshot.machine.address: snapshot])
+        #expect(await batcher.pendingPoints == 0)
+    }
+
+    /// Property over random runs: batches fail at random (a trigger injected by another
+    /// process); once the store takes them again, every point recorded is stored, once, in order.
+    @Test(arguments: [1, 2, 3, 4])
+    func failedBatchesLoseNoPoint(seed: Int) async throws {
+        var random = SplitMix64(seed: UInt64(seed))
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let snapshots = try (1...3).map { try CheckpointBatcherTests.snapshot($0) }
+        var recorded: [String: [SeriesPoint]] = [:]
+        var refusing = false
+        for t in 0..<60 {
+            for snapshot in snapshots where random.next() % 3 != 0 {
+                let point = Self.point(t)
+                recorded[snapshot.sessionID, default: []].append(point)
+                await batcher.record(point, sessionID: snapshot.sessionID, machine: snapshot.machine)
+            }
+            if t % 5 == 4 {
+                let refuse = random.next() % 2 == 0
+                if refuse != refusing {
+                    try rig.sql(refuse
+                        ? "CREATE TRIGGER refuse BEFORE INSERT ON session_series_chunks BEGIN SELECT RAISE(ABORT, 'injected'); END;"
+                        : "DROP TRIGGER refuse;")
+                    refusing = refuse
+                }
+                await batcher.submit(snapshots[Int(random.next() % 3)])
+                await batcher.flush()
+            }
+        }
+        if refusing { try rig.sql("DROP TRIGGER refuse;") }
+        await batcher.flush()
+        #expect(await batcher.pendingPoints == 0)
+        for snapshot in snapshots {
+            #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == recorded[snapshot.sessionID])
+        }
+    }
+
+    /// A finished session's pending points are stored with it; if the store refuses the
+    /// session, they are kept and reach the store as its open series.
+    @Test func aFinishedSessionTakesItsPendingPoints() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let sink = SessionSink(store: rig.store, publisher: LivePublisher(server: nil), logger: Self.quiet, checkpoints: batcher)
+        let snapshot = try CheckpointBatcherTests.snapshot(1)
+        let machine = snapshot.machine
+        for t in 0..<3 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
+        await sink.checkpoint(snapshot)
+        for t in 3..<6 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
+        let summary = try #require(Self.finish(snapshot))
+        try rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        await sink.deliver(.finished(Self.progress(snapshot), summary), machine: machine)
+        #expect(try await rig.store.series(sessionID: summary.sessionID)?.finished == false)
+        #expect(await batcher.pendingPoints == 3)
+        await batcher.flush()
+        #expect(try await rig.store.series(sessionID: summary.sessionID)?.points == (0..<6).map(Self.point))
+        try rig.sql("DROP TRIGGER refuse;")
+        for t in 6..<8 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
+        await sink.deliver(.finished(Self.progress(snapshot), summary), machine: machine)
+        let stored = try #require(try await rig.store.series(sessionID: summary.sessionID))
+        #expect(stored.finished)
+        #expect(stored.points == (0..<8).map(Self.point))
+        #expect(try await rig.store.sessionJSON(id: summary.sessionID) != nil)
+    }
+
+    @Test func aDroppedSessionTakesItsSeriesAway() async throws {
+        let rig = try Rig()
+        let batcher = rig.batcher()
+        let sink = SessionSink(store: rig.store, publisher: LivePublisher(server: nil), logger: Self.quiet, checkpoints: batcher)
+        let snapshot = try CheckpointBatcherTests.snapshot(1)
+        await sink.record(Self.point(0), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        await sink.checkpoint(snapshot)
+        await sink.record(Self.point(1), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        let summary = try #require(Self.finish(snapshot))
+        await sink.deliver(.dropped(Self.progress(snapshot), .tooShort, summary), machine: snapshot.machine)
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil)
+        #expect(await batcher.pendingPoints == 0)
+    }
+
+    static func progress(_ snapshot: SessionSnapshot) -> SessionProgress {
+        SessionProgress(sessionID: snapshot.sessionID, startedAt: CheckpointBatcherTests.origin, elapsed: .seconds(30), moving: .seconds(30))
+    }
+
+    /// A summary of the snapshot's session, as the engine would queue it.
+    static func finish(_ snapshot: SessionSnapshot) -> SessionSummary? {
+        let start = CheckpointBatcherTests.origin
+        let detail = SessionDetail(
+            machine: snapshot.machine, elapsed: 30, paused: 0, averagePower: 180, energyMethod: .counter,
+            distanceMethod: .counter, sampleCount: 30, endReason: .stopped)
+        return SessionSummary(
+            sessionID: snapshot.sessionID, startedAt: start, endedAt: start.adding(seconds: 30), duration: 30,
+            totalEnergy: 10, totalDistance: 240, detail: detail)
+    }
+}
+
+/// Timed batches take a session's points only once it holds `seriesBatchPoints`: fewer, fuller
+/// chunk rows; `flush()` (shutdown) takes them all.
+@Suite("Session series: timed batches")
+struct SeriesTimedBatchTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aTimedBatchWaitsForAFullChunkAndAFlushTakesEverything() async throws {
+        let rig = try CheckpointBatcherTests.Rig()
+        let batcher = rig.batcher(window: .milliseconds(50))
+        let snapshot = try CheckpointBatcherTests.snapshot(1)
+        let full = CheckpointBatcher.seriesBatchPoints
+        for t in 0..<(full - 1) { await batcher.record(SeriesBatcherTests.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
+        await batcher.submit(snapshot)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await rig.saved().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await rig.saved() == [snapshot.machine.address: snapshot])
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil, "a chunk short of \(full) points waits")
+        #expect(await batcher.pendingPoints == full - 1)
+
+        await batcher.record(SeriesBatcherTests.point(full - 1), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        await batcher.submit(snapshot)
+        while try await rig.store.series(sessionID: snapshot.sessionID) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0..<full).map(SeriesBatcherTests.point))
+
+        await batcher.record(SeriesBatcherTests.point(full), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        await batcher.flush()
+        #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0...full).map(SeriesBatcherTests.point))
+        #expect(await batcher.pendingPoints == 0)
+    }
+}
