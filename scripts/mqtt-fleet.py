@@ -234,6 +234,19 @@ enabled = false
             return found
         started = wait_for("a session on every machine", lambda: (lambda s: s if set(s) >= machines else None)(sessions("started")), 60)
         step(f"sessions started on all {len(started)} machines")
+
+        def retained_open_sessions():
+            """What a subscriber arriving now gets on `open_session`: {machine topic: sessionId}."""
+            out = subprocess.run(["mosquitto_sub", "-t", "ftms-bridge/+/machines/+/open_session", "--retained-only", "-W", "2", "-F", "%t %p"],
+                                 env=broker.client_env("late"), capture_output=True, text=True).stdout
+            found = {}
+            for line in out.splitlines():
+                topic, _, payload = line.partition(" ")
+                if payload:
+                    found[topic.rsplit("/", 1)[0]] = json.loads(payload)["sessionId"]
+            return found
+        late = wait_for("every open session retained", lambda: (lambda o: o if o == started else None)(retained_open_sessions()), 30)
+        step(f"a subscriber arriving mid-ride gets all {len(late)} open sessions retained on open_session")
         time.sleep(5)  # ride past the minimum movement
 
         # 3. The broker goes away mid-ride; every session ends while it is down. Its summaries
@@ -264,6 +277,8 @@ enabled = false
         wait_for("every session_summary on MQTT after the broker restart", lambda: summaries() >= set(started.values()), 60)
         wait_for("every gateway online again", lambda: all(any(p == "online" for (_, p) in watch.on(f"ftms-bridge/{n}/status", outage)) for n in names), 30)
         step("broker restarted mid-ride, sessions ended meanwhile: every summary arrived (QoS 1), every gateway online again")
+        wait_for("no open session retained once every session ended", lambda: not retained_open_sessions(), 30)
+        step("every open_session cleared once its session ended")
 
         def held():
             with urllib.request.urlopen(f"{url}/_admin/sessions") as answer:

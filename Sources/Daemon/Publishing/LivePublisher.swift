@@ -39,7 +39,8 @@ public struct LivePublisher: Sendable {
     /// `session_state`, and for a finished session its `session_summary` right after.
     public func session(_ event: SessionEvent, machine: String) async {
         let id = event.sessionID
-        await send(.sessionState, machine: machine, sessionID: id, payload: MetricsPayloads.sessionState(event))
+        let envelope = await send(.sessionState, machine: machine, sessionID: id, payload: MetricsPayloads.sessionState(event))
+        if let envelope { mqtt?.sessionChanged(machine, openEnvelope: event.summary == nil ? envelope : nil) }
         if let summary = event.summary {
             await send(.sessionSummary, machine: machine, sessionID: id, payload: MetricsPayloads.summary(summary))
         }
@@ -62,13 +63,16 @@ public struct LivePublisher: Sendable {
         mqtt?.forward(type, machine: machine, envelope: envelope)
     }
 
-    private func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async {
-        guard let server else { return }
+    /// The envelope it forwarded to MQTT; `nil` without MQTT.
+    @discardableResult
+    private func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async -> [UInt8]? {
+        guard let server else { return nil }
         guard let mqtt else {
             _ = try? await server.publish(type, machine: machine, sessionID: sessionID, payload: payload)
-            return
+            return nil
         }
-        guard let line = try? await server.publishLine(type, machine: machine, sessionID: sessionID, payload: payload) else { return }
+        guard let line = try? await server.publishLine(type, machine: machine, sessionID: sessionID, payload: payload) else { return nil }
         mqtt.forward(type, machine: machine, envelope: line.envelope)
+        return line.envelope
     }
 }

@@ -101,6 +101,16 @@ public final class MQTTPublisher: Sendable {
         }
     }
 
+    /// The open session of `machine` as a retained message, so that a subscriber arriving
+    /// mid-session (a dashboard opened after the rider started) knows the session and its clock
+    /// at once: the latest `session_state` envelope while the session is open, cleared (an
+    /// empty retained message) when it finishes or is dropped. The `session` topic keeps every
+    /// event unretained, so none of them is coalesced away during a broker outage.
+    public func sessionChanged(_ machine: String, openEnvelope: [UInt8]?) {
+        guard kinds.contains("session") else { return }
+        client.publish(OutgoingMessage(topic: topics.openSession(machine), payload: openEnvelope ?? [], qos: .atLeastOnce, retain: true))
+    }
+
     private func flushSample(_ machine: String) {
         guard let envelope = limiter.withLock({ $0.flush(machine: machine, now: now()) }) else { return }
         client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope))

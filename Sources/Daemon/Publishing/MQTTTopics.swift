@@ -1,5 +1,5 @@
 /// The topic tree of docs/mqtt.md: `PREFIX/GATEWAY/status`, `PREFIX/GATEWAY/upload` and
-/// `PREFIX/GATEWAY/machines/MACHINE/{state,sample,session}`.
+/// `PREFIX/GATEWAY/machines/MACHINE/{state,sample,session,open_session}`.
 public struct MQTTTopics: Sendable, Equatable {
     public let prefix: String
     public let gateway: String
@@ -16,6 +16,7 @@ public struct MQTTTopics: Sendable, Equatable {
     public func state(_ machine: String) -> String { "\(base)/machines/\(Self.level(machine))/state" }
     public func sample(_ machine: String) -> String { "\(base)/machines/\(Self.level(machine))/sample" }
     public func session(_ machine: String) -> String { "\(base)/machines/\(Self.level(machine))/session" }
+    public func openSession(_ machine: String) -> String { "\(base)/machines/\(Self.level(machine))/open_session" }
 
     /// A name as one topic level: MQTT's separators and wildcards (`/`, `+`, `#`), NUL and
     /// spaces become `_`, so no machine name can reach into another's topics.

@@ -7,10 +7,11 @@ public import MQTT
 ///
 /// - `PREFIX/GATEWAY/status`: retained `online` / `offline` (the gateway's last will), as
 ///   ``GatewayEvent/online(gateway:)`` and ``GatewayEvent/offline(gateway:reason:)``;
-/// - `PREFIX/GATEWAY/upload` and `PREFIX/GATEWAY/machines/MACHINE/state|sample|session`: seed
-///   002 envelopes, each a ``GatewayEvent/message(gateway:_:)``.
+/// - `PREFIX/GATEWAY/upload` and `PREFIX/GATEWAY/machines/MACHINE/state|sample|session|open_session`:
+///   seed 002 envelopes, each a ``GatewayEvent/message(gateway:_:)``.
 ///
-/// There is no `hello` on MQTT: the broker's retained `status`, `state` and `upload` messages,
+/// There is no `hello` on MQTT: the broker's retained `status`, `state`, `open_session` and
+/// `upload` messages,
 /// sent again on every (re)subscribe, are the snapshot. The client (libmosquitto, in the MQTT
 /// module) reconnects by itself; a subscriber that falls behind loses the oldest messages
 /// beyond its buffer rather than slowing the client. `seq` jumps are normal here (samples are
@@ -79,7 +80,10 @@ public struct MQTTSource: DashboardSource {
             }
         case "upload" where parts.count == 2:
             return (try? FloorMessage(line: message.payload)).map { .message(gateway: gateway, $0) }
-        case "machines" where parts.count == 4 && ["state", "sample", "session"].contains(parts[3]):
+        case "machines" where parts.count == 4 && ["state", "sample", "session", "open_session"].contains(parts[3]):
+            // An empty `open_session` is a session's retained state cleared: its end came on
+            // `session` already.
+            guard !message.payload.isEmpty else { return nil }
             return (try? FloorMessage(line: message.payload)).map { .message(gateway: gateway, $0) }
         default:
             return nil
