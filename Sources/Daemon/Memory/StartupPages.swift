@@ -14,6 +14,8 @@ import Glibc
 /// only drops page-table entries: the file's pages stay in the page cache, and the next call
 /// into one maps it back from there. Only executable mappings with no anonymous page are
 /// released, so relocated data and anything a debugger patched are never touched.
+/// `readOnlyData` adds the read-only data mappings (`r--p`: constant tables, ICU's data,
+/// unwind tables) under the same rule; `MemoryTrimService` releases both every few minutes.
 public enum StartupPages {
     /// One mapping that may be released.
     public struct Mapping: Sendable, Hashable {
@@ -30,10 +32,10 @@ public enum StartupPages {
 
     /// Releases every candidate of `/proc/self/smaps`; returns the KiB that were resident in them.
     @discardableResult
-    public static func release(smapsPath: String = "/proc/self/smaps") -> Int {
+    public static func release(smapsPath: String = "/proc/self/smaps", readOnlyData: Bool = false) -> Int {
         guard let text = readFile(smapsPath) else { return 0 }
         var released = 0
-        for mapping in candidates(smaps: text) {
+        for mapping in candidates(smaps: text, readOnlyData: readOnlyData) {
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             if madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
                 released += mapping.residentKiB
@@ -42,8 +44,9 @@ public enum StartupPages {
         return released
     }
 
-    /// The executable, file-backed, private mappings of `smaps` with no anonymous page.
-    public static func candidates(smaps: String) -> [Mapping] {
+    /// The executable (and with `readOnlyData`, the read-only) file-backed, private mappings of
+    /// `smaps` with no anonymous page.
+    public static func candidates(smaps: String, readOnlyData: Bool = false) -> [Mapping] {
         var result: [Mapping] = []
         var current: (mapping: Mapping, eligible: Bool, anonymous: Int?)?
         func finish() {
@@ -60,7 +63,7 @@ public enum StartupPages {
                     let end = UInt(first[first.index(after: dash)...], radix: 16), end > start
                 else { continue }
                 let inode = fields[4]
-                let eligible = fields[1] == "r-xp" && inode != "0"
+                let eligible = (fields[1] == "r-xp" || (readOnlyData && fields[1] == "r--p")) && inode != "0"
                 current = (Mapping(start: start, end: end, residentKiB: 0), eligible, nil)
             } else if fields.count >= 2, let value = Int(fields[1]) {
                 if first == "Rss:" {
