@@ -288,7 +288,10 @@ def main():
             cpus.append(cpu)
             print(f"load: {args.machines} machines at {args.rate:g} Hz on {args.adapters} adapter(s) for {args.duration} s (after {args.warmup} s warm-up): "
                   f"RSS max {peak / 1024:.1f} MB, first {samples[0] / 1024:.1f} MB, last {samples[-1] / 1024:.1f} MB; CPU {cpu:.2f} % of one core")
-            print(f"load: RSS slope {slope_mb_per_hour(samples, 5):+.2f} MB/h over {len(samples)} samples; "
+            ordered = sorted(samples)
+            print(f"load: RSS p50 {ordered[len(ordered) // 2] / 1024:.1f} MB, p95 {ordered[int(0.95 * (len(ordered) - 1))] / 1024:.1f} MB, "
+                  f"{sum(1 for x in samples if x > 25 * 1024)} of {len(samples)} samples over 25 MB; "
+                  f"slope {slope_mb_per_hour(samples, 5):+.2f} MB/h; "
                   f"{len(glob.glob(f'/proc/{daemon.pid}/task/*'))} threads")
             if args.smaps:
                 print(memory.breakdown(daemon.pid))
