@@ -15,11 +15,13 @@
 # Builds nothing: point it at a release binary.
 #
 # usage: scripts/bench-decode.sh [--bin PATH] [--frames N] [--runs R] [--characteristics "2ad2 2ad1"]
-#                                [--spaced] [--compare OLD_BIN]
+#                                [--spaced] [--compare OLD_BIN] [--threads N]
+# --threads N passes `--threads N` to decode (default: decode's own, the online CPUs up to 4);
+# --threads 1 is the one-decoder stream.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=.build/release/ftms-bridge FRAMES=1000000 RUNS=5 SPACED="" COMPARE=""
+BIN=.build/release/ftms-bridge FRAMES=1000000 RUNS=5 SPACED="" COMPARE="" THREADS=""
 CHARS="2ad2 2ad1 2acc 2ada 2ad9 2ad3 2ad4 2ad5 2ad6 2ad7 2ad8"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -29,6 +31,7 @@ while [[ $# -gt 0 ]]; do
     --characteristics) CHARS=$2; shift 2 ;;
     --spaced) SPACED=--spaced; shift ;;
     --compare) COMPARE=$2; shift 2 ;;
+    --threads) THREADS="--threads $2"; shift 2 ;;
     *) echo "bench-decode: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +68,7 @@ ROWS=() TOTAL_FRAMES=0 TOTAL_SECONDS=0 TOTAL_CPU=0 TOTAL_BYTES=0 DIFFS=0
 for c in $CHARS; do
   input="${BENCH_CACHE:-$TMP}/$c-$FRAMES${SPACED:+-spaced}.hex"
   [[ -s "$input" ]] || python3 scripts/gen_frames.py --characteristic "$c" --count "$FRAMES" --seed 15 --hex-only $SPACED > "$input"
-  read -r s cpu < <(median_seconds "$RUNS" "'$BIN' decode $c < '$input' > '$TMP/out.json'")
+  read -r s cpu < <(median_seconds "$RUNS" "'$BIN' decode $c $THREADS < '$input' > '$TMP/out.json'")
   bytes=$(stat -c %s "$TMP/out.json")
   lines=$(wc -l < "$TMP/out.json")
   [[ "$lines" -eq "$FRAMES" ]] || echo "bench-decode: warning: $c gave $lines lines for $FRAMES frames" >&2

@@ -41,6 +41,26 @@ struct StartupPagesTests {
         ])
     }
 
+    @Test func readOnlyDataAddsCleanReadOnlyFileMappingsOnly() {
+        let smaps = Self.smaps + """
+
+            7f0000900000-7f0002900000 r--p 00000000 fe:01 91 /usr/lib/lib_FoundationICU.so
+            Rss:                3072 kB
+            Anonymous:             0 kB
+            7f0003000000-7f0003010000 r--p 00000000 00:00 0
+            Rss:                  64 kB
+            Anonymous:             0 kB
+            """
+        let icu = StartupPages.Mapping(start: 0x7f00_0090_0000, end: 0x7f00_0290_0000, residentKiB: 3072)
+        // The relocated (copied-on-write) r--p mapping of the binary and the anonymous one stay.
+        #expect(StartupPages.candidates(smaps: smaps, readOnlyData: true) == [
+            StartupPages.Mapping(start: 0x55d0_c0b0_0000, end: 0x55d0_c190_0000, residentKiB: 10740),
+            StartupPages.Mapping(start: 0x7f00_0080_0000, end: 0x7f00_0081_0000, residentKiB: 64),
+            icu,
+        ])
+        #expect(!StartupPages.candidates(smaps: smaps).contains(icu))
+    }
+
     @Test func aMappingWithoutAnAnonymousLineIsNotACandidate() {
         // Without the line there is no proof that no page was copied on write.
         let smaps = "7f0000800000-7f0000810000 r-xp 00000000 fe:01 90 /usr/lib/libx.so\nRss: 64 kB\n"
@@ -63,6 +83,26 @@ struct StartupPagesTests {
         let encoded = try JSONEncoder().encode(["still": "running"])
         #expect(String(decoding: encoded, as: UTF8.self) == #"{"still":"running"}"#)
         #expect(StartupPages.release(smapsPath: "/nonexistent/smaps") == 0)
+    }
+
+    @Test func releasingReadOnlyDataToo() throws {
+        // Touch read-only data (Foundation's and ICU's tables) so that there is some to release.
+        let formatted = Date(timeIntervalSince1970: 0).formatted(.iso8601)
+        let before = try Self.residentKiB()
+        let released = StartupPages.release(readOnlyData: true)
+        #expect(released > 0)
+        #expect(try Self.residentKiB() < before)
+        #expect(Date(timeIntervalSince1970: 0).formatted(.iso8601) == formatted)
+    }
+
+    @Test func mallocTuningIsTakenAndTrimRuns() {
+        #expect(MallocTuning.apply())
+        // Free a large heap block's worth of small ones, then trim: the call must succeed and
+        // the process go on allocating.
+        var blocks: [[UInt8]] = (0..<2000).map { [UInt8](repeating: UInt8($0 & 0xff), count: 1000) }
+        blocks.removeAll()
+        _ = MallocTuning.trim()
+        #expect([UInt8](repeating: 7, count: 10).reduce(0, +) == 70)
     }
 
     static func residentKiB() throws -> Int {

@@ -110,6 +110,7 @@ public struct GatewayDaemon: Sendable {
         }
         services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: beforeMachines), serviceName: "machines"))
         services.append(.init(service: ReloadService(reload: parts.reload), serviceName: "reload"))
+        services.append(.init(service: MemoryTrimService(timers: timers, logger: logger), serviceName: "memory-trim"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: parts.statusLine), serviceName: "watchdog"))
         if let dashboard {
             services.append(.init(service: dashboard, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "dashboard"))
@@ -208,6 +209,8 @@ public struct GatewayDaemon: Sendable {
                         metrics.uploadedSessions(accepted: batch.accepted, duplicates: batch.duplicates, retried: batch.retried, dead: batch.dead)
                     }
                     if report.sessions > 0 || !report.succeeded { logger.info("upload: \(report.summary)") }
+                    // An upload runs code riding never does (HTTP client, JSON, time zones): let its pages go.
+                    if report.sessions > 0 { ResidentMemory.trim() }
                 } catch {
                     outcome = .retry(retryAfter: nil)
                     result = "\(error)"

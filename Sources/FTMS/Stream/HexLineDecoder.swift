@@ -40,9 +40,13 @@ public struct HexLineDecoder: ~Copyable {
     private let nibbles: UnsafeMutablePointer<UInt8>
     private let dataKind: DataRecord.Kind?
 
-    public init(characteristic: Characteristic, maximumLineLength: Int = 1 << 16) {
+    /// `linesBefore`: lines that came before the first one given here, so that a decoder
+    /// started in the middle of an input (one of several decoding its parts in parallel)
+    /// reports the same line numbers as one that read it all.
+    public init(characteristic: Characteristic, maximumLineLength: Int = 1 << 16, linesBefore: Int = 0) {
         self.characteristic = characteristic
         self.maximumLineLength = maximumLineLength
+        lineNumber = linesBefore
         frame = .allocate(capacity: Hex.maximumFrameLength)
         frame.initialize(repeating: 0, count: Hex.maximumFrameLength)
         nibbles = .allocate(capacity: 256)

@@ -34,6 +34,8 @@ struct RunCommand: AsyncParsableCommand {
     /// calls it before parsing. Other commands keep the default pool: they are short-lived, and
     /// some block a thread in ways an event loop must never see.
     static func adoptEventLoopExecutor() {
+        // Before any thread starts, so that no arena exists yet (see MallocTuning).
+        MallocTuning.apply()
         NIOSingletons.groupLoopCountSuggestion = 1
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }

@@ -16,9 +16,13 @@ enum DecodeStream {
     static let outputBlock = 1 << 20
 
     /// Decodes `input` to its end, JSON to `output`. Returns an errno when a read fails (what
-    /// was read before it is decoded and written).
-    static func run(_ decoder: inout HexLineDecoder, input descriptor: Int32 = 0, output: Int32 = 1) -> Int32? {
+    /// was read before it is decoded and written). `prefix`: bytes already read from `input`,
+    /// decoded first (``ParallelDecodeStream`` hands over the rest of its input this way).
+    static func run(
+        _ decoder: inout HexLineDecoder, input descriptor: Int32 = 0, output: Int32 = 1, prefix: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+    ) -> Int32? {
         precondition(inputBlock > decoder.maximumLineLength, "a partial line must leave room to read into")
+        precondition(prefix.count < inputBlock, "the prefix must leave room to read into")
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputBlock, alignment: 64)
         defer { input.deallocate() }
         guard let base = input.baseAddress else { return nil }
@@ -39,7 +43,8 @@ enum DecodeStream {
             writer.finish()
         }
         var start = 0
-        var end = 0
+        var end = prefix.count
+        if let prefixBase = prefix.baseAddress, end > 0 { memcpy(base, prefixBase, end) }
         while true {
             start += decoder.consume(UnsafeRawBufferPointer(rebasing: input[start..<end]), into: &filling, outputLimit: outputBlock)
             if filling.count >= outputBlock {
