@@ -13,7 +13,7 @@
 actor SessionTicker {
     private let interval: Duration
     private let timers: any Clock<Duration>
-    private var workers: [ObjectIdentifier: MachineWorker] = [:]
+    private var workers: [ObjectIdentifier: any SessionTicked] = [:]
     /// Registrations per worker: a worker that registered again while its last tick was
     /// answering "no session" stays.
     private var registrations: [ObjectIdentifier: Int] = [:]
@@ -25,7 +25,7 @@ actor SessionTicker {
     }
 
     /// Ticks `worker` until a tick finds no session open (again registering changes nothing).
-    func register(_ worker: MachineWorker) {
+    func register(_ worker: any SessionTicked) {
         let id = ObjectIdentifier(worker)
         workers[id] = worker
         registrations[id, default: 0] += 1
@@ -41,7 +41,7 @@ actor SessionTicker {
     }
 
     /// Stops ticking `worker` (the daemon is stopping); the timer stops with the last one.
-    func unregister(_ worker: MachineWorker) {
+    func unregister(_ worker: any SessionTicked) {
         remove(ObjectIdentifier(worker))
     }
 
@@ -62,3 +62,12 @@ actor SessionTicker {
         }
     }
 }
+
+/// What ``SessionTicker`` ticks: a ``MachineWorker`` (a protocol so the ticker's bookkeeping is
+/// tested on its own).
+protocol SessionTicked: AnyObject, Sendable {
+    /// One tick; false when no session is open any more (the ticker then drops it).
+    func tick() async -> Bool
+}
+
+extension MachineWorker: SessionTicked {}
