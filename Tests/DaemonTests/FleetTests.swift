@@ -49,10 +49,13 @@ struct FleetTests {
         await rig.stop()
     }
 
-    /// A link that drops every 30 frames is acquired again each time and the frames keep
-    /// coming: the hang-up of each acquired socket, then a new AcquireNotify on the next link.
-    @Test func acquiresAgainAfterEachDrop() async throws {
-        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "0", "--rate", "20", "--known", "--fault", "link-drop=30"])
+    /// With the acquired sockets read on the event loop (as the daemon reads them), a link
+    /// that drops every 30 frames is acquired again each time and the frames keep coming;
+    /// with them read on the bus thread, the same.
+    @Test(arguments: [true, false])
+    func acquiresAgainAfterEachDrop(eventLoopReads: Bool) async throws {
+        let rig = try await FleetRig(
+            simulator: ["--bikes", "1", "--rowers", "0", "--rate", "20", "--known", "--fault", "link-drop=30"], eventLoopReads: eventLoopReads)
         defer { rig.removeState() }
         try await rig.start()
         // 100 frames take at least four links.

@@ -1,5 +1,5 @@
 public import BlueZ
-import DBus
+public import DBus
 public import Logging
 public import Workout
 public import Telemetry
@@ -35,6 +35,8 @@ public actor MachineFleet {
     private let metrics: DaemonMetrics?
     /// The one timer that ticks every open session.
     private let ticker: SessionTicker
+    /// Who reads AcquireNotify's sockets (the daemon's event loop); `nil`: the bus thread.
+    private let datagramReader: (any DatagramReader)?
 
     private var restartWaiter: CheckedContinuation<Void, Never>?
     private var restartRequested = false
@@ -49,9 +51,11 @@ public actor MachineFleet {
         settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
+        metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock(),
+        datagramReader: (any DatagramReader)? = nil
     ) {
         self.timers = timers
+        self.datagramReader = datagramReader
         ticker = SessionTicker(timers: timers)
         self.settings = settings
         self.sink = sink
@@ -83,7 +87,7 @@ public actor MachineFleet {
             let connection: DBusConnection
             let client: BlueZClient
             do {
-                connection = try await DBusConnection.connect(address: settings.busAddress)
+                connection = try await DBusConnection.connect(address: settings.busAddress, datagramReader: datagramReader)
                 client = BlueZClient(connection: connection, clock: timers)
                 do {
                     try await client.start()
