@@ -3,14 +3,22 @@
 
 For each path, REPEAT times: a private dbus-daemon, ftms-sim with N machines (default 10: 5 bikes,
 5 rowers) at RATE Hz (default 4), and `ftms-bridge run` as bench-daemon.py runs it (NOTIFY_SOCKET,
-watchdog, Prometheus on). After the warm-up, for DURATION seconds: CPU (% of one core, from /proc
-utime+stime) of the daemon, the dbus-daemon and the simulator, and the daemon's RSS (sampled every
-5 s: max, first, last). `start` runs the simulator with --no-acquire-notify, so every notification
-is a PropertiesChanged through the dbus-daemon; `acquire` lets the daemon acquire the data and
-status characteristics.
+watchdog, Prometheus on). After the warm-up, for DURATION seconds: CPU of the daemon, the
+dbus-daemon and the simulator in nanoseconds (every thread's /proc/PID/task/TID/schedstat, not
+/proc/PID/stat's 10 ms ticks, which are too coarse for a bar of 0.025 % of a core), their
+wake-ups (voluntary context switches, summed over threads) per notification, the daemon's CPU
+and wake-ups per thread, and its RSS (sampled every 5 s: max, first, last). `start` runs the
+simulator with --no-acquire-notify, so every notification is a PropertiesChanged through the
+dbus-daemon; `acquire` lets the daemon acquire the data and status characteristics. The runs of
+the two paths alternate (start 1, acquire 1, start 2, ...), so each AcquireNotify run is compared
+with the dbus-daemon of the StartNotify run next to it, made under the same load.
+
+--silent S first runs each path once with the machines connected and silent (--rate 0, no
+session open) for S seconds: the daemon's fixed cost. Per-notification cost is then also given
+as (riding - silent) / notifications, separated from what the daemon spends with nothing arriving.
 
   scripts/bench-notify.py [--bin .build/release] [--sim PATH] [--paths start,acquire] [--repeat 3]
-                          [--duration 60] [--warmup 20] [--perf DIR]
+                          [--duration 60] [--warmup 20] [--silent 30] [--perf DIR [--perf-frequency 20000]]
 --perf DIR records `perf record -g` of the daemon over each first run into DIR/PATH.data.
 
 Prints one line per run, then medians and the ratios the bars are about:
@@ -27,34 +35,42 @@ bench_daemon = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_daemon)
 
 
-def one_run(args, path, work, index, perf_dir):
-    label = f"{path}-{index}"
+def one_run(args, path, work, label, rate, duration, perf_file=None):
+    """One scenario; returns {process: (ns, wake-ups)}, the daemon's {thread: (ns, wake-ups)},
+    the elapsed seconds and the daemon's RSS samples (KiB)."""
     bus_dir, sim, daemon = bench_daemon.run_scenario(
-        args, args.rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else [])
+        args, rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else [])
     bus_pid = int(open(os.path.join(bus_dir, "dbus-daemon.pid")).read().split()[0])
     recorder = None
     try:
         time.sleep(args.warmup)
         if daemon.poll() is not None:
             raise SystemExit(f"bench-notify: the daemon exited {daemon.returncode}; see {work}/daemon-{label}.log")
-        pids = {"daemon": daemon.pid, "dbus-daemon": bus_pid, "sim": sim.pid}
-        start = {name: bench_daemon.cpu_seconds(pid) for name, pid in pids.items()}
+        meters = {"daemon": bench_daemon.ThreadMeter(daemon.pid), "dbus-daemon": bench_daemon.ThreadMeter(bus_pid),
+                  "sim": bench_daemon.ThreadMeter(sim.pid)}
         wall = time.monotonic()
-        if perf_dir:
-            recorder = subprocess.Popen(["perf", "record", "-g", "-F", "999", "-p", str(daemon.pid), "-o",
-                                         os.path.join(perf_dir, f"{path}.data"), "--", "sleep", str(args.duration)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples = []
-        while time.monotonic() - wall < args.duration:
-            time.sleep(min(5, max(0.1, args.duration - (time.monotonic() - wall))))
-            samples.append(bench_daemon.rss_kib(daemon.pid))
+        if perf_file:
+            recorder = subprocess.Popen(["perf", "record", "-g", "-F", str(args.perf_frequency), "-p", str(daemon.pid), "-o", perf_file,
+                                         "--", "sleep", str(duration)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        samples, next_rss = [], 0.0
+        while time.monotonic() - wall < duration:
+            time.sleep(min(1, max(0.05, duration - (time.monotonic() - wall))))
+            for meter in meters.values():
+                meter.sample()
+            if time.monotonic() - wall >= next_rss:
+                samples.append(bench_daemon.rss_kib(daemon.pid))
+                next_rss += 5
         elapsed = time.monotonic() - wall
-        cpu = {name: (bench_daemon.cpu_seconds(pid) - start[name]) / elapsed * 100 for name, pid in pids.items()}
+        samples.append(bench_daemon.rss_kib(daemon.pid))
         if recorder:
             recorder.wait()
-        return cpu, samples
+        return {name: meter.totals() for name, meter in meters.items()}, meters["daemon"].by_thread(), elapsed, samples
     finally:
         bench_daemon.stop(bus_dir, daemon, sim)
+
+
+def percent(ns, elapsed):
+    return ns / (elapsed * 1e9) * 100
 
 
 def main():
@@ -66,35 +82,62 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--duration", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--silent", type=int, default=0, help="seconds of a connected-and-silent run per path first (0: none)")
     parser.add_argument("--perf")
+    parser.add_argument("--perf-frequency", type=int, default=999, help="perf record -F (the daemon uses 0.2 %% of a core: "
+                        "at 999 Hz a minute gives some 120 samples; 20000 gives a profile worth reading)")
     parser.add_argument("--sim", help="the ftms-sim to use (default: the one in --bin), e.g. to bench an older daemon")
     args = parser.parse_args()
     args.broker = None  # run_scenario's MQTT option (bench-daemon.py --mqtt): this bench runs without a broker
     args.sample_rate = None
     work = tempfile.mkdtemp(prefix="ftms-bench-notify.")
-    results = {}
-    for path in args.paths.split(","):
-        for index in range(args.repeat):
-            cpu, samples = one_run(args, path, work, index, args.perf if index == 0 else None)
-            results.setdefault(path, []).append((cpu, samples))
-            print(f"{path} run {index + 1}: daemon {cpu['daemon']:.3f} %, dbus-daemon {cpu['dbus-daemon']:.3f} %, "
-                  f"ftms-sim {cpu['sim']:.3f} % of one core; daemon RSS max {max(samples) / 1024:.1f} MB "
-                  f"(first {samples[0] / 1024:.1f}, last {samples[-1] / 1024:.1f})", flush=True)
+    paths = args.paths.split(",")
     notifications = args.machines * args.rate
-    medians = {path: {name: statistics.median(run[0][name] for run in runs) for name in ("daemon", "dbus-daemon", "sim")}
-               for path, runs in results.items()}
+    silent = {}
+    if args.silent > 0:
+        for path in paths:
+            totals, threads, elapsed, _ = one_run(args, path, work, f"{path}-silent", 0, args.silent)
+            silent[path] = (percent(totals["daemon"][0], elapsed), totals["daemon"][1] / elapsed)
+            print(f"{path} silent ({args.machines} connected, no notifications, no session) for {elapsed:.0f} s: "
+                  f"daemon {silent[path][0]:.4f} % of one core, {silent[path][1]:.2f} wake-ups/s", flush=True)
+    results = {path: [] for path in paths}
+    for index in range(args.repeat):
+        for path in paths:
+            perf_file = os.path.join(args.perf, f"{path}.data") if args.perf and index == 0 else None
+            totals, threads, elapsed, samples = one_run(args, path, work, f"{path}-{index}", args.rate, args.duration, perf_file)
+            cpu = {name: percent(ns, elapsed) for name, (ns, _) in totals.items()}
+            woken = {name: w / elapsed / notifications for name, (_, w) in totals.items()}
+            results[path].append((cpu, woken))
+            per = totals["daemon"][0] / elapsed / notifications / 1000
+            spread = ", ".join(f"{name} {percent(ns, elapsed):.3f} % {w / elapsed:.1f} w/s"
+                               for name, (ns, w) in sorted(threads.items(), key=lambda item: -item[1][0]) if ns > 0)
+            print(f"{path} run {index + 1}: daemon {cpu['daemon']:.4f} % ({per:.1f} µs, {woken['daemon']:.2f} wake-ups per "
+                  f"notification), dbus-daemon {cpu['dbus-daemon']:.4f} % ({woken['dbus-daemon']:.2f} wake-ups per "
+                  f"notification), ftms-sim {cpu['sim']:.4f} % of one core; daemon RSS max {max(samples) / 1024:.1f} MB "
+                  f"(first {samples[0] / 1024:.1f}, last {samples[-1] / 1024:.1f})\n    daemon threads: {spread}", flush=True)
     failed = False
-    for path, median in medians.items():
-        per = median["daemon"] / 100 / notifications * 1e6
-        print(f"{path} median of {len(results[path])}: daemon {median['daemon']:.3f} %, dbus-daemon {median['dbus-daemon']:.3f} % "
-              f"(daemon {per:.0f} µs of CPU per notification at {notifications:g}/s)")
-    if "start" in medians:
-        ratio = medians["start"]["daemon"] / max(medians["start"]["dbus-daemon"], 1e-9)
-        print(f"start: daemon / dbus-daemon = {ratio:.2f} (bar <= 1)")
+    medians = {}
+    for path, runs in results.items():
+        medians[path] = {name: statistics.median(run[0][name] for run in runs) for name in ("daemon", "dbus-daemon", "sim")}
+        woken = statistics.median(run[1]["daemon"] for run in runs)
+        per = medians[path]["daemon"] / 100 / notifications * 1e6
+        line = (f"{path} median of {len(runs)}: daemon {medians[path]['daemon']:.4f} %, dbus-daemon "
+                f"{medians[path]['dbus-daemon']:.4f} % (daemon {per:.1f} µs of CPU and {woken:.2f} wake-ups per notification "
+                f"at {notifications:g}/s")
+        if path in silent:
+            marginal = (medians[path]["daemon"] - silent[path][0]) / 100 / notifications * 1e6
+            line += f"; {marginal:.1f} µs each above the connected-and-silent {silent[path][0]:.4f} %"
+        print(line + ")")
+    if "start" in results:
+        # Ratios within each pair of runs made side by side, then their median.
+        ratios = [run[0]["daemon"] / max(run[0]["dbus-daemon"], 1e-9) for run in results["start"]]
+        ratio = statistics.median(ratios)
+        print(f"start: daemon / dbus-daemon = {ratio:.2f} (runs: {', '.join(f'{r:.2f}' for r in ratios)}; bar <= 1)")
         failed |= ratio > 1
-        if "acquire" in medians:
-            ratio = medians["acquire"]["daemon"] / max(medians["start"]["dbus-daemon"], 1e-9)
-            print(f"acquire: daemon / dbus-daemon with StartNotify = {ratio:.2f} (bar < 0.25)")
+        if "acquire" in results:
+            ratios = [a[0]["daemon"] / max(s[0]["dbus-daemon"], 1e-9) for a, s in zip(results["acquire"], results["start"])]
+            ratio = statistics.median(ratios)
+            print(f"acquire: daemon / dbus-daemon with StartNotify = {ratio:.2f} (runs: {', '.join(f'{r:.2f}' for r in ratios)}; bar < 0.25)")
             failed |= ratio >= 0.25
     print(f"work directory (logs): {work}")
     return 1 if failed else 0

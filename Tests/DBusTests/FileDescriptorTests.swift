@@ -140,6 +140,32 @@ struct FileDescriptorTests {
         _ = subscription
     }
 
+    /// A peer that sends an empty datagram, then more, then hangs up before the bus thread
+    /// reads any of it: every datagram arrives, the ones after the empty one included, and
+    /// only then the end (SIOCINQ tells the empty datagram's 0 bytes from the end's while
+    /// something is queued behind it; a trailing empty datagram after a hang-up still cannot be
+    /// told from the end).
+    @Test func datagramsQueuedBehindAnEmptyOneSurviveTheHangUp() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let client = try await DBusConnection.connect(address: bus.address)
+        defer { client.close() }
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        let frames: [[UInt8]] = [[0x44, 0x02], [], [0x01, 0x02, 0x03], [], [0x04]]
+        for frame in frames { _ = frame.withUnsafeBytes { send(ends[1], $0.baseAddress, $0.count, 0) } }
+        _ = close(ends[1])
+        let received = Received()
+        let subscription = client.readDatagrams(
+            from: DBusFileDescriptor(owning: ends[0]), maximumSize: 20,
+            onDatagram: { value in received.datagrams.withLock { $0.append(value) } },
+            onEnd: { reason in received.ends.withLock { $0.append(reason) } })
+        #expect(subscription != nil)
+        #expect(await received.waitFor("the hang-up") { !$0.ends.withLock { $0 }.isEmpty })
+        #expect(received.datagrams.withLock { $0 } == frames)
+        #expect(received.ends.withLock { $0 } == ["the peer hung up"])
+    }
+
     /// Cancelling closes our end, which the peer sees as a hang-up (how a client gives an
     /// acquired socket back to BlueZ), and a value nobody took closes its descriptor.
     @Test func cancellingClosesAndUntakenDescriptorsClose() async throws {

@@ -4,6 +4,7 @@ import Daemon
 import DBus
 import Foundation
 import Logging
+import NIOPosix
 import Store
 import Workout
 
@@ -35,7 +36,7 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true) async throws {
         bus = try existingBus ?? PrivateBus()
         sim = try await SimulatedBlueZ(bus: bus, arguments: arguments)
         directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("ftms-daemon-\(UUID().uuidString.prefix(8))").path
@@ -51,7 +52,10 @@ final class FleetRig: @unchecked Sendable {
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
         settings.supervisorTiming = MachineSupervisor.Timing(locate: .seconds(5), connect: .seconds(5), resolve: .seconds(5), placementRecheck: .seconds(1))
-        fleet = MachineFleet(settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger)
+        // As the daemon runs it: acquired sockets read on the event loop the tasks run on.
+        fleet = MachineFleet(
+            settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger,
+            datagramReader: eventLoopReads ? EventLoopDatagramReader(loop: MultiThreadedEventLoopGroup.singleton.next()) : nil)
     }
 
     func start(restoring: Bool = false) async throws {

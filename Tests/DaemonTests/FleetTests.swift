@@ -49,6 +49,23 @@ struct FleetTests {
         await rig.stop()
     }
 
+    /// With the acquired sockets read on the event loop (as the daemon reads them), a link
+    /// that drops every 30 frames is acquired again each time and the frames keep coming;
+    /// with them read on the bus thread, the same.
+    @Test(arguments: [true, false])
+    func acquiresAgainAfterEachDrop(eventLoopReads: Bool) async throws {
+        let rig = try await FleetRig(
+            simulator: ["--bikes", "1", "--rowers", "0", "--rate", "20", "--known", "--fault", "link-drop=30"], eventLoopReads: eventLoopReads)
+        defer { rig.removeState() }
+        try await rig.start()
+        // 100 frames take at least four links.
+        let flowing = await eventually(.seconds(60)) { (await rig.statuses()["SF-Bike-0001"]?.notifications ?? 0) >= 100 }
+        let seen = await rig.statuses()
+        #expect(flowing, "\(seen)")
+        #expect(seen["SF-Bike-0001"]?.notify == "acquired")
+        await rig.stop()
+    }
+
     @Test func checkpointsOpenSessionsOnStopAndCarriesThemOnAfterARestart() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"])
         defer { rig.removeState() }

@@ -178,7 +178,11 @@ struct Main {
         let monitor = Process()
         monitor.executableURL = URL(fileURLWithPath: options.bridge)
         if daemon {
+            // One simulated adapter carries the timed machine and the background ones: the
+            // link budget (default 7 per adapter, issue 15) must take them all.
             let config = """
+                [machines]
+                max_per_adapter = \(max(7, options.background + 1))
                 [state]
                 directory = "\(work.path)"
                 [metrics_socket]

@@ -22,17 +22,22 @@ public final class DBusConnection: Sendable {
     public let address: String
     let loop: BusLoop
     let state: ConnectionState
+    /// Where ``readDatagrams(from:maximumSize:onDatagram:onEnd:)`` reads; `nil`: the bus thread.
+    let datagramReader: (any DatagramReader)?
     private let connected = Atomic<Bool>(true)
 
-    private init(address: String, uniqueName: String, loop: BusLoop, state: ConnectionState) {
+    private init(address: String, uniqueName: String, loop: BusLoop, state: ConnectionState, datagramReader: (any DatagramReader)?) {
         self.address = address
         self.uniqueName = uniqueName
         self.loop = loop
         self.state = state
+        self.datagramReader = datagramReader
     }
 
-    /// Connects and registers on the bus at `address`.
-    public static func connect(address: String) async throws -> DBusConnection {
+    /// Connects and registers on the bus at `address`. Handed-over datagram sockets
+    /// (AcquireNotify's) are read by `datagramReader` when one is given (the daemon's reads
+    /// them on its event loop), else on the bus thread.
+    public static func connect(address: String, datagramReader: (any DatagramReader)? = nil) async throws -> DBusConnection {
         try Validation.checkString(address, what: "bus address")
         let loop = try BusLoop()
         try loop.start()
@@ -58,7 +63,7 @@ public final class DBusConnection: Sendable {
                 continuation.resume(returning: String(cString: name))
             }
         }
-        let bus = DBusConnection(address: address, uniqueName: uniqueName, loop: loop, state: state)
+        let bus = DBusConnection(address: address, uniqueName: uniqueName, loop: loop, state: state, datagramReader: datagramReader)
         loop.post { [loop, weak bus] in
             loop.onMessage = { message in bus?.handle(message) ?? false }
         }

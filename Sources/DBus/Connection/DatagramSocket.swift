@@ -42,7 +42,9 @@ final class DatagramSocket: @unchecked Sendable {
             }
             if count == 0 {
                 // SEQPACKET: 0 is an empty datagram or the end; only a hang-up tells them apart.
-                if hangUp || Self.hungUp(descriptor) {
+                // A peer that sent more after an empty datagram and then hung up has those still
+                // queued: then the 0 was a datagram, and they are read before the end.
+                if hangUp || Self.hungUp(descriptor), queuedBytes(descriptor) == 0 {
                     close(reason: "the peer hung up")
                     return false
                 }
@@ -80,31 +82,66 @@ final class DatagramSocket: @unchecked Sendable {
     }
 }
 
-/// A socket being read on the bus thread; ``cancel()`` stops reading and closes it, which is
-/// how a client gives an acquired notification socket back to BlueZ.
+/// Bytes queued to read on a socket (`SIOCINQ`: on a SEQPACKET socket, the sum over every
+/// queued datagram). After a hang-up, a 0-byte read with bytes still queued was an empty
+/// datagram, not the end. For ``DatagramReader``s too.
+public func queuedBytes(_ descriptor: Int32) -> Int32 {
+    var count: Int32 = 0
+    return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? count : 0
+}
+
+/// A socket being read (on the bus thread or by a ``DatagramReader``); ``cancel()`` stops
+/// reading and closes it, which is how a client gives an acquired notification socket back to
+/// BlueZ.
 public final class DatagramSubscription: Sendable {
-    private let socket: DatagramSocket
-    private let loop: BusLoop
+    private let stop: @Sendable () -> Void
+
+    /// A subscription that `stop` cancels: it must stop reading, close the descriptor and call
+    /// the reader's `onEnd("cancelled")`, once, however often ``cancel()`` is called.
+    public init(cancel stop: @escaping @Sendable () -> Void) {
+        self.stop = stop
+    }
 
     init(socket: DatagramSocket, loop: BusLoop) {
-        self.socket = socket
-        self.loop = loop
+        stop = { [loop, socket] in
+            loop.post {
+                // The number may already belong to a newer socket if this one ended before.
+                if loop.datagramSockets[socket.descriptor] === socket { loop.datagramSockets[socket.descriptor] = nil }
+                socket.close(reason: "cancelled")
+            }
+        }
     }
 
     public func cancel() {
-        loop.post { [loop, socket] in
-            // The number may already belong to a newer socket if this one ended before.
-            if loop.datagramSockets[socket.descriptor] === socket { loop.datagramSockets[socket.descriptor] = nil }
-            socket.close(reason: "cancelled")
-        }
+        stop()
     }
 }
 
+/// Reads handed-over datagram sockets somewhere other than the bus thread.
+///
+/// The bus thread is the default reader because the descriptor arrives there and the
+/// binding needs nothing else; but then every notification wakes two threads: the bus thread
+/// to read it and the caller's to handle it. The daemon passes a reader that registers the
+/// socket with its own event loop, the thread that handles the notification anyway, so one
+/// wake-up does both (issue 15). A protocol, so that this module does not depend on SwiftNIO.
+public protocol DatagramReader: Sendable {
+    /// Takes `descriptor` (non-blocking; the reader owns and closes it) and reads it: each
+    /// datagram to `onDatagram`, in order, cut to `maximumSize` bytes; an empty datagram is an
+    /// empty array, not the end (SEQPACKET reads 0 bytes for both; only a hang-up is the end).
+    /// `onEnd` runs once, with a one-line reason, when the peer hangs up, a read fails, or the
+    /// subscription is cancelled (then the reason is `"cancelled"`). Neither may block.
+    func read(
+        descriptor: Int32, maximumSize: Int,
+        onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String) -> Void
+    ) -> DatagramSubscription
+}
+
 extension DBusConnection {
-    /// Reads `descriptor` (taken from the value, so this connection owns and closes it) on the
-    /// bus thread: each datagram goes to `onDatagram` there, in order; `onEnd` runs once when
-    /// the socket hangs up, fails, is cancelled, or the connection closes. Both must be quick
-    /// and must not block (they run on the bus thread); yielding into an `AsyncStream` is.
+    /// Reads `descriptor` (taken from the value, so this connection owns and closes it): by
+    /// the connection's ``DatagramReader`` if it has one, else on the bus thread. Each
+    /// datagram goes to `onDatagram`, in order; `onEnd` runs once when the socket hangs up,
+    /// fails, is cancelled, or (bus thread) the connection closes. Both must be quick and must
+    /// not block (they run on the reading thread); yielding into an `AsyncStream` is.
     /// `nil` when the descriptor was already taken.
     public func readDatagrams(
         from descriptor: DBusFileDescriptor, maximumSize: Int,
@@ -113,6 +150,9 @@ extension DBusConnection {
         guard let raw = descriptor.take() else { return nil }
         let flags = fcntl(raw, F_GETFL)
         _ = fcntl(raw, F_SETFL, flags | O_NONBLOCK)
+        if let datagramReader {
+            return datagramReader.read(descriptor: raw, maximumSize: maximumSize, onDatagram: onDatagram, onEnd: onEnd)
+        }
         let socket = DatagramSocket(descriptor: raw, maximumSize: maximumSize, onDatagram: onDatagram, onEnd: onEnd)
         loop.post { [loop] in
             guard loop.connection != nil else {

@@ -240,7 +240,8 @@ public struct GatewayDaemon: Sendable {
         }
         let fleet = MachineFleet(
             settings: FleetSettings(config: config, environment: environment), sink: sink, clock: clock,
-            rules: config.sessions.rules, logger: logger, metrics: metrics, timers: timers)
+            rules: config.sessions.rules, logger: logger, metrics: metrics, timers: timers,
+            datagramReader: EventLoopDatagramReader(loop: loops.next()))
         let trainings = TrainingRunner(timers: timers, logger: logger, send: { command, machine in
             try await fleet.send(command, to: machine).0
         }, report: { machine, plan, command, result in

@@ -1,5 +1,5 @@
 public import BlueZ
-import DBus
+public import DBus
 public import Logging
 public import Workout
 public import Telemetry
@@ -33,6 +33,10 @@ public actor MachineFleet {
     public private(set) var busConnections = 0
     /// Machines ready, notifications and decode errors, for Prometheus.
     private let metrics: DaemonMetrics?
+    /// The one timer that ticks every open session.
+    private let ticker: SessionTicker
+    /// Who reads AcquireNotify's sockets (the daemon's event loop); `nil`: the bus thread.
+    private let datagramReader: (any DatagramReader)?
 
     private var restartWaiter: CheckedContinuation<Void, Never>?
     private var restartRequested = false
@@ -47,9 +51,12 @@ public actor MachineFleet {
         settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
+        metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock(),
+        datagramReader: (any DatagramReader)? = nil
     ) {
         self.timers = timers
+        self.datagramReader = datagramReader
+        ticker = SessionTicker(timers: timers)
         self.settings = settings
         self.sink = sink
         self.clock = clock
@@ -66,7 +73,7 @@ public actor MachineFleet {
         for snapshot in snapshots {
             let key = snapshot.machine.address.uppercased()
             guard workers[key] == nil else { continue }
-            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, metrics: metrics, timers: timers)
+            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, ticker: ticker, metrics: metrics)
             workers[key] = worker
             logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) restored from its checkpoint")
             await worker.start()
@@ -80,7 +87,7 @@ public actor MachineFleet {
             let connection: DBusConnection
             let client: BlueZClient
             do {
-                connection = try await DBusConnection.connect(address: settings.busAddress)
+                connection = try await DBusConnection.connect(address: settings.busAddress, datagramReader: datagramReader)
                 client = BlueZClient(connection: connection, clock: timers)
                 do {
                     try await client.start()
@@ -330,7 +337,7 @@ public actor MachineFleet {
     private func ensureWorker(for target: MachineTarget, key: String) -> MachineWorker {
         let address = (target.address ?? key).uppercased()
         if let existing = workers[address] { return existing }
-        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, metrics: metrics, timers: timers)
+        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, ticker: ticker, metrics: metrics)
         workers[address] = worker
         return worker
     }

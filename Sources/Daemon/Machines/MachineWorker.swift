@@ -1,15 +1,15 @@
 public import BlueZ
 public import FTMS
-public import Workout
-public import Telemetry
+import Workout
+import Telemetry
 
 /// One machine's live pipeline in the daemon: supervisor events in, samples and session
 /// events out, checkpoints on the engine's schedule (SPEC §5).
 ///
 /// An actor because events from the supervisor and the session timer arrive concurrently.
 /// It outlives connections: a machine that drops and comes back within the grace continues
-/// its session here. The timer runs only while a session is open, so an idle gym costs no
-/// wake-ups.
+/// its session here. It is ticked (by the fleet's one ``SessionTicker``) only while a session
+/// is open, so an idle gym costs no wake-ups.
 public actor MachineWorker {
     public private(set) var name: String
     public private(set) var address: String
@@ -25,40 +25,38 @@ public actor MachineWorker {
     private let sink: SessionSink
     private let clock: DaemonClock
     private let rules: SessionRules
-    private let tickInterval: Duration
-    private var ticker: Task<Void, Never>?
+    private let ticker: SessionTicker
+    /// Whether ``ticker`` ticks this worker (an open session).
+    private var ticked = false
     private var restoredEvents = SessionEvents()
     private let metrics: DaemonMetrics?
-    private let timers: any Clock<Duration>
 
-    public init(
+    init(
         name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
-        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
+        ticker: SessionTicker, metrics: DaemonMetrics? = nil
     ) {
         self.metrics = metrics
-        self.timers = timers
+        self.ticker = ticker
         self.name = name
         self.address = address
         self.sink = sink
         self.clock = clock
         self.rules = rules
-        self.tickInterval = tickInterval
     }
 
     /// A worker carrying on a checkpointed session (SPEC §5: resumed or closed, never lost).
     /// Call ``start()`` to deliver what the downtime already decided.
-    public init(
+    init(
         restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
-        tickInterval: Duration = .seconds(1), metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock()
+        ticker: SessionTicker, metrics: DaemonMetrics? = nil
     ) {
         self.metrics = metrics
-        self.timers = timers
+        self.ticker = ticker
         name = snapshot.machine.name
         address = snapshot.machine.address
         self.sink = sink
         self.clock = clock
         self.rules = rules
-        self.tickInterval = tickInterval
         let restored = MachinePipeline.restoring(snapshot, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()), at: clock.now())
         pipeline = restored.pipeline
         identity = snapshot.machine
@@ -71,7 +69,7 @@ public actor MachineWorker {
         let events = restoredEvents
         restoredEvents = SessionEvents()
         if let identity, !events.isEmpty { await sink.deliver(events, machine: identity) }
-        updateTicker()
+        await updateTicker()
     }
 
     public var status: MachineStatus {
@@ -120,7 +118,7 @@ public actor MachineWorker {
         guard let identity else { return }
         let now = clock.now()
         if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
-        updateTicker()
+        await updateTicker()
     }
 
     public func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
@@ -146,7 +144,7 @@ public actor MachineWorker {
         if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
         if !output.events.isEmpty {
             await sink.deliver(output.events, machine: identity)
-            updateTicker()
+            await updateTicker()
         }
         if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
     }
@@ -159,7 +157,7 @@ public actor MachineWorker {
         guard let identity, let events = pipeline?.disconnected(at: clock.now()) else { return }
         if !events.isEmpty { await sink.deliver(events, machine: identity) }
         if let snapshot = pipeline?.checkpointIfDue(at: clock.now()) { await sink.checkpointSoon(snapshot) }
-        updateTicker()
+        await updateTicker()
     }
 
     public func failed(reason: String) {
@@ -171,19 +169,26 @@ public actor MachineWorker {
     /// Returns whether a session was open.
     @discardableResult
     public func shutdown() async -> Bool {
-        ticker?.cancel()
-        ticker = nil
+        if ticked {
+            ticked = false
+            await ticker.unregister(self)
+        }
         guard let snapshot = pipeline?.engine.snapshot(at: clock.now()) else { return false }
         await sink.checkpoint(snapshot)
         return true
     }
 
-    func tick() async {
-        guard let identity else { return }
-        let now = clock.now()
-        if let events = pipeline?.tick(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
-        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
-        updateTicker()
+    /// One tick of the session engine; false when no session is open (the ticker then stops
+    /// ticking this worker until ``updateTicker()`` registers it again).
+    func tick() async -> Bool {
+        if let identity {
+            let now = clock.now()
+            if let events = pipeline?.tick(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
+            if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
+        }
+        let open = pipeline?.engine.openSessionID != nil
+        if !open { ticked = false }
+        return open
     }
 
     /// What the machine is known to be so far; before it is ready, its name says bike or rower.
@@ -201,21 +206,13 @@ public actor MachineWorker {
         }
     }
 
-    private func updateTicker() {
-        let open = pipeline?.engine.openSessionID != nil
-        if open, ticker == nil {
-            let interval = tickInterval
-            ticker = Task { [weak self, timers] in
-                while !Task.isCancelled {
-                    try? await timers.sleep(for: interval)
-                    if Task.isCancelled { break }
-                    await self?.tick()
-                }
-            }
-        } else if !open, let ticker {
-            ticker.cancel()
-            self.ticker = nil
-        }
+    /// Asks the fleet's ticker for ticks once a session is open; the ticker drops the worker
+    /// when a ``tick()`` finds none open, so no order of these calls can leave an open session
+    /// without ticks.
+    private func updateTicker() async {
+        guard !ticked, pipeline?.engine.openSessionID != nil else { return }
+        ticked = true
+        await ticker.register(self)
     }
 }
 

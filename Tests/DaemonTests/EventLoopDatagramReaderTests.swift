@@ -1,0 +1,106 @@
+import DBus
+import Daemon
+import Foundation
+import NIOPosix
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `EventLoopDatagramReader` on a real `SOCK_SEQPACKET` socketpair, as BlueZ hands one over
+/// with AcquireNotify: datagrams in order, an empty one delivered without ending the read
+/// (NIO alone would take its 0 bytes for the end), a long one cut, the peer's hang-up ending it
+/// once after what was queued (behind an empty datagram too), and a cancel giving the socket
+/// back.
+@Suite("Daemon: acquired sockets read on the event loop")
+struct EventLoopDatagramReaderTests {
+    final class Received: @unchecked Sendable {
+        private let lock = NSLock()
+        private var datagrams: [[UInt8]] = []
+        private var ends: [String] = []
+        func datagram(_ bytes: [UInt8]) { lock.withLock { datagrams.append(bytes) } }
+        func end(_ reason: String) { lock.withLock { ends.append(reason) } }
+        var all: [[UInt8]] { lock.withLock { datagrams } }
+        var ended: [String] { lock.withLock { ends } }
+    }
+
+    /// (ours, BlueZ's): the first is handed to the reader, the second written to like BlueZ.
+    private static func pair() throws -> (Int32, Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0 else { throw POSIXError(.EIO) }
+        let flags = fcntl(ends[0], F_GETFL)
+        _ = fcntl(ends[0], F_SETFL, flags | O_NONBLOCK)
+        return (ends[0], ends[1])
+    }
+
+    private static func send(_ descriptor: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    private static let reader = EventLoopDatagramReader(loop: MultiThreadedEventLoopGroup.singleton.next())
+
+    @Test func datagramsInOrderAnEmptyOneIncludedThenTheHangUpOnce() async throws {
+        let (ours, peer) = try Self.pair()
+        let received = Received()
+        let subscription = Self.reader.read(
+            descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
+        defer { subscription.cancel() }
+        Self.send(peer, [0x44, 0x02, 0x10, 0x27])
+        Self.send(peer, [])
+        Self.send(peer, [0x01])
+        #expect(await eventually { received.all.count == 3 })
+        // Reading goes on after the empty datagram, and it is seen as one.
+        Self.send(peer, [0x02, 0x03])
+        Self.send(peer, [])
+        Self.send(peer, Array(repeating: 0xAB, count: 30))  // longer than the MTU: cut
+        Self.send(peer, [0x04])
+        _ = Glibc.close(peer)
+        #expect(await eventually { received.ended.count == 1 })
+        #expect(received.all == [[0x44, 0x02, 0x10, 0x27], [], [0x01], [0x02, 0x03], [], Array(repeating: 0xAB, count: 20), [0x04]])
+        #expect(received.ended == ["the peer hung up"])
+        // Cancelling after the end says nothing more.
+        subscription.cancel()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(received.ended == ["the peer hung up"])
+    }
+
+    /// Everything sent, an empty datagram among it, and the peer gone before reading starts:
+    /// what follows the empty datagram still arrives (bytes queued behind the 0 say it was a
+    /// datagram), then the end.
+    @Test func datagramsQueuedBehindAnEmptyOneSurviveTheHangUp() async throws {
+        let (ours, peer) = try Self.pair()
+        let frames: [[UInt8]] = [[0x44, 0x02], [], [0x01, 0x02, 0x03], [], [0x04]]
+        for frame in frames { Self.send(peer, frame) }
+        _ = Glibc.close(peer)
+        let received = Received()
+        let subscription = Self.reader.read(
+            descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
+        defer { subscription.cancel() }
+        #expect(await eventually { received.ended.count == 1 })
+        #expect(received.all == frames)
+        #expect(received.ended == ["the peer hung up"])
+    }
+
+    @Test func cancellingClosesTheSocketSoThePeerSeesTheHangUp() async throws {
+        let (ours, peer) = try Self.pair()
+        defer { _ = Glibc.close(peer) }
+        let received = Received()
+        let subscription = Self.reader.read(
+            descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
+        Self.send(peer, [0x01])
+        #expect(await eventually { received.all == [[0x01]] })
+        subscription.cancel()
+        #expect(await eventually { received.ended == ["cancelled"] })
+        // Both our descriptor and the channel's duplicate are closed: BlueZ sees the release.
+        let released = await eventually(.seconds(5)) {
+            var probe = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+            return poll(&probe, 1, 0) > 0 && probe.revents & Int16(POLLHUP) != 0
+        }
+        #expect(released)
+        Self.send(peer, [0x02])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(received.all == [[0x01]])
+        #expect(received.ended == ["cancelled"])
+    }
+}
