@@ -139,12 +139,24 @@ def count_wakeups(pid, seconds):
     return woken
 
 
+def link_budget(args):
+    """`machines.max_per_adapter` for the run: --max-per-adapter when given, otherwise enough
+    for every machine on the adapters (at least the daemon's default, 7). A budget below the
+    machines per adapter leaves the rest waiting for room, retrying: the figures of "10
+    machines" would be those of 7, with the waiting ones' retries as idle wake-ups."""
+    given = getattr(args, "max_per_adapter", None)
+    if given:
+        return given
+    adapters = max(1, getattr(args, "adapters", 1))
+    return max(7, -(-args.machines // adapters))
+
+
 def run_scenario(args, rate, work, label, sim_binary=None, sim_flags=()):
     bus_dir = os.path.join(work, f"bus-{label}")
     address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout.strip().split("=", 1)[1]
     bikes = args.machines // 2
     # bench-notify.py passes its own argument set: what it does not have takes the defaults.
-    adapters, budget, broker = getattr(args, "adapters", 1), getattr(args, "max_per_adapter", 7), getattr(args, "broker", None)
+    adapters, budget, broker = getattr(args, "adapters", 1), link_budget(args), getattr(args, "broker", None)
     sim = subprocess.Popen([sim_binary or os.path.join(args.bin, "ftms-sim"), "--bus", address, "--bikes", str(bikes), "--rowers", str(args.machines - bikes),
                             "--rate", str(rate), "--known", "--adapters", str(adapters), *sim_flags],
                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, f"sim-{label}.log"), "w"))
@@ -197,16 +209,18 @@ def machines(control):
     return json.loads(data)["result"]["machines"]
 
 
-def check_spread(args, control):
-    """Every machine ready with an open session, and no adapter past the budget; returns (ok, text)."""
+def check_spread(args, control, sessions=True):
+    """Every machine ready (with an open session unless `sessions` is off: --backend ends one
+    in turn), and no adapter past the budget; returns (ok, text)."""
     listed = machines(control)
-    ready = [m for m in listed if m.get("state") == "ready" and m.get("session_id")]
+    ready = [m for m in listed if m.get("state") == "ready" and (m.get("session_id") or not sessions)]
     per_adapter = {}
     for m in ready:
         per_adapter[m.get("adapter", "?")] = per_adapter.get(m.get("adapter", "?"), 0) + 1
-    ok = len(ready) == args.machines and all(n <= args.max_per_adapter for n in per_adapter.values())
+    budget = link_budget(args)
+    ok = len(ready) == args.machines and all(n <= budget for n in per_adapter.values())
     spread = ", ".join(f"{a} {n}" for a, n in sorted(per_adapter.items()))
-    return ok, f"{len(ready)}/{args.machines} ready with a session; links per adapter: {spread} (budget {args.max_per_adapter})"
+    return ok, f"{len(ready)}/{args.machines} ready{' with a session' if sessions else ''}; links per adapter: {spread} (budget {budget})"
 
 
 def control(args, daemon, name, flag):
@@ -290,7 +304,7 @@ def main():
     parser.add_argument("--mqtt", action="store_true", help="[mqtt] on, with a private mosquitto and one subscriber")
     parser.add_argument("--sample-rate", type=float, default=1.0, help="[mqtt] sample_rate")
     parser.add_argument("--adapters", type=int, default=1)
-    parser.add_argument("--max-per-adapter", type=int, default=7)
+    parser.add_argument("--max-per-adapter", type=int, default=None, help="default: enough for every machine (at least 7)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--no-idle", action="store_true")
     parser.add_argument("--backend", action="store_true", help="the reference backend on loopback, the daemon uploading to it")
@@ -366,8 +380,8 @@ def main():
             if (args.machines <= 10 and peak > 30 * 1024) or cpu > 2:
                 failed = True
                 print("load: BAR MISSED (RSS <= 30 MB with up to 10 machines, CPU <= 2 %)")
-            if args.adapters > 1:
-                ok, text = check_spread(args, daemon.control)
+            if args.rate > 0:
+                ok, text = check_spread(args, daemon.control, sessions=not cycler)
                 print(f"load: {text}")
                 if not ok:
                     failed = True
@@ -388,7 +402,11 @@ def main():
         wakeups = woken / elapsed
         pings = daemon.notify.count("WATCHDOG=1") - pings_before
         threads = len(glob.glob(f"/proc/{daemon.pid}/task/*"))
-        print(f"idle: {args.machines} machines connected, silent, for {args.idle} s: {wakeups:.2f} wake-ups/s over {threads} threads "
+        connected = sum(1 for m in machines(daemon.control) if m.get("state") == "ready")
+        if connected != args.machines:
+            failed = True
+            print(f"idle: BAR MISSED (every machine connected): {connected}/{args.machines} ready")
+        print(f"idle: {connected} of {args.machines} machines connected, silent, for {args.idle} s: {wakeups:.2f} wake-ups/s over {threads} threads "
               f"({pings} watchdog pings); CPU {(cpu_seconds(daemon.pid) - cpu_before) / elapsed * 100:.3f} %")
         if "READY=1" not in daemon.notify.lines() or (args.idle >= 30 and pings == 0):
             failed = True

@@ -46,6 +46,9 @@ def one_run(args, path, work, label, rate, duration, perf_file=None):
         time.sleep(args.warmup)
         if daemon.poll() is not None:
             raise SystemExit(f"bench-notify: the daemon exited {daemon.returncode}; see {work}/daemon-{label}.log")
+        ready = sum(1 for m in bench_daemon.machines(daemon.control) if m.get("state") == "ready")
+        if ready != args.machines:
+            raise SystemExit(f"bench-notify: {ready} of {args.machines} machines ready after the warm-up: the figures would not be for {args.machines}")
         meters = {"daemon": bench_daemon.ThreadMeter(daemon.pid), "dbus-daemon": bench_daemon.ThreadMeter(bus_pid),
                   "sim": bench_daemon.ThreadMeter(sim.pid)}
         wall = time.monotonic()
