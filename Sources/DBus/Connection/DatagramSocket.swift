@@ -44,7 +44,7 @@ final class DatagramSocket: @unchecked Sendable {
                 // SEQPACKET: 0 is an empty datagram or the end; only a hang-up tells them apart.
                 // A peer that sent more after an empty datagram and then hung up has those still
                 // queued: then the 0 was a datagram, and they are read before the end.
-                if hangUp || Self.hungUp(descriptor), queuedBytes(descriptor) == 0 {
+                if hangUp || peerHungUp(descriptor), queuedBytes(descriptor) == 0 {
                     close(reason: "the peer hung up")
                     return false
                 }
@@ -75,11 +75,15 @@ final class DatagramSocket: @unchecked Sendable {
         _ = Glibc.close(descriptor)
         onEnd(reason)
     }
+}
 
-    private static func hungUp(_ descriptor: Int32) -> Bool {
-        var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&probe, 1, 0) > 0 && probe.revents & Int16(POLLHUP | POLLERR) != 0
-    }
+/// Whether the peer of a socket hung up or shut its side (`POLLHUP`, `POLLERR`, `POLLNVAL`, or
+/// `POLLRDHUP`: every later read is 0 bytes). With ``queuedBytes(_:)``, what tells a SEQPACKET
+/// socket's end from an empty datagram. For ``DatagramReader``s too.
+public func peerHungUp(_ descriptor: Int32) -> Bool {
+    let rdHangUp = Int16(0x2000)  // POLLRDHUP, which Glibc's module does not export
+    var probe = pollfd(fd: descriptor, events: Int16(POLLIN) | rdHangUp, revents: 0)
+    return poll(&probe, 1, 0) > 0 && probe.revents & (Int16(POLLHUP | POLLERR | POLLNVAL) | rdHangUp) != 0
 }
 
 /// Bytes queued to read on a socket (`SIOCINQ`: on a SEQPACKET socket, the sum over every

@@ -104,7 +104,7 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
         guard !ended else { return }
         if let failure {
             end("read failed (\(failure))")
-        } else if Self.hungUp(descriptor), queuedBytes(descriptor) == 0 {
+        } else if peerHungUp(descriptor), queuedBytes(descriptor) == 0 {
             // Nothing queued behind the 0: the end. (Something queued: the 0 was an empty
             // datagram sent before the hang-up, and what follows it is read first.)
             end("the peer hung up")
@@ -122,13 +122,6 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
         channel = nil
         _ = Glibc.close(descriptor)
         onEnd(reason)
-    }
-
-    /// Whether the peer hung up or shut its side (`POLLRDHUP`: every later read is 0 bytes).
-    private static func hungUp(_ descriptor: Int32) -> Bool {
-        let ends = Int16(POLLHUP | POLLERR | POLLNVAL) | Int16(0x2000)  // 0x2000: POLLRDHUP
-        var probe = pollfd(fd: descriptor, events: Int16(POLLIN) | Int16(0x2000), revents: 0)
-        return poll(&probe, 1, 0) > 0 && probe.revents & ends != 0
     }
 }
 

@@ -23,32 +23,14 @@ public enum MetricsPayloads {
             json.appendString(machine.name)
             json.appendKey("address")
             json.appendString(machine.address)
-            if let manufacturer {
-                json.appendKey("manufacturer")
-                json.appendString(manufacturer)
-            }
-            if let model = machine.model {
-                json.appendKey("model")
-                json.appendString(model)
-            }
+            appendIfPresent("manufacturer", manufacturer, into: &json)
+            appendIfPresent("model", machine.model, into: &json)
             json.appendKey("type")
             json.appendString(machine.type.rawValue)
-            if let notify {
-                json.appendKey("notify")
-                json.appendString(notify)
-            }
-            if let reason {
-                json.appendKey("reason")
-                json.appendString(reason)
-            }
-            if let adapter {
-                json.appendKey("adapter")
-                json.appendString(adapter)
-            }
-            if let adapterReason {
-                json.appendKey("adapter_reason")
-                json.appendString(adapterReason)
-            }
+            appendIfPresent("notify", notify, into: &json)
+            appendIfPresent("reason", reason, into: &json)
+            appendIfPresent("adapter", adapter, into: &json)
+            appendIfPresent("adapter_reason", adapterReason, into: &json)
             // Only the words the machine sent, as `decode` reports a short value.
             if let features, features.wordCount >= 1 {
                 appendNames("fitness_machine_features", features.fitnessMachineFeatureList, into: &json)
@@ -57,6 +39,13 @@ public enum MetricsPayloads {
                 appendNames("target_setting_features", features.targetSettingFeatureList, into: &json)
             }
         }
+    }
+
+    /// An optional field is left out, not written `null`: SPEC §7's payloads omit what they lack.
+    private static func appendIfPresent(_ key: StaticString, _ value: String?, into json: inout JSONBuffer) {
+        guard let value else { return }
+        json.appendKey(key)
+        json.appendString(value)
     }
 
     private static func appendNames(_ key: StaticString, _ names: [String], into json: inout JSONBuffer) {
@@ -122,10 +111,7 @@ public enum MetricsPayloads {
             json.append(succeeded ? "true" : "false" as StaticString)
             json.appendKey("origin")
             json.appendString(origin)
-            if let detail {
-                json.appendKey("detail")
-                json.appendString(detail)
-            }
+            appendIfPresent("detail", detail, into: &json)
         }
     }
 
