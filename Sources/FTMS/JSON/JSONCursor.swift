@@ -129,3 +129,97 @@ extension JSONBuffer {
         }
     }
 }
+
+extension JSONCursor {
+    /// The decimal digits of `value` (below 10⁸) as eight bytes 0–9, the most significant in
+    /// the lowest byte (the first in memory), computed in one 64-bit register: two 4-digit
+    /// halves, each split into two pairs, each pair into two digits, every step a multiply by
+    /// a reciprocal and a shift on all lanes at once. No division, no loop, no branch: on
+    /// random values (`scripts/bench-decode.sh`'s frames) the comparison tree of ``digits(_:)``
+    /// mispredicts and this does not.
+    @inline(__always)
+    static func digitBytes(_ value: UInt32) -> UInt64 {
+        let quads = UInt64(value / 10_000) | UInt64(value % 10_000) << 32
+        // x / 100 for x < 10⁴ in each 32-bit lane: (x × 10486) >> 20.
+        let hundreds = (quads &* 10_486) &>> 20 & 0x0000_007F_0000_007F
+        let pairs = hundreds | (quads &- hundreds &* 100) &<< 16
+        // x / 10 for x < 100 in each 16-bit lane: (x × 103) >> 10.
+        let tens = (pairs &* 103) &>> 10 & 0x000F_000F_000F_000F
+        return tens | (pairs &- tens &* 10) &<< 8
+    }
+
+    /// Eight bytes stored at the cursor without moving it; the reservation must have room.
+    @inline(__always)
+    func store(_ word: UInt64) {
+        UnsafeMutableRawPointer(position).storeBytes(of: word.littleEndian, as: UInt64.self)
+    }
+
+    /// Replaces the byte just written (a list's separator by its closing bracket).
+    @inline(__always)
+    func overwriteLast(_ value: UInt8) {
+        (position - 1).pointee = value
+    }
+
+    /// `value` (below 10⁸) in decimal, as ``digits(_:)`` writes it, with one 8-byte store:
+    /// the leading zeros are shifted out instead of counted. Needs 8 reserved bytes.
+    @inline(__always)
+    mutating func shortDigits(_ value: UInt32) {
+        let digits = Self.digitBytes(value)
+        let leadingZeros = min(digits.trailingZeroBitCount &>> 3, 7)
+        store((digits | 0x3030_3030_3030_3030) &>> UInt64(leadingZeros &<< 3))
+        position += 8 &- leadingZeros
+    }
+
+    /// `raw` × its scale in its shortest exact decimal form, exactly as
+    /// ``fixedPoint(_:scale:)`` writes it, for a magnitude (after the step below) under 10⁸,
+    /// without a branch: a ``ShortFixedPoint`` says how many of the eight digits are the
+    /// fraction. The sign, the integer part and `.fraction` are each stored whole and the
+    /// cursor moves past only what counts. Needs 13 reserved bytes plus 8 of slack.
+    @inline(__always)
+    mutating func shortFixedPoint(_ raw: Int32, _ format: ShortFixedPoint) {
+        position.pointee = UInt8(ascii: "-")
+        position += raw < 0 ? 1 : 0
+        var magnitude = raw.magnitude
+        // A half is a tenth ending in 0 or 5.
+        let tenths = (magnitude &>> 1) &* 10 &+ (magnitude & 1) &* 5
+        magnitude = format.half ? tenths : magnitude
+        let digits = Self.digitBytes(magnitude)
+        let integer = digits &<< format.integerShift
+        let leadingZeros = min(integer.trailingZeroBitCount &>> 3, 7)
+        store((integer | 0x3030_3030_3030_3030) &>> UInt64(leadingZeros &<< 3))
+        position += 8 &- leadingZeros
+        let fraction = digits &>> format.fractionShift & format.fractionMask
+        store((fraction | format.fractionMask & 0x3030_3030) &<< 8 | UInt64(UInt8(ascii: ".")))
+        // The fraction's last nonzero digit ends it (trailing zeros dropped); none, no point.
+        let significant = (71 &- fraction.leadingZeroBitCount) &>> 3
+        position += fraction == 0 ? 0 : 1 &+ significant
+    }
+}
+
+/// How ``JSONCursor/shortFixedPoint(_:_:)`` splits a value's eight digits: the scale of one
+/// data-record field, precomputed.
+struct ShortFixedPoint: Sendable {
+    /// A ½ resolution, written as tenths.
+    let half: Bool
+    /// 8 × the fraction's digits: shifts them out of the integer part.
+    let integerShift: UInt64
+    /// Where the fraction's digits start.
+    let fractionShift: UInt64
+    /// One 0xFF byte per fraction digit.
+    let fractionMask: UInt64
+
+    /// `nil` for scales whose values are not written this way (finer than ⅟₁₀₀).
+    init?(_ scale: Scale) {
+        let fractionDigits: Int
+        switch scale {
+        case .one: fractionDigits = 0
+        case .half, .tenth: fractionDigits = 1
+        case .hundredth: fractionDigits = 2
+        case .thousandth, .tenThousandth: return nil
+        }
+        half = scale == .half
+        integerShift = UInt64(8 * fractionDigits)
+        fractionShift = UInt64(64 - 8 * max(fractionDigits, 1))
+        fractionMask = fractionDigits == 0 ? 0 : (1 << UInt64(8 * fractionDigits)) - 1
+    }
+}
