@@ -100,6 +100,50 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same bulk path on `scripts/bench-decode.sh`'s kind of input: random flags and
+    // uniformly random values, so no branch can learn the frames (the four real frames above
+    // repeat every four lines). Per line; the record path on the same frames is the reference
+    // the bulk path's straight-to-JSON writer (issue 15, round 4) is compared against.
+    for (characteristic, kind) in [(Characteristic.indoorBikeData, DataRecord.Kind.indoorBikeData), (.rowerData, .rowerData)] {
+        let frames = randomFrames(kind, count: 4_096)
+        var text: [UInt8] = []
+        var lines: [Range<Int>] = []
+        let digits = Array("0123456789abcdef".utf8)
+        for frame in frames {
+            let start = text.count
+            for byte in frame { text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+            text.append(UInt8(ascii: "\n"))
+            lines.append(start..<text.count)
+        }
+        let uuid = characteristic.shortUUID
+        Benchmark("Hex line to JSON line, random \(uuid) frames") { benchmark in
+            var decoder = HexLineDecoder(characteristic: characteristic)
+            var json = JSONBuffer(capacity: 1 << 17)
+            var consumed = 0
+            text.withUnsafeBytes { buffer in
+                for index in benchmark.scaledIterations {
+                    consumed &+= decoder.consume(UnsafeRawBufferPointer(rebasing: buffer[lines[index & 4_095]]), into: &json)
+                    if json.count > 1 << 16 { json.removeAll() }
+                }
+            }
+            blackHole(consumed &+ json.count)
+        }
+        Benchmark("Record path (DataRecord, writeJSON), random \(uuid) frames") { benchmark in
+            var json = JSONBuffer(capacity: 1 << 17)
+            let packed = frames.flatMap { $0 }
+            var bounds: [Range<Int>] = []
+            for frame in frames { bounds.append((bounds.last?.upperBound ?? 0)..<((bounds.last?.upperBound ?? 0) + frame.count)) }
+            packed.withUnsafeBytes { buffer in
+                for index in benchmark.scaledIterations {
+                    DataRecord(kind: kind, decoding: UnsafeRawBufferPointer(rebasing: buffer[bounds[index & 4_095]])).writeJSON(into: &json)
+                    json.append(UInt8(ascii: "\n"))
+                    if json.count > 1 << 16 { json.removeAll() }
+                }
+            }
+            blackHole(json.count)
+        }
+    }
+
     Benchmark("Merge split rower records") { benchmark in
         let records = rowerFrames.map { frame in frame.withUnsafeBytes { DataRecord(kind: .rowerData, decoding: $0) } }
         var merger = RecordMerger(kind: .rowerData)
@@ -108,5 +152,27 @@ let benchmarks: @Sendable () -> Void = {
             if merger.ingest(records[index & 3], at: .milliseconds(index * 250)) != nil { emitted += 1 }
         }
         blackHole(emitted)
+    }
+}
+
+/// Frames like `scripts/gen_frames.py`'s: 13 random flag bits, every field they call for with a
+/// uniformly random value (SplitMix64, fixed seed, so every run decodes the same frames).
+func randomFrames(_ kind: DataRecord.Kind, count: Int) -> [[UInt8]] {
+    var state: UInt64 = 0x15_0004
+    func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    return (0..<count).map { _ in
+        let flags = UInt16(truncatingIfNeeded: next()) & 0x1FFF
+        var frame = [UInt8(flags & 0xFF), UInt8(flags >> 8)]
+        for entry in kind.layout.entries where RecordLayout.isPresent(flagBit: entry.flagBit, in: flags) {
+            let value = next()
+            for index in 0..<entry.field.descriptor.format.byteCount { frame.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
+        }
+        return frame
     }
 }
