@@ -42,6 +42,8 @@ enum FuzzTarget {
             fatalError("malformed JSON for \(characteristic.shortUUID) \(Hex.string(value))")
         }
 
+        if case .data = message { checkDataFrameWriter(characteristic, value) }
+
         var clean = !message.isTruncated
         if case .data(let record) = message {
             clean = clean && record.trailingBytes == 0
@@ -82,6 +84,22 @@ enum FuzzTarget {
         }
         if bulk != json.bytes {
             fatalError("bulk decode differs from the general parser for \(Hex.string(Array(text)))")
+        }
+    }
+
+    /// `decode`'s straight-to-JSON writer for data records must print what the record path
+    /// (``DataRecord``, then its `writeJSON`, already in ``json``) prints for any bytes: the
+    /// value goes through ``HexLineDecoder`` as one compact hex line.
+    static func checkDataFrameWriter(_ characteristic: Characteristic, _ value: UnsafeRawBufferPointer) {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in value { text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        guard !text.isEmpty else { return }  // an empty line is blank, not a frame
+        var decoder = HexLineDecoder(characteristic: characteristic)
+        var line = JSONBuffer(capacity: 1024)
+        text.withUnsafeBufferPointer { decoder.decode(argument: $0, into: &line) }
+        if line.bytes != json.bytes + [UInt8(ascii: "\n")] {
+            fatalError("bulk data-record JSON differs from the record path for \(characteristic.shortUUID) \(Hex.string(value))")
         }
     }
 

@@ -26,7 +26,7 @@ struct DataFrameJSONWriter {
         let keyLength: UInt8
         let width: UInt8
         /// 32 − 8 × width: a 4-byte load shifted up by this and back down is the field.
-        let extractShift: UInt32
+        let extractShift: UInt8
         let signed: Bool
         /// `Int32.min` when the field has no "not available" sentinel (no raw value is that).
         let sentinel: Int32
@@ -36,8 +36,10 @@ struct DataFrameJSONWriter {
         let number: ShortFixedPoint
     }
 
-    /// Longer than any `,"name":` or the head; keys are copied in blocks of this size.
+    /// Longer than the head; the head is copied, and padded, in a block of this size.
     static let block = 64
+    /// Longer than any `,"name":`: keys are copied in blocks of this size (three vector moves).
+    static let keyBlock = 48
     /// Slack the frame buffer needs after the frame: a field is read with one 4-byte load.
     static let framePadding = 4
 
@@ -65,14 +67,14 @@ struct DataFrameJSONWriter {
         for (index, entry) in layout.entries.enumerated() {
             let descriptor = entry.field.descriptor
             let key = Array(",\"\(descriptor.jsonName)\":".utf8)
-            precondition(key.count < Self.block)
+            precondition(key.count < Self.keyBlock)
             guard let number = ShortFixedPoint(descriptor.scale) else {
                 preconditionFailure("no data-record field is finer than a hundredth")
             }
             let width = descriptor.format.byteCount
             (entries + index).initialize(to: Entry(
                 keyStart: UInt16(keyText.count), keyLength: UInt8(key.count), width: UInt8(width),
-                extractShift: UInt32(32 - 8 * width), signed: descriptor.format == .sint16,
+                extractShift: UInt8(32 - 8 * width), signed: descriptor.format == .sint16,
                 sentinel: descriptor.notAvailable ?? .min,
                 plausibleLow: descriptor.plausible?.lowerBound ?? .min,
                 plausibleSpan: descriptor.plausible.map { UInt32(bitPattern: $0.upperBound &- $0.lowerBound) } ?? .max,
@@ -157,11 +159,10 @@ struct DataFrameJSONWriter {
                 let entry = entries[index]
                 let word = UInt32(littleEndian: UnsafeRawPointer(frame + offset).loadUnaligned(as: UInt32.self))
                 offset &+= Int(entry.width)
-                let high = word &<< entry.extractShift
-                let raw = entry.signed
-                    ? Int32(bitPattern: high) &>> Int32(bitPattern: entry.extractShift)
-                    : Int32(bitPattern: high &>> entry.extractShift)
-                out.block(keys + Int(entry.keyStart), count: Int(entry.keyLength), blockSize: Self.block)
+                let shift = UInt32(entry.extractShift)
+                let high = word &<< shift
+                let raw = entry.signed ? Int32(bitPattern: high) &>> Int32(shift) : Int32(bitPattern: high &>> shift)
+                out.block(keys + Int(entry.keyStart), count: Int(entry.keyLength), blockSize: Self.keyBlock)
                 if raw == entry.sentinel {
                     out.text("null")
                     continue
@@ -177,7 +178,7 @@ struct DataFrameJSONWriter {
                     implausible &= implausible &- 1
                     // The key without its leading comma and trailing colon is the quoted name;
                     // the colon after it becomes the list's comma.
-                    out.block(keys + Int(entry.keyStart) + 1, count: Int(entry.keyLength) - 1, blockSize: Self.block)
+                    out.block(keys + Int(entry.keyStart) + 1, count: Int(entry.keyLength) - 1, blockSize: Self.keyBlock)
                     out.overwriteLast(UInt8(ascii: ","))
                 } while implausible != 0
                 out.overwriteLast(UInt8(ascii: "]"))

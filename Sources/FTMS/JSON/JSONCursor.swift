@@ -184,12 +184,13 @@ extension JSONCursor {
         let tenths = (magnitude &>> 1) &* 10 &+ (magnitude & 1) &* 5
         magnitude = format.half ? tenths : magnitude
         let digits = Self.digitBytes(magnitude)
-        let integer = digits &<< format.integerShift
+        let integer = digits &<< UInt64(format.integerShift)
         let leadingZeros = min(integer.trailingZeroBitCount &>> 3, 7)
         store((integer | 0x3030_3030_3030_3030) &>> UInt64(leadingZeros &<< 3))
         position += 8 &- leadingZeros
-        let fraction = digits &>> format.fractionShift & format.fractionMask
-        store((fraction | format.fractionMask & 0x3030_3030) &<< 8 | UInt64(UInt8(ascii: ".")))
+        let fractionMask = UInt64(format.fractionMask)
+        let fraction = digits &>> UInt64(format.fractionShift) & fractionMask
+        store((fraction | fractionMask & 0x3030) &<< 8 | UInt64(UInt8(ascii: ".")))
         // The fraction's last nonzero digit ends it (trailing zeros dropped); none, no point.
         let significant = (71 &- fraction.leadingZeroBitCount) &>> 3
         position += fraction == 0 ? 0 : 1 &+ significant
@@ -202,11 +203,11 @@ struct ShortFixedPoint: Sendable {
     /// A ½ resolution, written as tenths.
     let half: Bool
     /// 8 × the fraction's digits: shifts them out of the integer part.
-    let integerShift: UInt64
+    let integerShift: UInt8
     /// Where the fraction's digits start.
-    let fractionShift: UInt64
+    let fractionShift: UInt8
     /// One 0xFF byte per fraction digit.
-    let fractionMask: UInt64
+    let fractionMask: UInt16
 
     /// `nil` for scales whose values are not written this way (finer than ⅟₁₀₀).
     init?(_ scale: Scale) {
@@ -218,8 +219,8 @@ struct ShortFixedPoint: Sendable {
         case .thousandth, .tenThousandth: return nil
         }
         half = scale == .half
-        integerShift = UInt64(8 * fractionDigits)
-        fractionShift = UInt64(64 - 8 * max(fractionDigits, 1))
-        fractionMask = fractionDigits == 0 ? 0 : (1 << UInt64(8 * fractionDigits)) - 1
+        integerShift = UInt8(8 * fractionDigits)
+        fractionShift = UInt8(64 - 8 * max(fractionDigits, 1))
+        fractionMask = fractionDigits == 0 ? 0 : UInt16((1 << (8 * fractionDigits)) - 1)
     }
 }
