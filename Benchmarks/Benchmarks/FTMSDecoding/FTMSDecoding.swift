@@ -86,18 +86,7 @@ let benchmarks: @Sendable () -> Void = {
             text += line + [UInt8(ascii: "\n")]
             lines.append(start..<text.count)
         }
-        Benchmark(name) { benchmark in
-            var decoder = HexLineDecoder(characteristic: characteristic)
-            var json = JSONBuffer(capacity: 1 << 17)
-            var consumed = 0
-            text.withUnsafeBytes { buffer in
-                for index in benchmark.scaledIterations {
-                    consumed &+= decoder.consume(UnsafeRawBufferPointer(rebasing: buffer[lines[index & 1_023]]), into: &json)
-                    if json.count > 1 << 16 { json.removeAll() }
-                }
-            }
-            blackHole(consumed &+ json.count)
-        }
+        hexLinesBenchmark(name, characteristic, text: text, lines: lines)
     }
 
     // The same bulk path on `scripts/bench-decode.sh`'s kind of input: random flags and
@@ -116,18 +105,7 @@ let benchmarks: @Sendable () -> Void = {
             lines.append(start..<text.count)
         }
         let uuid = characteristic.shortUUID
-        Benchmark("Hex line to JSON line, random \(uuid) frames") { benchmark in
-            var decoder = HexLineDecoder(characteristic: characteristic)
-            var json = JSONBuffer(capacity: 1 << 17)
-            var consumed = 0
-            text.withUnsafeBytes { buffer in
-                for index in benchmark.scaledIterations {
-                    consumed &+= decoder.consume(UnsafeRawBufferPointer(rebasing: buffer[lines[index & 4_095]]), into: &json)
-                    if json.count > 1 << 16 { json.removeAll() }
-                }
-            }
-            blackHole(consumed &+ json.count)
-        }
+        hexLinesBenchmark("Hex line to JSON line, random \(uuid) frames", characteristic, text: text, lines: lines)
         Benchmark("Record path (DataRecord, writeJSON), random \(uuid) frames") { benchmark in
             var json = JSONBuffer(capacity: 1 << 17)
             let packed = frames.flatMap { $0 }
@@ -152,6 +130,24 @@ let benchmarks: @Sendable () -> Void = {
             if merger.ingest(records[index & 3], at: .milliseconds(index * 250)) != nil { emitted += 1 }
         }
         blackHole(emitted)
+    }
+}
+
+/// `HexLineDecoder.consume` over one line at a time of `text`, in turn (`lines.count` must be a
+/// power of two), into one reused buffer.
+func hexLinesBenchmark(_ name: String, _ characteristic: Characteristic, text: [UInt8], lines: [Range<Int>]) {
+    let mask = lines.count - 1
+    Benchmark(name) { benchmark in
+        var decoder = HexLineDecoder(characteristic: characteristic)
+        var json = JSONBuffer(capacity: 1 << 17)
+        var consumed = 0
+        text.withUnsafeBytes { buffer in
+            for index in benchmark.scaledIterations {
+                consumed &+= decoder.consume(UnsafeRawBufferPointer(rebasing: buffer[lines[index & mask]]), into: &json)
+                if json.count > 1 << 16 { json.removeAll() }
+            }
+        }
+        blackHole(consumed &+ json.count)
     }
 }
 
