@@ -11,11 +11,15 @@
 /// live in memory this writer owns, so the per-frame path touches no reference count and no
 /// lazily initialised global.
 ///
+/// ``DataRecordJSONLayout`` is the same JSON laid out for a ``DataRecord``'s values, and stays:
+/// the daemon prints records, merged from several notifications, not frames, and a writer that
+/// walks values and one that walks bytes checking each other is what the tests rely on.
+///
 /// A frame too short for its flags (or for the flags themselves) is not written: ``write(_:count:into:)``
 /// returns false and the caller takes the record path, which reports what was truncated.
-/// The record path stays the reference: `HexLineDecoderTests` compare the two over random
-/// frames, byte for byte, and `scripts/bench-decode.sh --compare` does over a million per
-/// characteristic.
+/// The record path stays the reference: `DataFrameJSONTests` and the fuzz target compare the
+/// two byte for byte over random and fuzzed frames, and `scripts/bench-decode.sh --compare`
+/// compares `decode` with an older binary over a million frames per characteristic.
 ///
 /// Copyable for its owner's convenience, but it owns its tables: exactly one copy calls
 /// ``deallocate()``.
