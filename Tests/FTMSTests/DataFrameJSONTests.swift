@@ -109,11 +109,12 @@ struct DataFrameJSONTests {
         #expect(line == [Self.recordPath(frame, .indoorBikeData)])
     }
 
-    /// One character that is not a hex digit, anywhere in a line, in both spellings: the
-    /// eight-at-a-time reader must hand it to the general parser like the byte-wise one did.
+    /// One character that is not a hex digit, anywhere in a line, in both spellings (or a digit
+    /// where a space was): the word-at-a-time readers must hand the line to the general parser
+    /// like the byte-wise one did.
     @Test func nonDigitsAnywhereAreWhatTheParserSays() {
         var random = SeededRandom(seed: 0x15_0005)
-        let strangers: [Character] = ["/", ":", "@", "G", "g", "`", "{", "z", "Z", "-", "+", ".", "\u{10}", "\u{19}", "\u{7f}", "x", "\t"]
+        let strangers: [Character] = ["/", ":", "@", "G", "g", "`", "{", "z", "Z", "-", "+", ".", "\u{10}", "\u{19}", "\u{7f}", "x", "\t", "0", "a"]
         var text: [String] = []
         for _ in 0..<4_000 {
             var line = Array(Self.hex(Self.frame(.rowerData, using: &random), using: &random))

@@ -183,15 +183,32 @@ public struct HexLineDecoder: ~Copyable {
             let length = (count + 1) / 3
             guard length <= Hex.maximumFrameLength else { return nil }
             var index = 0
-            for written in 0..<length {
+            var written = 0
+            var quadsInvalid: UInt64 = 0
+            // Three bytes at a time while a fourth follows: `hh hh hh` is one 8-byte load, its
+            // spaces (and the one after it) checked, its three digit pairs packed into one word
+            // with "00" on top for ``hexQuad(_:)``. The fourth byte it stores is overwritten.
+            while written &+ 3 < length {
+                let chars = UInt64(littleEndian: UnsafeRawPointer(text + index).loadUnaligned(as: UInt64.self))
+                let spaces = chars &>> 16 & 0xFF | chars &>> 32 & 0xFF00 | UInt64(text[index &+ 8]) &<< 16
+                guard spaces == 0x20_2020 else { return nil }
+                let digits = chars & 0xFFFF | (chars &>> 24 & 0xFFFF) &<< 16 | (chars &>> 48) &<< 32 | 0x3030 &<< 48
+                let quad = Self.hexQuad(digits)
+                quadsInvalid |= quad.invalid
+                UnsafeMutableRawPointer(frame + written).storeBytes(of: quad.bytes.littleEndian, as: UInt32.self)
+                written &+= 3
+                index &+= 9
+            }
+            while written < length {
                 let high = nibbles[Int(text[index])]
                 let low = nibbles[Int(text[index + 1])]
                 invalid |= high | low
                 frame[written] = high << 4 | low
                 if written + 1 < length, text[index + 2] != UInt8(ascii: " ") { return nil }
                 index += 3
+                written += 1
             }
-            return invalid & 0xF0 == 0 ? length : nil
+            return invalid & 0xF0 == 0 && quadsInvalid == 0 ? length : nil
         }
         guard count & 1 == 0 else { return nil }
         let length = count >> 1
