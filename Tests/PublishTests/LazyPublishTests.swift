@@ -75,6 +75,39 @@ struct LazyPublishTests {
         }
     }
 
+    /// On the server's loop the message is published there and then, numbered in line with
+    /// the awaited calls and encoded only for a reader; off the loop nothing is done.
+    @Test func onTheLoopItPublishesWithoutAHop() async throws {
+        try await withServer { fixture in
+            let builds = Builds()
+            let server = fixture.server
+            #expect(server.publishIfReadOnLoop(.sample, machine: "SF-Bike-0001", payload: builds.payload(#"{"power":1}"#)) == nil)
+            #expect(await server.lastSeq == 0)
+            let unread = try await server.eventLoop.submit {
+                try server.publishIfReadOnLoop(.sample, machine: "SF-Bike-0001", payload: builds.payload(#"{"power":1}"#))?.get()
+            }.get()
+            #expect(unread?.seq == 1)
+            #expect(unread?.envelope == nil)
+            #expect(builds.value == 0)
+            let (reader, _) = try await fixture.connectPastHello()
+            try await server.publishIfRead(.sample, machine: "SF-Bike-0001", payload: builds.payload(#"{"power":2}"#))
+            let read = try await server.eventLoop.submit {
+                try server.publishIfReadOnLoop(.status, machine: "SF-Bike-0001", forwarding: true, payload: builds.payload(#"{"event":"started"}"#))?.get()
+            }.get()
+            #expect(read?.seq == 3)
+            #expect(builds.value == 2)
+            #expect(try await reader.line().contains(#""seq":2,"#))
+            let line = try await reader.line()
+            #expect(line.contains(#""seq":3,"#))
+            #expect(read?.envelope.map { String(decoding: $0, as: UTF8.self) } == line)
+            let refused = try await server.eventLoop.submit {
+                server.publishIfReadOnLoop(.hello, payload: builds.payload("{}"))
+            }.get()
+            #expect(throws: PublishError.readerLocalType(.hello)) { try refused?.get() }
+            #expect(await server.lastSeq == 3)
+        }
+    }
+
     @Test func readerLocalTypesAreRefused() async throws {
         try await withServer { fixture in
             let builds = Builds()

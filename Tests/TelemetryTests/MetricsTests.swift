@@ -79,6 +79,23 @@ struct MetricsTests {
         #expect(values[#"ftms_bridge_control_commands_total{command="other",result="other"}"#] == 500)
     }
 
+    /// A resolved notification counter counts into the same series as `notificationReceived`,
+    /// and a name not on the list into `other`, growing nothing.
+    @Test func notificationCounterHandlesShareTheSeries() {
+        let metrics = DaemonMetrics(version: "x")
+        let before = samples(String(decoding: metrics.exposition(), as: UTF8.self)).count
+        let bike = metrics.notificationCounter(characteristic: "indoor_bike_data")
+        let junk = metrics.notificationCounter(characteristic: "indoor_bike_data ")
+        for _ in 0..<7 { bike.increment() }
+        metrics.notificationReceived(characteristic: "indoor_bike_data")
+        for _ in 0..<3 { junk.increment() }
+        let values = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(values.count == before)
+        #expect(values[#"ftms_bridge_notifications_total{characteristic="indoor_bike_data"}"#] == 8)
+        #expect(values[#"ftms_bridge_notifications_total{characteristic="other"}"#] == 3)
+        #expect(values[#"ftms_bridge_notifications_total{characteristic="rower_data"}"#] == 0)
+    }
+
     /// Gauges never go negative and counters never go back, whatever they are given.
     @Test func nonsenseInputsAreClamped() {
         let metrics = DaemonMetrics(version: "x")

@@ -30,6 +30,8 @@ public actor MachineWorker {
     private var ticked = false
     private var restoredEvents = SessionEvents()
     private let metrics: DaemonMetrics?
+    /// Prometheus' notification counters by characteristic, resolved on first use.
+    private var notificationCounters: [Characteristic: CounterHandle] = [:]
 
     init(
         name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
@@ -123,7 +125,7 @@ public actor MachineWorker {
 
     public func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
         notifications &+= 1
-        metrics?.notificationReceived(characteristic: "\(characteristic.jsonName)")
+        countNotification(characteristic)
         if pipeline == nil {
             // A generic FTMS machine says what it is by the data it sends.
             switch characteristic {
@@ -189,6 +191,18 @@ public actor MachineWorker {
         let open = pipeline?.engine.openSessionID != nil
         if !open { ticked = false }
         return open
+    }
+
+    /// Counts a notification in Prometheus without building or looking up its label each time.
+    private func countNotification(_ characteristic: Characteristic) {
+        guard let metrics else { return }
+        if let counter = notificationCounters[characteristic] {
+            counter.increment()
+            return
+        }
+        let counter = metrics.notificationCounter(characteristic: "\(characteristic.jsonName)")
+        notificationCounters[characteristic] = counter
+        counter.increment()
     }
 
     /// What the machine is known to be so far; before it is ready, its name says bike or rower.

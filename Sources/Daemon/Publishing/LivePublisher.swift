@@ -57,9 +57,14 @@ public struct LivePublisher: Sendable {
     private func sendIfRead(_ type: MessageType, machine: String, sessionID: String?, payload: @Sendable () -> JSONPayload) async {
         guard let server else { return }
         let forwarding = mqtt?.forwards(type) ?? false
-        guard let line = try? await server.publishIfRead(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload),
-              let envelope = line.envelope
-        else { return }
+        // On the server's loop (the daemon's workers are), without two job hops per message.
+        let line: (seq: UInt64, envelope: [UInt8]?)?
+        if let now = server.publishIfReadOnLoop(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload) {
+            line = try? now.get()
+        } else {
+            line = try? await server.publishIfRead(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
+        }
+        guard let envelope = line?.envelope else { return }
         mqtt?.forward(type, machine: machine, envelope: envelope)
     }
 

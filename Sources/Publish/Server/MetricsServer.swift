@@ -164,6 +164,28 @@ public actor MetricsServer {
         return (line.seq, forwarding ? line.envelope : nil)
     }
 
+    /// ``publishIfRead(_:machine:sessionID:forwarding:payload:)`` for a caller that already
+    /// runs on the server's loop, done there and then; `nil` (nothing done) on any other thread,
+    /// where the caller awaits ``publishIfRead(_:machine:sessionID:forwarding:payload:)``.
+    ///
+    /// Why: awaiting this actor from another one always enqueues a job on the loop, and one
+    /// back, because its executor is the loop and not the generic one. In the daemon the workers
+    /// run on this very loop (Swift Concurrency's global executor is NIO's singleton loop), so
+    /// every sample and status paid two jobs, for a `seq += 1` when nobody reads
+    /// (docs/performance.md, round 4). On the loop the actor's isolation holds by construction:
+    /// the loop runs one job at a time, and `assumeIsolated` checks it is the current one.
+    public nonisolated func publishIfReadOnLoop(
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,
+        payload: @Sendable () -> JSONPayload
+    ) -> Result<(seq: UInt64, envelope: [UInt8]?), PublishError>? {
+        guard eventLoop.inEventLoop else { return nil }
+        return assumeIsolated { server in
+            Result { () throws(PublishError) in
+                try server.publishIfRead(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
+            }
+        }
+    }
+
     // MARK: Readers (called by ReaderHandler, on the loop)
 
     func attach(_ reader: NIOLoopBound<ReaderHandler>) {

@@ -17,6 +17,11 @@ struct LabelledCounters: Sendable {
         guard amount > 0 else { return }
         counters[label.bounded(value)]?.increment(by: Int64(amount))
     }
+
+    /// The series `value` counts under (`other` when it is not on the list).
+    func counter(_ value: String) -> Counter? {
+        counters[label.bounded(value)]
+    }
 }
 
 /// A counter family with two bounded labels (command × result).

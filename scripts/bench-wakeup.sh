@@ -1,0 +1,22 @@
+#!/bin/bash
+# What one thread wake-up costs on this machine with no work done: the floor under the
+# daemon's CPU per notification (docs/performance.md, "Round 4").
+#
+#   scripts/bench-wakeup.sh [RATE] [SECONDS] [RUNS]     # defaults: 40 Hz, 15 s, 3 runs
+#
+# Builds scripts/lib/wakeup-cost.c with the system C compiler into a temporary directory and
+# runs it RUNS times; each run prints, per thread, the CPU per wake-up of a thread woken by a
+# timer, of a timer thread handing each wake-up to a second thread over an eventfd (as the bus
+# thread hands a notification to the event loop), and of one thread doing both.
+set -euo pipefail
+rate=${1:-40}
+seconds=${2:-15}
+runs=${3:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -pthread -o "$work/wakeup-cost" "$here/lib/wakeup-cost.c"
+for run in $(seq 1 "$runs"); do
+    echo "run $run ($rate Hz, $seconds s each)"
+    "$work/wakeup-cost" "$rate" "$seconds"
+done
