@@ -174,12 +174,14 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
+        // userfaultfd(2) for the daemon's FaultAround (Daemon/Memory): Swift imports no variadic C.
+        .target(name: "CFaultAround"),
         // `ftms-bridge run`: the pieces above composed into the service a gym runs.
         .target(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "Dashboard",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "Dashboard", "CFaultAround",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

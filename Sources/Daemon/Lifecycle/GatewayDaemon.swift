@@ -102,8 +102,11 @@ public struct GatewayDaemon: Sendable {
             services.append(.init(service: upload, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "upload"))
         }
         let checkTokens = parts.checkTokens
+        let faultAround = environment[FaultAround.environmentKey]
         let beforeMachines: @Sendable () async -> Void = {
             await checkTokens()
+            // From here on a fault maps one page, not 64 KiB around it (see FaultAround).
+            if faultAround != "on" { FaultAround.disable(logger: logger) }
             // Start-up is over: its code need not stay mapped for months (see StartupPages).
             let released = StartupPages.release()
             logger.debug("released \(released / 1024) MB of start-up code pages")

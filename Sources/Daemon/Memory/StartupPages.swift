@@ -127,7 +127,7 @@ public enum StartupPages {
         return value
     }
 
-    private static func readFile(_ path: String) -> [UInt8]? {
+    static func readFile(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
