@@ -77,7 +77,9 @@ public final class DaemonMetrics: Sendable {
     public func setMachinesConnected(_ count: Int) { machinesConnected.set(Int64(max(0, count))) }
 
     /// `characteristic` is the SPEC §3.1 name (`indoor_bike_data`); others count as `other`.
-    public func notificationReceived(characteristic: String) { notifications.increment(characteristic) }
+    /// One notification counted, for a caller that counts rarely; the daemon's workers keep
+    /// ``notificationCounter(characteristic:)`` instead. One lookup path for both.
+    public func notificationReceived(characteristic: String) { notificationCounter(characteristic: characteristic).increment() }
 
     public func decodeFailed(characteristic: String) { decodeErrors.increment(characteristic) }
 
