@@ -89,7 +89,8 @@ systemd-sysusers --root="$work/root" "$stage/etc/sysusers.d/ftms-bridge.conf" > 
   || fail "systemd-sysusers rejected ftms-bridge.conf: $(tail -n 1 "$work/sysusers.out")"
 grep -q '^ftms-bridge:x:[0-9]*:[0-9]*:.*:/usr/sbin/nologin$' "$work/root/etc/passwd" || fail "sysusers made no ftms-bridge system user with a nologin shell"
 grep -qE '^bluetooth:x:[0-9]+:(.*,)?ftms-bridge(,.*)?$' "$work/root/etc/group" || fail "sysusers did not put ftms-bridge in group bluetooth"
-echo "check-systemd: sysusers: user ftms-bridge (nologin), member of bluetooth"
+grep -qE '^ftms-bridge:x:[0-9]+:(.*,)?ftms-bridge-dashboard(,.*)?$' "$work/root/etc/group" || fail "sysusers did not put ftms-bridge-dashboard in group ftms-bridge"
+echo "check-systemd: sysusers: user ftms-bridge (nologin), member of bluetooth; ftms-bridge-dashboard, member of ftms-bridge"
 
 # 3. verify
 mkdir "$work/verify"
@@ -110,6 +111,19 @@ exposure="$(sed -n 's/.*Overall exposure level for ftms-bridge.service: \([0-9.]
 awk -v e="$exposure" -v max="$MAX_EXPOSURE" 'BEGIN { exit !(e <= max) }' \
   || fail "security exposure $exposure is above $MAX_EXPOSURE: $(grep '✗' "$work/security.out" | tr -s ' ' | head -n 5 | paste -sd ';')"
 echo "check-systemd: security: overall exposure $exposure (at most $MAX_EXPOSURE) $(sed -n 's/.*Overall exposure level for ftms-bridge.service: [0-9.]* \([A-Z]*\).*/\1/p' "$work/security.out")"
+# The dashboard's unit: verified and rated the same way.
+dashboard_unit="$stage/etc/systemd/system/ftms-bridge-dashboard.service"
+sed "s|^ExecStart=/usr/local/bin/ftms-bridge |ExecStart=$stage/usr/local/bin/ftms-bridge |" "$dashboard_unit" > "$work/verify/ftms-bridge-dashboard.service"
+systemd-analyze verify "$work/verify/ftms-bridge-dashboard.service" > "$work/verify-dashboard.out" 2>&1 \
+  || fail "systemd-analyze verify of the dashboard unit failed: $(head -n 1 "$work/verify-dashboard.out")"
+[ ! -s "$work/verify-dashboard.out" ] || fail "systemd-analyze verify of the dashboard unit printed: $(head -n 1 "$work/verify-dashboard.out")"
+systemd-analyze security --offline=true "$dashboard_unit" > "$work/security-dashboard.out" 2>&1 \
+  || fail "systemd-analyze security of the dashboard unit failed: $(head -n 1 "$work/security-dashboard.out")"
+dashboard_exposure="$(sed -n 's/.*Overall exposure level for ftms-bridge-dashboard.service: \([0-9.]*\) .*/\1/p' "$work/security-dashboard.out")"
+[ -n "$dashboard_exposure" ] || fail "systemd-analyze security printed no exposure for the dashboard unit"
+awk -v e="$dashboard_exposure" -v max="$MAX_EXPOSURE" 'BEGIN { exit !(e <= max) }' \
+  || fail "the dashboard unit's exposure $dashboard_exposure is above $MAX_EXPOSURE"
+echo "check-systemd: dashboard unit: verify clean, exposure $dashboard_exposure (at most $MAX_EXPOSURE)"
 
 # 5. rehearsal
 if [ ! -x "$daemon" ] || ! command -v strace >/dev/null || ! id -u nobody >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
