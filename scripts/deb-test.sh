@@ -271,7 +271,7 @@ def distance(message):
     return payload.get("total_distance_m")
 started = wait_for("a session to start", lambda ms: next((m for m in ms if m["type"] == "session_state" and m["payload"].get("state") == "started"), None), 90)
 session, machine = started["sessionId"], started["machine"]
-before = wait_for("60 m ridden", lambda ms: (lambda d: d if d and d >= 60 else None)(max([distance(m) or 0 for m in ms if m["type"] == "sample" and m.get("sessionId") == session] or [0])), 120)
+before = wait_for("150 m ridden", lambda ms: (lambda d: d if d and d >= 150 else None)(max([distance(m) or 0 for m in ms if m["type"] == "sample" and m.get("sessionId") == session] or [0])), 120)
 pid_before = inside("systemctl", "show", "-p", "MainPID", "--value", "ftms-bridge").stdout.strip()
 with lock:
     upgrade_from = len(messages)
@@ -287,7 +287,7 @@ pid_after = inside("systemctl", "show", "-p", "MainPID", "--value", "ftms-bridge
 if pid_after == pid_before:
     fail("the upgrade did not restart the daemon")
 say(f"upgrade to {new_version} at {before:.0f} m into session {session}: apt-get took {upgrade_seconds:.1f} s, the daemon restarted")
-after = wait_for("the same session riding on after the upgrade", lambda ms: (lambda d: d if d and d >= before + 40 else None)(
+after = wait_for("the same session riding on after the upgrade", lambda ms: (lambda d: d if d and d >= before + 150 else None)(
     max([distance(m) or 0 for m in ms[upgrade_from:] if m["type"] == "sample" and m.get("sessionId") == session] or [0])), 120)
 with lock:
     others = {m.get("sessionId") for m in messages[upgrade_from:] if m["type"] == "sample" and m.get("sessionId") and m.get("sessionId") != session}
@@ -314,7 +314,10 @@ copies = held()
 if len(copies) != 1 or copies[0]["received"] != 1:
     fail(f"the backend holds session {session} {len(copies)} time(s): {copies}")
 uploaded = (copies[0].get("body") or {}).get("total_distance")
-if uploaded is None or abs(uploaded - odometer) > max(10, 0.02 * odometer):
+# The daemon is down for a second or two during the upgrade; what the bike rode then is in its
+# odometer and must be in the session too (a session restarted at the upgrade would lack the
+# first half, over 150 m).
+if uploaded is None or abs(uploaded - odometer) > max(25, 0.05 * odometer):
     fail(f"the backend's total_distance is {uploaded} m, the bike rode {odometer} m (before the upgrade: {before} m)")
 say(f"backend holds session {session} once (received 1) with total_distance {uploaded} m; the bike's odometer said {odometer} m ({before:.0f} m before the upgrade)")
 PY
