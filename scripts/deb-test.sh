@@ -9,7 +9,7 @@
 #      the Depends line names only packages of Debian's archive (apt-cache policy in the root);
 #   2. the root booted with `systemd-nspawn --boot --ephemeral` (the cache stays clean), with
 #      bluetooth.service masked: ftms-sim plays org.bluez on the container's system bus;
-#   3. `apt-get install --no-download ./ftms-bridge_V-1_ARCH.deb` → `systemctl is-active
+#   3. `apt-get install ./ftms-bridge_V-1_ARCH.deb` (fetching nothing) → `systemctl is-active
 #      ftms-bridge` is active (timed: the bar is 60 s); the daemon runs as user ftms-bridge
 #      with no capabilities, NoNewPrivs and a seccomp filter; both binaries load with no
 #      toolchain (ldd: no libswift, nothing from /opt/swift, nothing missing);
@@ -146,8 +146,14 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ -n "$leader" ] || fail "systemd-nspawn did not start the container's systemd: $(tail -n 3 "$work/console.log" | tr '\n' ' ')"
-inside() { nsenter -t "$leader" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
-booted="$(timeout 60 nsenter -t "$leader" -a systemctl is-system-running --wait 2>/dev/null || true)"
+inside() { nsenter -t "$leader" -a --wd env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
+# systemctl fails at once until systemd's private socket exists, so ask again until it answers.
+booted=""
+for _ in $(seq 1 120); do
+  booted="$(timeout 60 nsenter -t "$leader" -a systemctl is-system-running --wait 2>/dev/null || true)"
+  case "$booted" in running|degraded) break ;; esac
+  sleep 0.5
+done
 [ "$booted" = running ] || [ "$booted" = degraded ] || fail "the container did not boot: $booted"
 inside systemctl mask --now bluetooth.service > /dev/null 2>&1 || fail "cannot mask bluetooth.service"
 step "container booted ($booted) in $(since "$started") s; bluetooth.service masked for ftms-sim"
@@ -163,10 +169,13 @@ main_pid() { inside systemctl show -p MainPID --value ftms-bridge; }
 
 # 3. Install.
 started="$(now)"
-inside apt-get install -y -q --no-download "/mnt/ftms-test/deb/$(basename "$first")" > "$work/install.log" 2>&1 \
+inside apt-get install -y -q "/mnt/ftms-test/deb/$(basename "$first")" > "$work/install.log" 2>&1 \
   || fail "apt-get install $(basename "$first"): $(grep -E '^E:' "$work/install.log" | head -n 1)"
 wait_active 60 || fail "ftms-bridge not active 60 s after apt-get install: $(inside systemctl status ftms-bridge --no-pager 2>&1 | tail -n 3 | tr '\n' ' ')"
 install_seconds="$(since "$started")"
+# Offline: apt fetched nothing (apt's --no-download refuses a local .deb), and installed only it.
+! grep '^Get:' "$work/install.log" | grep -qv ' /mnt/ftms-test/deb/' || fail "apt-get fetched packages: $(grep '^Get:' "$work/install.log" | grep -v ' /mnt/ftms-test/deb/' | head -n 1)"
+grep -q '^0 upgraded, 1 newly installed' "$work/install.log" || fail "apt-get installed more than the package: $(grep 'newly installed' "$work/install.log")"
 step "apt-get install → active in $install_seconds s (bar: 60 s), offline, from the cached root's Debian packages"
 pid="$(main_pid)"
 status="$(inside cat "/proc/$pid/status")"
@@ -200,7 +209,7 @@ step "runs as ftms-bridge (no capabilities, NoNewPrivs, seccomp); ldd: no toolch
 # 4. Reinstall: restarts, keeps the operator's edit.
 inside sh -c 'echo "# an operator was here" >> /etc/ftms-bridge/config.toml'
 before="$(main_pid)"
-inside apt-get install -y -q --no-download --reinstall "/mnt/ftms-test/deb/$(basename "$first")" > "$work/reinstall.log" 2>&1 \
+inside apt-get install -y -q --reinstall "/mnt/ftms-test/deb/$(basename "$first")" > "$work/reinstall.log" 2>&1 \
   || fail "reinstall: $(grep -E '^E:' "$work/reinstall.log" | head -n 1)"
 wait_active 60 || fail "ftms-bridge not active after the reinstall"
 [ "$(main_pid)" != "$before" ] || fail "the reinstall did not restart the daemon"
@@ -237,7 +246,7 @@ def fail(text):
     log.write(text + "\n"); log.flush()
     sys.exit(1)
 def inside(*argv, timeout=120):
-    return subprocess.run(["nsenter", "-t", leader, "-a", "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+    return subprocess.run(["nsenter", "-t", leader, "-a", "--wd", "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
                            "DEBIAN_FRONTEND=noninteractive", *argv], capture_output=True, text=True, timeout=timeout)
 messages, lock = [], threading.Lock()
 connections = [0]
@@ -276,7 +285,7 @@ pid_before = inside("systemctl", "show", "-p", "MainPID", "--value", "ftms-bridg
 with lock:
     upgrade_from = len(messages)
 t0 = time.monotonic()
-upgrade = inside("apt-get", "install", "-y", "-q", "--no-download", f"/mnt/ftms-test/deb/{second}")
+upgrade = inside("apt-get", "install", "-y", "-q", f"/mnt/ftms-test/deb/{second}")
 if upgrade.returncode != 0:
     fail(f"apt-get install {second}: {upgrade.stdout[-300:]} {upgrade.stderr[-300:]}")
 upgrade_seconds = time.monotonic() - t0
@@ -300,7 +309,7 @@ with lock:
     odometer = max(distance(m) or 0 for m in messages if m["type"] == "sample" and m.get("machine") == machine)
 summary = wait_for("the session's summary", lambda ms: next((m for m in ms if m["type"] == "session_summary" and m.get("sessionId") == session), None), 120)
 def held():
-    with urllib.request.urlopen(f"{url}/_admin/sessions", timeout=10) as answer:
+    with urllib.request.urlopen(f"{url}/_admin/sessions?bodies=1", timeout=10) as answer:
         return [s for s in json.load(answer)["sessions"] if s["session_id"] == session]
 deadline = time.monotonic() + 90
 copies = []
