@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) echo "gym-demo: unknown option $1 (use --bin DIR, --keep)" >&2; exit 2 ;;
   esac
 done
-for tool in ftms-bridge ftms-sim ftms-backend; do
+for tool in ftms-bridge ftms-bridged ftms-sim ftms-backend; do
   [ -x "$bin/$tool" ] || { echo "gym-demo: $bin/$tool not built (swift build -c release)" >&2; exit 1; }
 done
 bin=$(cd "$bin" && pwd)
