@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "MQTTTesting", targets: ["MQTTTesting"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
+        .executable(name: "ftms-bridged", targets: ["ftms-bridged"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
         .executable(name: "ftms-backend", targets: ["ftms-backend"]),
     ],
@@ -174,14 +175,13 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
-        // userfaultfd(2) for the daemon's FaultAround (Daemon/Memory): Swift imports no variadic C.
-        .target(name: "CFaultAround"),
-        // `ftms-bridge run`: the pieces above composed into the service a gym runs.
+        // The daemon: the pieces above composed into the service a gym runs (no dashboard: that
+        // is `ftms-bridge dashboard`, its own process).
         .target(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "Dashboard", "CFaultAround",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,6 +190,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `ftms-bridged`: the daemon executable the unit runs. It links what the daemon needs and
+        // nothing an operator's commands need (Hummingbird, Doctor, the bulk decoder, replay).
+        .executableTarget(
+            name: "ftms-bridged",
+            dependencies: [
+                "Daemon", "DaemonConfig",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // `ftms-bridge`: the operator's commands; `run` execs `ftms-bridged`.
         .executableTarget(
             name: "ftms-bridge",
             dependencies: [
@@ -264,6 +277,6 @@ let package = Package(
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "ftms-bridged", "BlueZTesting"], swiftSettings: strict),
     ]
 )

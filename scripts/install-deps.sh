@@ -19,10 +19,15 @@
 #                     python-dbusmock's bluez5 template; dbus-python has no PyPI wheels, so these are the
 #                     Debian packages, used through /usr/bin/python3 (not a pyenv/venv python3 on PATH)
 #   sqlite3           CheckpointBatcherTests inject a failing store through a second process's trigger
+#   dpkg-dev, binutils, lintian: scripts/package-deb.sh (dpkg-shlibdeps computes Depends, strip,
+#                     lintian checks the package)
+#   debootstrap, systemd-container: scripts/deb-test.sh builds a clean Debian 12 root once and
+#                     boots it with systemd-nspawn to install the package into
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
-          libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3)
+          libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3
+          dpkg-dev binutils lintian debootstrap systemd-container)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
