@@ -270,7 +270,7 @@ class Notifier:
       full-bike    0x1FFE: every Indoor Bike Data field (30 bytes; needs ATT MTU 33 or more).
       sf-rower     Rower Data 0x0B2C in one notification: stroke rate and count, distance,
                    pace, power, energy triplet, heart rate, elapsed time (20 bytes).
-      viking-split First Degree Fitness Viking Pro V's order (notes P8): a stroke block with More
+      viking-split First Degree Fitness Viking Pro V's order (docs/ftms.md P8): a stroke block with More
                    Data clear (0x00F8) once per stroke, an energy block (0x0101) 60 ms after it,
                    and a distance / heart rate / elapsed block (0x0A05) once a second.
     """
