@@ -1,14 +1,27 @@
 // swift-tools-version: 6.1
 //
-// The module graph reads as the data flow (SPEC §1):
+// The module graph reads as the data flow (docs/contract.md §1):
 //
-//   DBus → BlueZ ─┐
-//   Capture ──────┴→ FTMS → Workout → Store → Upload
-//                             └────→ Publish (sockets)
+//   CDBus → DBus → BlueZ ─┐
+//   Capture ──────────────┴→ FTMS → Workout → Store → Upload
+//                                      └───→ Publish (metrics socket), MQTT (CMosquitto)
 //
-// This manifest holds the pure FTMS codec and the `ftms-bridge` executable that composes the
-// modules. Later modules (DBus, BlueZ, Capture, Workout, Store, Upload, Publish) join it as
-// their issues land. Benchmarks live in their own package under `Benchmarks/` so that the
+// FTMS (the codec) and Workout (the session engine) are pure: no I/O, no clocks they are not
+// given. The daemon's own pieces sit beside the data flow: Control (the control socket),
+// Training (plans from the backend's trainings), DaemonConfig (config.toml), Telemetry
+// (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
+//
+// Executables:
+//   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
+//                  not the dashboard, Doctor, the bulk decoder or replay.
+//   ftms-bridge    the operator's commands (scan, monitor, control, decode, replay, watch,
+//                  dashboard, doctor, login, logout, status, queue, upload; `run` execs
+//                  ftms-bridged); it also links Dashboard (Hummingbird) and Doctor (CBluetooth).
+//   ftms-sim       a simulated BlueZ 5.66 with SolidFocus machines (Simulator).
+//   ftms-backend   the reference SolidFocus backend (ReferenceBackend, Hummingbird).
+//   ftms-soak, ftms-fuzz   the soak test and the libFuzzer target.
+// BlueZTesting and MQTTTesting start a private dbus-daemon, the fake BlueZ and a private
+// mosquitto for the tests. Benchmarks live in their own package under `Benchmarks/`, so the
 // daemon's build never pays for the benchmark dependencies.
 import PackageDescription
 

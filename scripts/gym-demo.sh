@@ -81,7 +81,7 @@ printf -- '-h 127.0.0.1\n-p %s\n-u gateway\n-P %s\n' "$mqtt_port" "$mqtt_passwor
 mqtt_sub() { XDG_CONFIG_HOME="$work/sub" mosquitto_sub "$@"; }
 echo "mqtt://127.0.0.1:$mqtt_port"
 
-say "4. log the gateway in (seed 000 Flow 2)"
+say "4. log the gateway in (SolidFocus Flow 2)"
 mkdir -p "$work/state" "$work/run"
 printf 'test:demo-gym\n' > "$work/id-token"
 "$bin/ftms-bridge" login --state-dir "$work/state" --backend "$url" --provider google --id-token-file "$work/id-token"
