@@ -13,28 +13,28 @@ struct RunCommandTests {
         return file
     }
 
-    @Test func checkConfigGoesThroughToTheDaemon() throws {
+    @Test func checkConfigGoesThroughToTheDaemon() async throws {
         let file = try config("[log]\nlevel = \"debug\"\n")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let result = try ProcessRunner.run(["run", "--config", file.path, "--check-config"])
+        let result = try await ProcessRunner.run(["run", "--config", file.path, "--check-config"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "config OK: \(file.path)\n")
     }
 
-    @Test func printConfigIsTheDaemonsRendering() throws {
+    @Test func printConfigIsTheDaemonsRendering() async throws {
         let file = try config("[log]\nlevel = \"debug\"\n")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let viaRun = try ProcessRunner.run(["run", "--print-config", "--config", file.path])
+        let viaRun = try await ProcessRunner.run(["run", "--print-config", "--config", file.path])
         #expect(viaRun.status == 0, "\(viaRun.stderr)")
         #expect(viaRun.stdout.contains("level = \"debug\""))
         #expect(!viaRun.stdout.contains("[dashboard]"))
     }
 
     /// `[dashboard]` left the daemon (issue 22): one line saying what replaced it, exit 1.
-    @Test func aDashboardTableIsRefusedWithWhatReplacedIt() throws {
+    @Test func aDashboardTableIsRefusedWithWhatReplacedIt() async throws {
         let file = try config("[dashboard]\nenabled = true\nlisten = \"127.0.0.1:8088\"\n")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let result = try ProcessRunner.run(["run", "--config", file.path, "--check-config"])
+        let result = try await ProcessRunner.run(["run", "--config", file.path, "--check-config"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -44,9 +44,9 @@ struct RunCommandTests {
         #expect(result.stderr.contains("ftms-bridge-dashboard.service"))
     }
 
-    @Test func bothExecutablesPrintOneVersion() throws {
-        let cli = try ProcessRunner.run(["--version"])
-        let daemon = try ProcessRunner.run(["run", "--version"])
+    @Test func bothExecutablesPrintOneVersion() async throws {
+        let cli = try await ProcessRunner.run(["--version"])
+        let daemon = try await ProcessRunner.run(["run", "--version"])
         #expect(cli.status == 0 && daemon.status == 0)
         #expect(!cli.stdout.isEmpty)
         #expect(cli.stdout == daemon.stdout)
