@@ -17,8 +17,8 @@
               different --asleep offsets also draw. Bar: p95 <= 5 s.
   idle:       the daemon's wake-ups per second (every thread's voluntary context switches,
               bench-daemon.py's ThreadMeter) with every machine asleep, after their backoffs
-              have reached the cap: the worst idle case now that discovery stays on while a
-              machine is missing. Bar: <= 1/s.
+              have reached the cap (--settle): the worst idle case now that discovery stays on
+              while a machine is missing. Bar: <= 1/s.
   outage:     two machines ridden (`--ride-on`: their counters run while nobody listens), the
               gateway down 20 s mid-ride, as `freeze` (SIGSTOP 12 s, SIGKILL, restart 8 s
               later) and `clean` (SIGTERM, restart 20 s later); then each machine is stopped
@@ -264,7 +264,8 @@ def idle(args, work):
         gateway.start_sim("--bikes", str(args.machines), "--rate", "4", "--known", "--fault", "sleep=5000:100000000")
         daemon = gateway.start_daemon()
         wait_for("asleep", lambda: gateway.sim_log.first("asleep"), 60)
-        # Until every reconnect backoff has reached its cap (0.5 s doubling to 30 s).
+        # Until every reconnect backoff has reached its cap (0.5 s doubling to 300 s, drawn
+        # from the upper half of each step: --settle 420 gets there).
         time.sleep(args.settle)
         meter = ThreadMeter(daemon.pid)
         for _ in range(int(args.idle)):
@@ -349,7 +350,7 @@ def main():
     parser.add_argument("--machines", type=int, default=4, help="machines in the wake and idle runs")
     parser.add_argument("--boot-delay", type=float, default=5)
     parser.add_argument("--asleep", type=float, default=100, help="seconds the known machines sleep (run r adds 7 r)")
-    parser.add_argument("--settle", type=float, default=90, help="idle: seconds after the machines fall asleep before measuring")
+    parser.add_argument("--settle", type=float, default=420, help="idle: seconds after the machines fall asleep before measuring")
     parser.add_argument("--idle", type=float, default=60)
     parser.add_argument("--ride", type=float, default=30, help="outage: seconds ridden before and after")
     parser.add_argument("--only", default="boot,adapter,wake-new,wake-known,idle,outage")

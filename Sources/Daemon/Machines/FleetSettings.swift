@@ -22,7 +22,10 @@ public struct FleetSettings: Sendable {
     /// unheard has woken (``AdvertisementLog``): its backoff is cut short.
     public var wakeQuiet: Duration
     /// Between one machine's connection attempts; an advertisement after a silence cuts a
-    /// pause short.
+    /// pause short, and discovery (restarted every ``discoveryRefresh``) hears a machine that
+    /// wakes, so the cap (5 minutes, where `monitor` waits 30 s) only paces retries on a
+    /// machine that stays silent: ten sleeping machines cost an idle gateway well under one
+    /// wake-up a second.
     public var reconnectBackoff: Backoff
     public var supervisorTiming: MachineSupervisor.Timing
     /// Between attempts to reach the system bus.
@@ -31,7 +34,7 @@ public struct FleetSettings: Sendable {
     public init(
         busAddress: String, filter: MachineFilter = MachineFilter(), allow: [String] = [], adapters: [String] = [],
         maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryRefresh: Duration = .seconds(60), wakeQuiet: Duration = .seconds(5),
-        reconnectBackoff: Backoff = Backoff(), supervisorTiming: MachineSupervisor.Timing = .init(),
+        reconnectBackoff: Backoff = Backoff(maximum: .seconds(300)), supervisorTiming: MachineSupervisor.Timing = .init(),
         busBackoff: Backoff = Backoff()
     ) {
         self.busAddress = busAddress

@@ -6,8 +6,9 @@ import DBus
 /// Discovery stays on while the fleet has room for a machine it has not found or a machine
 /// it waits to reconnect, so a machine is heard on its first advertisement: a new one is
 /// adopted at once, and one that wakes (switched on, or woken by a rider after sleeping)
-/// has its supervisor's reconnect backoff cut short. It is off while a Connect is in flight,
-/// as bluetoothd pauses scanning then anyway, and restarted whenever the adapters change
+/// has its supervisor's reconnect backoff cut short. It is off while a Connect to a machine
+/// just heard is in flight, as bluetoothd pauses scanning then anyway (a retry on a machine
+/// that stayed silent leaves it on: see ``connecting``), and restarted whenever the adapters change
 /// (bluetoothd (re)appearing, an adapter added or powered on) and every
 /// ``FleetSettings/discoveryRefresh`` (an adapter that stopped discovering on its own is
 /// noticed, and BlueZ reports each machine's RSSI afresh after a restart of discovery).
@@ -82,7 +83,9 @@ extension MachineFleet {
                     if adopting, tree.machines(passing: settings.filter).contains(where: {
                         !known.contains($0.address.uppercased()) && settings.allows(adapter: $0.adapter)
                     }) { return true }
-                    return !waiting.isEmpty && Self.advertisements(of: waiting, in: tree, filter: settings.filter) != heard
+                    guard !waiting.isEmpty else { return false }
+                    let now = Self.advertisements(of: waiting, in: tree, filter: settings.filter)
+                    return now.contains { key, copies in copies.advertised(since: heard[key] ?? [:]) }
                 }, timeout: nil)
                 return true
             }
@@ -111,10 +114,11 @@ extension MachineFleet {
         let was = Self.advertisements(of: waiting, in: before, filter: settings.filter)
         let now = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
         let time = clock.now().monotonic
-        for (key, heard) in now where heard != nil && was[key] != heard {
+        for (key, copies) in now where copies.advertised(since: was[key] ?? [:]) {
             guard advertisements.heard(key, at: time), let entry = supervised[key] else { continue }
             let target = await entry.supervisor.target
             logger.info("\(target) is advertising again: connecting now")
+            woken.insert(key)
             await entry.supervisor.wake()
         }
     }
@@ -128,24 +132,23 @@ extension MachineFleet {
         return targets
     }
 
-    /// What BlueZ last heard of each waiting machine: its Device1 path and RSSI (a new
-    /// object, or an RSSI that changed, is an advertisement); `nil` when it has none.
+    /// What BlueZ last heard of each waiting machine: the RSSI of each of its Device1 objects
+    /// (one per adapter that hears it), by path.
     nonisolated static func advertisements(
         of targets: [String: MachineTarget], in tree: ObjectTree, filter: MachineFilter
-    ) -> [String: Heard?] {
-        var heard: [String: Heard?] = [:]
+    ) -> [String: Heard] {
+        var heard: [String: Heard] = [:]
         let machines = tree.machines(passing: filter)
         for (key, target) in targets {
-            let copies = machines.filter { target.matches($0) }
-            heard[key] = copies.isEmpty ? Heard?.none : Heard(copies: copies.map { "\($0.path)=\($0.rssi.map(String.init) ?? "-")" }.sorted())
+            var copies: Heard = [:]
+            for machine in machines where target.matches(machine) { copies[machine.path] = machine.rssi }
+            heard[key] = copies
         }
         return heard
     }
 
-    /// One machine's advertisement state, compared between two looks at the cache.
-    struct Heard: Sendable, Equatable {
-        var copies: [String]
-    }
+    /// One machine's Device1 objects and their RSSI, compared between two looks at the cache.
+    typealias Heard = [String: Int?]
 
     nonisolated static func adapterSignature(_ tree: ObjectTree) -> AdapterSignature {
         var adapters: AdapterSignature = [:]
@@ -158,9 +161,12 @@ extension MachineFleet {
     // MARK: The fleet's own changes
 
     /// A supervisor's link changed state: updates the sets discovery depends on.
-    func noteLink(_ key: String, connecting isConnecting: Bool = false, linked isLinked: Bool? = nil, backingOff isBackingOff: Bool = false, gone: Bool = false) {
+    func noteLink(
+        _ key: String, connecting isConnecting: Bool = false, firstAttempt: Bool = false, linked isLinked: Bool? = nil,
+        backingOff isBackingOff: Bool = false, gone: Bool = false
+    ) {
         if isConnecting {
-            connecting.insert(key)
+            if firstAttempt || woken.remove(key) != nil { connecting.insert(key) }
             backingOff.remove(key)
         }
         if let isLinked {
@@ -178,6 +184,7 @@ extension MachineFleet {
             backingOff.insert(key)
         }
         if gone {
+            woken.remove(key)
             connecting.remove(key)
             linked.remove(key)
             backingOff.remove(key)
@@ -205,5 +212,17 @@ extension MachineFleet {
     private func releaseFleetWaiter() {
         fleetWaiter?.resume()
         fleetWaiter = nil
+    }
+}
+
+extension Dictionary where Key == String, Value == Int? {
+    /// Whether these copies of a machine show an advertisement since `before`: a Device1 that
+    /// appeared, or an RSSI reported afresh. A copy that went away (its adapter did) or whose
+    /// RSSI was invalidated (discovery stopped) is not one.
+    func advertised(since before: [String: Int?]) -> Bool {
+        contains { path, rssi in
+            guard let previous = before[path] else { return true }
+            return rssi != nil && rssi != previous
+        }
     }
 }

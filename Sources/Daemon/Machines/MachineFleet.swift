@@ -27,9 +27,15 @@ public actor MachineFleet {
     /// Workers by upper-cased address: they outlive connections and bus restarts.
     private var workers: [String: MachineWorker] = [:]
     var supervised: [String: Supervised] = [:]
-    /// Machines whose Connect is in flight: BlueZ pauses scanning meanwhile, so the fleet
-    /// stops its discovery too and resumes it after.
+    /// Machines whose Connect is in flight to a machine just heard (new, woken, or dropped a
+    /// moment ago): BlueZ pauses scanning meanwhile, so the fleet stops its discovery too and
+    /// resumes it after. A retry on a machine that has stayed silent keeps discovery on: it
+    /// will most likely fail, and an idle gateway should not pay a stop and a start of
+    /// discovery for each (issue 6's wake-up bar).
     var connecting: Set<String> = []
+    /// Machines whose backoff an advertisement just cut short: their next attempt counts in
+    /// ``connecting``.
+    var woken: Set<String> = []
     /// Machines whose supervisor pauses between attempts: an advertisement may cut it short.
     var backingOff: Set<String> = []
     /// Machines with a live link.
@@ -265,7 +271,7 @@ public actor MachineFleet {
         for await event in events {
             switch event {
             case .connecting(let target, let attempt):
-                noteLink(key, connecting: true)
+                noteLink(key, connecting: true, firstAttempt: attempt == 1)
                 let current = ensureWorker(for: target, key: key)
                 worker = current
                 if let (adapter, reason) = placement {
