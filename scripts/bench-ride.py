@@ -120,7 +120,10 @@ class Gateway:
         self.control = os.path.join(self.work, "control.sock")
         self.config = os.path.join(self.work, "config.toml")
         with open(self.config, "w") as f:
-            f.write(f"""[sessions]
+            # Every machine has a link: the per-adapter budget (issue 15) is not what is measured.
+            f.write(f"""[machines]
+max_per_adapter = {max(7, args.machines)}
+[sessions]
 pause_after_idle = 6
 end_after_idle = 120
 disconnect_grace = 60
