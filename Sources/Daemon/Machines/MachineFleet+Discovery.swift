@@ -78,7 +78,7 @@ extension MachineFleet {
         let timers = timers
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await client.wait(until: { tree in
+                _ = await client.wait(until: { tree in
                     if Self.adapterSignature(tree) != adapters { return true }
                     if adopting, tree.machines(passing: settings.filter).contains(where: {
                         !known.contains($0.address.uppercased()) && settings.allows(adapter: $0.adapter)
