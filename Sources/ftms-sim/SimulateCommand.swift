@@ -48,6 +48,9 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Ridden captures start again after their last frame instead of ending.")
     var rideLoop = false
 
+    @Flag(help: "Riders ride on while no client is connected (a gateway down): the first frame of a new link counts the time since the last one.")
+    var rideOn = false
+
     @Option(help: "Seeds the riders, so a run can be repeated exactly.")
     var seed: UInt64 = 1
 
@@ -133,6 +136,7 @@ struct SimulateCommand: ParsableCommand {
         configuration.faults = try parsedFaults()
         configuration.verbose = verbose
         configuration.acquireNotify = !noAcquireNotify
+        configuration.ridersRideOn = rideOn
         var ridden: [MachineSpec.Kind: Int] = [:]
         for (kind, ride) in rides {
             let number = (ridden[kind] ?? 0) + 1

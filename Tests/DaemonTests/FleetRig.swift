@@ -36,9 +36,13 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
         bus = try existingBus ?? PrivateBus()
-        sim = try await SimulatedBlueZ(bus: bus, arguments: arguments)
+        if let reuse {
+            sim = reuse
+        } else {
+            sim = try await SimulatedBlueZ(bus: bus, arguments: arguments)
+        }
         directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("ftms-daemon-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try GatewayStore(directory: directory)
@@ -52,6 +56,7 @@ final class FleetRig: @unchecked Sendable {
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
         settings.supervisorTiming = MachineSupervisor.Timing(locate: .seconds(5), connect: .seconds(5), resolve: .seconds(5), placementRecheck: .seconds(1))
+        configure(&settings)
         // As the daemon runs it: acquired sockets read on the event loop the tasks run on.
         fleet = MachineFleet(
             settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger,

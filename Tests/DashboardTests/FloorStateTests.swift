@@ -35,7 +35,8 @@ struct FloorStateTests {
 
     @Test func aDroppedMachineLosesItsReadingsButKeepsItsTotals() throws {
         var floor = FloorState()
-        floor.apply(.message(gateway: "g", try Envelopes.message("sample", machine: "SF-Bike-0002", at: t0, seq: 1, payload: Envelopes.bikeSample(power: 150, distance: 900))), now: t0)
+        // A gateway from before session totals: a sample in a session, the machine's counters.
+        floor.apply(.message(gateway: "g", try Envelopes.message("sample", machine: "SF-Bike-0002", session: "s2", at: t0, seq: 1, payload: Envelopes.bikeSample(power: 150, distance: 900))), now: t0)
         #expect(floor.orderedTiles.first?.state == "ready")
         let changes = floor.apply(.message(gateway: "g", try Envelopes.message("machine", machine: "SF-Bike-0002", at: t0 + 2, seq: 2, payload: #"{"state":"disconnected","name":"SF-Bike-0002","address":"x","type":"bike","reason":"link lost"}"#)), now: t0 + 2)
         guard case .tile(let tile, nil, false) = try #require(changes.first) else {
@@ -45,6 +46,32 @@ struct FloorStateTests {
         #expect(tile.state == "disconnected" && tile.reason == "link lost")
         #expect(tile.power == nil && tile.cadence == nil && tile.heartRate == nil)
         #expect(tile.distance == 900)
+    }
+
+    /// Issue 21: the tile shows the ride (the session's own distance, energy and clock), not
+    /// the machine's lifetime counters, which stay in the sample.
+    @Test func tilesShowTheSessionsFiguresNotTheMachinesCounters() throws {
+        var floor = FloorState()
+        let machineOnly = #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":0,"total_distance_m":12430,"total_energy_kcal":322}"#
+        floor.apply(.message(gateway: "g", try Envelopes.message("sample", machine: "SF-Bike-0001", at: t0, seq: 1, payload: machineOnly)), now: t0)
+        var tile = try #require(floor.orderedTiles.first)
+        #expect(tile.distance == nil && tile.energy == nil)
+
+        floor.apply(.message(gateway: "g", try Envelopes.message("session_state", machine: "SF-Bike-0001", session: "s1", at: t0 + 1, seq: 2, payload: #"{"state":"started","startEpoch":1763712001,"elapsedMs":0,"movingMs":0,"distanceM":0,"energyKcal":0}"#)), now: t0 + 1)
+        tile = try #require(floor.orderedTiles.first)
+        #expect(tile.distance == 0 && tile.energy == 0)
+
+        let riding = #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":30,"instantaneous_power_w":180,"total_distance_m":12510,"total_energy_kcal":325,"session_distance_m":80,"session_energy_kcal":3,"session_elapsed_ms":10000,"session_moving_ms":10000}"#
+        floor.apply(.message(gateway: "g", try Envelopes.message("sample", machine: "SF-Bike-0001", session: "s1", at: t0 + 11, seq: 3, payload: riding)), now: t0 + 11)
+        tile = try #require(floor.orderedTiles.first)
+        #expect(tile.distance == 80 && tile.energy == 3)
+        #expect(tile.session?.elapsed(at: t0 + 12) == 11)
+
+        floor.apply(.message(gateway: "g", try Envelopes.message("session_state", machine: "SF-Bike-0001", session: "s1", at: t0 + 70, seq: 4, payload: #"{"state":"finished","startEpoch":1763712001,"elapsedMs":69000,"movingMs":69000,"distanceM":575,"energyKcal":21}"#)), now: t0 + 70)
+        // After the session: its totals stay until the next one starts.
+        floor.apply(.message(gateway: "g", try Envelopes.message("sample", machine: "SF-Bike-0001", at: t0 + 71, seq: 5, payload: machineOnly)), now: t0 + 71)
+        tile = try #require(floor.orderedTiles.first)
+        #expect(tile.distance == 575 && tile.energy == 21)
     }
 
     @Test func sparklineTakesOnePointASecondOverItsWindow() throws {

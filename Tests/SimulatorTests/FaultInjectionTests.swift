@@ -31,6 +31,47 @@ extension SimulatorProcessTests {
             #expect(rig.simulator.log.contains("link down SF-Bike-0001: link lost after 15 frames"))
         }
 
+        /// A known machine switched off: Connect() finds nobody and fails as BlueZ does once
+        /// the controller gives up; switched on, the next one works.
+        @Test func aMachineThatIsOffRefusesConnectionsUntilSwitchedOn() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--known", "--fault", "switch-on=3000"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            let link = MachineLink(client: rig.client, device: device)
+            do {
+                _ = try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(2))
+                Issue.record("a machine that is off should not connect")
+            } catch let error as LinkError {
+                #expect(error.description.contains("le-connection-abort-by-local"), "\(error)")
+            }
+            try await rig.waitForLog("SF-Bike-0001 awake")
+            let again = MachineLink(client: rig.client, device: device)
+            #expect(try await again.connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).model == "SF-Bike-M1")
+        }
+
+        /// A machine never seen is not heard while off, and is heard once switched on.
+        @Test func aMachineThatIsOffIsNotDiscoveredUntilSwitchedOn() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--fault", "switch-on=1500"])
+            defer { rig.stop() }
+            #expect(try await rig.client.scan(for: .milliseconds(800), filter: MachineFilter()).isEmpty)
+            try await Task.sleep(for: .milliseconds(900))
+            let found = try await rig.client.scan(for: .milliseconds(1200), filter: MachineFilter())
+            #expect(found.map(\.name) == ["SF-Bike-0001"])
+        }
+
+        /// A ready machine that falls asleep drops its link; woken, it advertises again.
+        @Test func aMachineThatSleepsDropsItsLinkAndWakes() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--known", "--rate", "10", "--fault", "sleep=800:1500"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            _ = try await rig.connectedLink("SF-Bike-0001")
+            #expect(await rig.waitFor("Connected=false") { $0.properties(device, "org.bluez.Device1")?["Connected"]?.bool == false })
+            #expect(rig.simulator.log.contains("link down SF-Bike-0001: the machine went to sleep"))
+            try await rig.waitForLog("SF-Bike-0001 awake")
+            let again = MachineLink(client: rig.client, device: device)
+            #expect(try await again.connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).model == "SF-Bike-M1")
+        }
+
         /// le-connection-abort-by-local once, then services that never resolve, then a clean
         /// connection: each is a clear error, and the next attempt works.
         @Test func connectAbortAndServicesThatNeverResolve() async throws {

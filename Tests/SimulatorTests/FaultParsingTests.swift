@@ -15,6 +15,9 @@ struct FaultParsingTests {
             ("discovery-fails=2", .discoveryFailures(2)), ("bad-types", .badTypes),
             ("cp-result=4:4", .controlPointResult(opCode: 4, result: 4)),
             ("cp-result=0x05:0x03", .controlPointResult(opCode: 5, result: 3)),
+            ("switch-on=5000", .switchOn(after: .milliseconds(5000))),
+            ("sleep=100:200", .sleep(after: .milliseconds(100), asleep: .milliseconds(200))),
+            ("sleep=100", .sleep(after: .milliseconds(100), asleep: .seconds(600))),
         ]
         for (text, fault) in cases {
             #expect(try Fault(parsing: text) == fault, "\(text)")
@@ -24,7 +27,8 @@ struct FaultParsingTests {
 
     @Test func badFaultsAreOneLineErrors() {
         for text in ["", "explode", "link-drop", "link-drop=x", "link-drop=-1", "restart", "restart=1:2:3", "restart=a",
-                     "bad-types=1", "cp-result=4", "cp-result=300:1", "power-cycle=:5"] {
+                     "bad-types=1", "cp-result=4", "cp-result=300:1", "power-cycle=:5", "switch-on", "switch-on=1:2",
+                     "sleep", "sleep=x:1"] {
             #expect(throws: SimulatorError.self, "\(text)") { try Fault(parsing: text) }
             do {
                 _ = try Fault(parsing: text)

@@ -72,8 +72,9 @@ struct CounterFallbackTests {
     }
 
     /// A drop of the link mid-ride: the machine keeps counting while the rider rides on, the
-    /// link returns 20 s later with larger counters. One session, and the distance ridden
-    /// while disconnected counts (the console measured it); the time does not (no samples).
+    /// link returns 20 s later with larger counters. One session, and what was ridden while
+    /// disconnected counts (the console measured it): its distance, and, since the counters
+    /// say the rider rode through it, its time as movement (SPEC §5, issue 21).
     @Test func aReconnectThatContinuesTheCountersIsOneSession() throws {
         var ride = Ride()
         for second in 0...100 {
@@ -89,10 +90,10 @@ struct CounterFallbackTests {
         let summary = try #require(ride.finished.first)
         #expect(summary.totalDistance == 1600)
         #expect(summary.totalEnergy == 20)
-        // 100 s + 0.5 s before the drop, 80 s after: 180.5 s, rounded half up.
-        #expect(summary.duration == 181)
+        // 100.5 s before the drop, the 20.5 s gap ridden through, 80 s after.
+        #expect(summary.duration == 201)
         #expect(summary.detail.elapsed == 201)
-        #expect(summary.detail.paused == 20)
+        #expect(summary.detail.paused == 0)
     }
 
     /// The same drop, but the console restarted while the link was down: a new rider.

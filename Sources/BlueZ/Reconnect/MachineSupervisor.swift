@@ -23,6 +23,10 @@ public actor MachineSupervisor {
     private let allocator: (any AdapterAllocator)?
     /// The key the allocator knows this machine by.
     private let allocationKey: String
+    /// The backoff pause between attempts, which ``wake()`` cuts short.
+    private var nap: CheckedContinuation<Void, Never>?
+    private var napping = false
+    private var woken = false
 
     /// How long each step may take before it counts as a failure.
     public struct Timing: Sendable {
@@ -113,12 +117,47 @@ public actor MachineSupervisor {
             }
             let delay = backoff.next(random: random())
             continuation.yield(.retrying(after: delay, reason: reason))
-            try? await client.clock.sleep(for: delay)
+            await pause(for: delay)
         }
         await link?.disconnect()
         link = nil
         await allocator?.release(allocationKey)
         continuation.finish()
+    }
+
+    /// The machine was heard advertising again after a silence (it woke, or was switched on):
+    /// if the supervisor is pausing between attempts, the next attempt starts now instead of
+    /// at the end of the backoff, so a rider's first minutes are recorded (issue 21). Outside a
+    /// pause it does nothing: an attempt in flight reaches the machine once it advertises.
+    /// The backoff itself is kept, so a machine that advertises yet refuses every connection
+    /// still backs off, as long as whoever calls this only does so after a silence.
+    public func wake() {
+        guard napping else { return }
+        woken = true
+        nap?.resume()
+        nap = nil
+    }
+
+    /// Sleeps `delay` on the client's clock, or less if ``wake()`` comes first.
+    private func pause(for delay: Duration) async {
+        napping = true
+        woken = false
+        let clock = client.clock
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: delay) }
+            group.addTask { await self.waitForWake() }
+            await group.next()
+            napping = false
+            nap?.resume()
+            nap = nil
+            group.cancelAll()
+        }
+    }
+
+    private func waitForWake() async {
+        await withCheckedContinuation { continuation in
+            if woken || !napping { continuation.resume() } else { nap = continuation }
+        }
     }
 
     /// The copy of `found` on the adapter the allocator gives this attempt, or nil after

@@ -17,20 +17,28 @@ public struct FleetSettings: Sendable {
     public var maxConnected: Int
     /// Links per adapter (`machines.max_per_adapter`): a controller holds only a few.
     public var maxPerAdapter: Int
-    /// How long each search for new machines keeps discovery on.
-    public var discoveryWindow: Duration
-    /// The pause after a search that found nothing new; it doubles up to `discoveryPauseLimit`
-    /// so a gym whose machines are all connected is not scanned for ever.
-    public var discoveryPause: Duration
-    public var discoveryPauseLimit: Duration
+    /// While discovery runs (some machine is missing), it is restarted this often: an adapter
+    /// that stopped discovering on its own is noticed, and BlueZ, whose RSSI reports are
+    /// thresholded, reports every machine it hears afresh. A gym whose machines are all
+    /// connected does not discover at all.
+    public var discoveryRefresh: Duration
+    /// A machine waiting to reconnect that is heard advertising after at least this long
+    /// unheard has woken (``AdvertisementLog``): its backoff is cut short.
+    public var wakeQuiet: Duration
+    /// Between one machine's connection attempts; an advertisement after a silence cuts a
+    /// pause short, and discovery (restarted every ``discoveryRefresh``) hears a machine that
+    /// wakes, so the cap (5 minutes, where `monitor` waits 30 s) only paces retries on a
+    /// machine that stays silent: ten sleeping machines cost an idle gateway well under one
+    /// wake-up a second.
+    public var reconnectBackoff: Backoff
     public var supervisorTiming: MachineSupervisor.Timing
     /// Between attempts to reach the system bus.
     public var busBackoff: Backoff
 
     public init(
         busAddress: String, filter: MachineFilter = MachineFilter(), allow: [String] = [], adapters: [String] = [],
-        maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryWindow: Duration = .seconds(10), discoveryPause: Duration = .seconds(20),
-        discoveryPauseLimit: Duration = .seconds(300), supervisorTiming: MachineSupervisor.Timing = .init(),
+        maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryRefresh: Duration = .seconds(60), wakeQuiet: Duration = .seconds(5),
+        reconnectBackoff: Backoff = Backoff(maximum: .seconds(300)), supervisorTiming: MachineSupervisor.Timing = .init(),
         busBackoff: Backoff = Backoff()
     ) {
         self.busAddress = busAddress
@@ -39,9 +47,9 @@ public struct FleetSettings: Sendable {
         self.filter.adapters = Set(adapters)
         self.maxConnected = maxConnected
         self.maxPerAdapter = maxPerAdapter
-        self.discoveryWindow = discoveryWindow
-        self.discoveryPause = discoveryPause
-        self.discoveryPauseLimit = discoveryPauseLimit
+        self.discoveryRefresh = discoveryRefresh
+        self.wakeQuiet = wakeQuiet
+        self.reconnectBackoff = reconnectBackoff
         self.supervisorTiming = supervisorTiming
         self.busBackoff = busBackoff
     }

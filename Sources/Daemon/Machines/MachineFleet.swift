@@ -10,21 +10,42 @@ public import Telemetry
 /// the sessions they hold — carry on as disconnected machines within their grace.
 ///
 /// With an allow-list, one supervisor per entry finds its machine. Without one, the fleet
-/// searches in windows of discovery and adopts each new machine the filter takes, up to
-/// `maxConnected`, backing off while nothing new appears.
+/// adopts each new machine the filter takes, up to `maxConnected`. Either way searching is
+/// driven by events, not timers (issue 21): discovery stays on while a machine is missing
+/// (`MachineFleet+Discovery.swift`), and a machine heard advertising is adopted, or its
+/// reconnect backoff cut short, at once.
 public actor MachineFleet {
     public private(set) var settings: FleetSettings
     private let sink: SessionSink
-    private let clock: DaemonClock
+    let clock: DaemonClock
     private let rules: SessionRules
-    private let logger: Logger
+    let logger: Logger
     private let resistanceForms: ResistanceFormMemory
     private let random: @Sendable () -> Double
     /// Every pause and timeout of the fleet, its BlueZ client and its machines (see ``EventLoopClock``).
-    private let timers: any Clock<Duration>
+    let timers: any Clock<Duration>
     /// Workers by upper-cased address: they outlive connections and bus restarts.
     private var workers: [String: MachineWorker] = [:]
-    private var supervised: [String: Supervised] = [:]
+    var supervised: [String: Supervised] = [:]
+    /// Machines whose Connect is in flight to a machine just heard (new, woken, or dropped a
+    /// moment ago): BlueZ pauses scanning meanwhile, so the fleet stops its discovery too and
+    /// resumes it after. A retry on a machine that has stayed silent keeps discovery on: it
+    /// will most likely fail, and an idle gateway should not pay a stop and a start of
+    /// discovery for each (issue 6's wake-up bar).
+    var connecting: Set<String> = []
+    /// Machines whose backoff an advertisement just cut short: their next attempt counts in
+    /// ``connecting``.
+    var woken: Set<String> = []
+    /// Machines whose supervisor pauses between attempts: an advertisement may cut it short.
+    var backingOff: Set<String> = []
+    /// Machines with a live link.
+    var linked: Set<String> = []
+    /// When each machine waiting to reconnect was last heard (see ``AdvertisementLog``).
+    var advertisements: AdvertisementLog
+    /// Something the fleet's discovery depends on changed (a connect began or ended, a
+    /// machine linked or dropped): ``followMachines(_:)`` looks again.
+    var fleetChanged = false
+    var fleetWaiter: CheckedContinuation<Void, Never>?
     /// The link budget of the current bus connection; its supervisors claim their adapters here.
     private var budget: AdapterBudget?
     public private(set) var busConnected = false
@@ -41,7 +62,7 @@ public actor MachineFleet {
     private var restartWaiter: CheckedContinuation<Void, Never>?
     private var restartRequested = false
 
-    private struct Supervised {
+    struct Supervised {
         let supervisor: MachineSupervisor
         let run: Task<Void, Never>
         let route: Task<Void, Never>
@@ -65,6 +86,7 @@ public actor MachineFleet {
         self.resistanceForms = resistanceForms
         self.random = random
         self.metrics = metrics
+        advertisements = AdvertisementLog(quiet: settings.wakeQuiet)
     }
 
     /// Carries on checkpointed sessions: each becomes a disconnected machine whose session
@@ -206,69 +228,22 @@ public actor MachineFleet {
         let settings = settings
         budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.allows(adapter: $0) })
         if !settings.allow.isEmpty {
+            // Sessions restored for machines no longer on the list close by their timers.
             for entry in settings.allow.prefix(settings.maxConnected) {
                 startSupervisor(key: entry.uppercased(), target: MachineTarget(entry), client: client)
             }
-            // Sessions restored for machines no longer on the list close by their timers.
-            await sleepUntilCancelled()
-            return
-        }
-        // Machines with a restored session come back first, wherever they are.
-        for (key, worker) in workers where supervised[key] == nil && supervised.count < settings.maxConnected {
-            let target = MachineTarget(name: await worker.name, address: await worker.address)
-            startSupervisor(key: key, target: target, client: client)
-        }
-        var pause = settings.discoveryPause
-        while !Task.isCancelled {
-            let adopted = await adoptKnown(client)
-            if supervised.count >= settings.maxConnected {
-                // A supervisor keeps its machine for good (it reconnects it, and stops only
-                // with the whole fleet), so a full fleet has nothing left to look for.
-                await sleepUntilCancelled()
-                return
+        } else {
+            // Machines with a restored session come back first, wherever they are.
+            for (key, worker) in workers where supervised[key] == nil && supervised.count < settings.maxConnected {
+                let target = MachineTarget(name: await worker.name, address: await worker.address)
+                startSupervisor(key: key, target: target, client: client)
             }
-            let found = await search(client) + adopted
-            if found > 0 {
-                pause = settings.discoveryPause
-            } else {
-                pause = min(pause * 2, settings.discoveryPauseLimit)
-            }
-            try? await timers.sleep(for: pause)
         }
-    }
-
-    /// Waits for the cancellation that a bus loss, new settings or shutdown brings, waking
-    /// hourly at most: an idle daemon should not wake at all (issue 6's bar is once a second).
-    private func sleepUntilCancelled() async {
-        while !Task.isCancelled { try? await timers.sleep(for: .seconds(3600)) }
-    }
-
-    /// One window of discovery; returns how many machines were adopted in it.
-    private func search(_ client: BlueZClient) async -> Int {
-        do {
-            try await client.acquireDiscovery(filter: settings.filter)
-        } catch {
-            await client.releaseDiscovery()
-            logger.warning("discovery could not start: \(error)")
-            return 0
-        }
-        let deadline = ContinuousClock.now + settings.discoveryWindow
-        var adopted = 0
-        while !Task.isCancelled, ContinuousClock.now < deadline, supervised.count < settings.maxConnected {
-            let known = Set(supervised.keys)
-            let filter = settings.filter
-            let settings = settings
-            _ = await client.wait(until: { tree in
-                tree.machines(passing: filter).contains { !known.contains($0.address.uppercased()) && settings.allows(adapter: $0.adapter) }
-            }, timeout: deadline - ContinuousClock.now)
-            adopted += await adoptKnown(client)
-        }
-        await client.releaseDiscovery()
-        return adopted
+        await followMachines(client)
     }
 
     /// Starts supervisors for machines BlueZ already knows that the fleet does not.
-    private func adoptKnown(_ client: BlueZClient) async -> Int {
+    func adoptKnown(_ client: BlueZClient) async -> Int {
         var adopted = 0
         for machine in await client.machines(passing: settings.filter) where settings.allows(adapter: machine.adapter) {
             let key = machine.address.uppercased()
@@ -283,7 +258,7 @@ public actor MachineFleet {
     private func startSupervisor(key: String, target: MachineTarget, client: BlueZClient) {
         let supervisor = MachineSupervisor(
             client: client, target: target, filter: settings.filter, resistanceForms: resistanceForms,
-            backoff: Backoff(), timing: settings.supervisorTiming, random: random, allocator: budget, allocationKey: key)
+            backoff: settings.reconnectBackoff, timing: settings.supervisorTiming, random: random, allocator: budget, allocationKey: key)
         let run = Task { await supervisor.run() }
         let route = Task { await self.route(supervisor.events, key: key) }
         supervised[key] = Supervised(supervisor: supervisor, run: run, route: route)
@@ -296,6 +271,7 @@ public actor MachineFleet {
         for await event in events {
             switch event {
             case .connecting(let target, let attempt):
+                noteLink(key, connecting: true, firstAttempt: attempt == 1)
                 let current = ensureWorker(for: target, key: key)
                 worker = current
                 if let (adapter, reason) = placement {
@@ -314,22 +290,26 @@ public actor MachineFleet {
                 logger.notice("\(target) waits: \(reason)")
                 await current.waiting(target, reason: reason)
             case .ready(let info):
+                noteLink(key, linked: true)
                 logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
                 await worker?.ready(info)
                 await reportReady()
             case .notification(let characteristic, let value):
                 await worker?.notification(characteristic, value)
             case .disconnected(let reason):
+                noteLink(key, linked: false)
                 let name = await worker?.name ?? key
                 logger.warning("\(name) disconnected: \(reason)")
                 await worker?.disconnected(reason: reason)
                 await reportReady()
             case .retrying(let delay, let reason):
+                noteLink(key, backingOff: true)
                 await worker?.failed(reason: reason)
                 let name = await worker?.name ?? key
                 logger.debug("\(name): \(reason); retrying in \(Self.seconds(delay)) s")
             }
         }
+        noteLink(key, gone: true)
         await worker?.disconnected(reason: "the daemon stopped watching it")
         await reportReady()
     }

@@ -141,7 +141,9 @@ public actor MachineWorker {
         guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }), let identity else { return }
         if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
         let sessionID = pipeline?.engine.openSessionID
-        if let sample = output.sample { await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID) }
+        if let sample = output.sample {
+            await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID, session: pipeline?.engine.progress(at: now))
+        }
         if let point = output.seriesPoint, let sessionID { await sink.record(point, sessionID: sessionID, machine: identity) }
         if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
         if !output.events.isEmpty {

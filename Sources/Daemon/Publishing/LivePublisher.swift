@@ -26,9 +26,10 @@ public struct LivePublisher: Sendable {
     }
 
     /// Encoded only if a reader of the socket watches this machine's samples or MQTT publishes
-    /// samples (once, shared by both): the sample costs no JSON otherwise.
-    public func sample(_ record: DataRecord, machine: String, sessionID: String?) async {
-        await sendIfRead(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.decoded(.data(record)) }
+    /// samples (once, shared by both): the sample costs no JSON otherwise. `session`, the open
+    /// session's progress, adds its totals (``MetricsPayloads/sample(_:session:)``).
+    public func sample(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) async {
+        await sendIfRead(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.sample(record, session: session) }
     }
 
     /// Like ``sample(_:machine:sessionID:)``: encoded only for someone who will read it.

@@ -60,6 +60,8 @@ public enum MetricsPayloads {
 
     /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
     /// `elapsedMs` (seed 002's names); a pause says why, a dropped session says why too.
+    /// `distanceM` and `energyKcal` are the session's own totals so far (issue 21: what the
+    /// floor shows is the ride, not the machine's lifetime counters, which stay in `sample`).
     public static func sessionState(_ event: SessionEvent) -> JSONPayload {
         payload { json in
             json.appendKey("state", first: true)
@@ -70,6 +72,14 @@ public enum MetricsPayloads {
             json.appendInteger(Int(event.progress.elapsedMilliseconds))
             json.appendKey("movingMs")
             json.appendInteger(Int(event.progress.movingMilliseconds))
+            if let distance = event.progress.distance {
+                json.appendKey("distanceM")
+                json.appendInteger(distance)
+            }
+            if let energy = event.progress.energy {
+                json.appendKey("energyKcal")
+                json.appendInteger(energy)
+            }
             switch event {
             case .paused(_, let reason):
                 json.appendKey("reason")
@@ -87,6 +97,35 @@ public enum MetricsPayloads {
     public static func decoded(_ message: FTMSMessage) -> JSONPayload {
         var json = JSONBuffer(capacity: 512)
         message.writeJSON(into: &json)
+        return (try? JSONPayload(validating: json)) ?? .empty
+    }
+
+    /// `sample`: the decoded record (the machine's own counters, `total_distance_m` and the
+    /// like, as they are) and, while a session is open, that session's totals so far:
+    /// `session_distance_m`, `session_energy_kcal`, `session_elapsed_ms`, `session_moving_ms`,
+    /// so a display shows the ride live between `session_state` changes.
+    public static func sample(_ record: DataRecord, session: SessionProgress?) -> JSONPayload {
+        guard let session else { return decoded(.data(record)) }
+        var decoded = JSONBuffer(capacity: 512)
+        FTMSMessage.data(record).writeJSON(into: &decoded)
+        var json = JSONBuffer(capacity: decoded.count + 128)
+        // The decoded object without its closing brace, then the session's fields.
+        decoded.withUnsafeBytes { bytes in
+            json.append(contentsOf: UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self).dropLast()))
+        }
+        if let distance = session.distance {
+            json.appendKey("session_distance_m")
+            json.appendInteger(distance)
+        }
+        if let energy = session.energy {
+            json.appendKey("session_energy_kcal")
+            json.appendInteger(energy)
+        }
+        json.appendKey("session_elapsed_ms")
+        json.appendInteger(Int(session.elapsedMilliseconds))
+        json.appendKey("session_moving_ms")
+        json.appendInteger(Int(session.movingMilliseconds))
+        json.append(UInt8(ascii: "}"))
         return (try? JSONPayload(validating: json)) ?? .empty
     }
 

@@ -129,6 +129,9 @@ public struct FloorState: Sendable, Equatable {
         var tile = tile(gateway, machine, at: message.timestamp)
         tile.session = SessionClock(
             id: message.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.number ?? 0, at: message.timestamp)
+        // The session's own totals (issue 21), from a gateway that sends them.
+        if let distance = message.payload["distanceM"]?.number { tile.distance = distance }
+        if let energy = message.payload["energyKcal"]?.number { tile.energy = energy }
         tile.updated = max(tile.updated, message.timestamp)
         store(tile)
         return tile
@@ -147,9 +150,28 @@ public struct FloorState: Sendable, Equatable {
         tile.heartRate = payload["heart_rate_bpm"]?.number
         tile.pace = payload["instantaneous_pace_s_per_500m"]?.number
         tile.strokeRate = payload["stroke_rate_spm"]?.number
-        // Totals persist through a record that leaves them out.
-        tile.distance = payload["total_distance_m"]?.number ?? tile.distance
-        tile.energy = payload["total_energy_kcal"]?.number ?? tile.energy
+        if let distance = payload["session_distance_m"]?.number {
+            // The ride, not the machine: the session's own totals and clock (issue 21). The
+            // machine's lifetime counters stay in the sample for whoever wants them.
+            tile.distance = distance
+            tile.energy = payload["session_energy_kcal"]?.number ?? tile.energy
+            if let elapsed = payload["session_elapsed_ms"]?.number, tile.session?.id == message.sessionID {
+                tile.session?.elapsedMs = elapsed
+                tile.session?.at = message.timestamp
+            }
+        } else if message.sessionID == nil {
+            // No session open: no ride to show (a machine's counters that did not start at
+            // zero are not the rider's), except the totals of the one that just finished.
+            if tile.session?.state != "finished" {
+                tile.distance = nil
+                tile.energy = nil
+            }
+        } else {
+            // A gateway from before session totals: its counters, as before. Totals persist
+            // through a record that leaves them out.
+            tile.distance = payload["total_distance_m"]?.number ?? tile.distance
+            tile.energy = payload["total_energy_kcal"]?.number ?? tile.energy
+        }
         tile.updated = max(tile.updated, message.timestamp)
         var point: SparkPoint?
         if let power = tile.power, message.timestamp >= (tile.spark.last?.t ?? -.infinity) + 1 {

@@ -137,6 +137,7 @@ extension InterfaceSchema {
             method("SetRSSI", [("device", "s"), ("rssi", "n")]),
             method("RestartBluetoothd", [("down_ms", "u")]),
             method("SetPowered", [("adapter", "s"), ("powered", "b")]),
+            method("SetAsleep", [("device", "s"), ("asleep", "b")]),
             method("DropLinkAfter", [("device", "s"), ("frames", "u")]),
             method("SetStreamRate", [("device", "s"), ("hz", "d")]),
             method("SendBadlyTypedProperty", [("device", "s"), ("name", "s")]),

@@ -88,7 +88,7 @@ extension BlueZSimulator {
 
     /// A new filter or session may let through devices heard before but not reported.
     private func hearMachines(_ adapter: AdapterState) {
-        for device in devices(on: adapter) where !device.exported {
+        for device in devices(on: adapter) where !device.exported && !device.asleep {
             after(configuration.timing.firstAdvertisement, owner: "discovery " + adapter.path) { self.heard(device, on: adapter) }
         }
     }
@@ -98,7 +98,7 @@ extension BlueZSimulator {
     func heard(_ device: DeviceState, on adapter: AdapterState) {
         guard adapter.discovering, devices[device.path] === device else { return }
         after(configuration.timing.rssiInterval, owner: "discovery " + adapter.path) { self.heard(device, on: adapter) }
-        guard !device.connected else { return }
+        guard !device.connected, !device.asleep else { return }
         let rssi = device.spec.rssi + Int(device.rssiNoise.uniform(-10...10).rounded())
         guard adapter.admits(address: device.spec.address, name: device.spec.name.isEmpty ? nil : device.spec.name,
                              uuids: device.advertisedUUIDs, rssi: rssi)

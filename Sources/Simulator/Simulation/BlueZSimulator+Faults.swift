@@ -30,7 +30,34 @@ extension BlueZSimulator {
             case .discoveryFailures(let count): for adapter in adapters.values { adapter.failuresToInject = count }
             case .badTypes: badTypes = true
             case .controlPointResult(let op, let result): for device in devices.values { device.controlPoint.forcedResults[op] = result }
+            case .switchOn(let delay):
+                for device in devices.values { setAsleep(device, true) }
+                after(delay, owner: "fault") { for device in self.devices.values { self.setAsleep(device, false) } }
+            case .sleep(let delay, let asleep):
+                after(delay, owner: "fault") {
+                    for device in self.devices.values { self.setAsleep(device, true) }
+                    self.after(asleep, owner: "fault") { for device in self.devices.values { self.setAsleep(device, false) } }
+                }
             }
+        }
+    }
+
+    /// A machine switched off or asleep drops its link and goes quiet: no advertisement
+    /// reaches any adapter, and a Connect() finds nobody to answer and fails after the
+    /// controller's LE connection attempt times out. Woken, it advertises again at the next
+    /// advertising interval (``SimulatorTiming/rssiInterval``) of a discovering adapter.
+    func setAsleep(_ device: DeviceState, _ asleep: Bool) {
+        guard device.asleep != asleep else { return }
+        device.asleep = asleep
+        device.lastFrameAt = nil
+        log("\(device.spec.name) \(asleep ? "asleep" : "awake")")
+        if asleep {
+            linkDown(device, reason: "the machine went to sleep")
+        } else if let replier = device.pendingConnect {
+            // The controller's attempt was still open: the first advertisement completes it.
+            device.pendingConnect = nil
+            cancelTimers(owner: device.path)
+            connect(device, replier: replier)
         }
     }
 

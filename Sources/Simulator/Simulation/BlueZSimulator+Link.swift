@@ -37,6 +37,17 @@ extension BlueZSimulator {
     func connect(_ device: DeviceState, replier: DBusMethodReplier?) {
         device.known = true
         cancelTimers(owner: "expire " + device.path)
+        if device.asleep {
+            // Nobody answers the controller's connection attempt; it gives up.
+            log("connect \(device.spec.name): asleep")
+            device.pendingConnect = replier
+            after(configuration.timing.connectUnanswered, owner: device.path) {
+                guard let replier = device.pendingConnect else { return }
+                device.pendingConnect = nil
+                self.fail(replier, .connectionAbortByLocal)
+            }
+            return
+        }
         let mode = device.plan.next()
         log("connect \(device.spec.name): \(mode.rawValue)")
         device.pendingConnect = replier

@@ -115,6 +115,8 @@ extension BlueZSimulator {
             }
         case "SetDiscoveryFailures":
             try adapter(named: text(0)).failuresToInject = number(1)
+        case "SetAsleep":
+            setAsleep(try device(text(0)), arguments[1].bool ?? true)
         case "SetRSSI":
             let device = try device(text(0))
             device.reportedRSSI = number(1)

@@ -29,6 +29,14 @@ extension BlueZSimulator {
         guard generation == self.generation, let device = devices[path], device.connected, device.link == link else { return false }
         defer { flush() }
         guard let data = device.characteristic(device.source.characteristic.rawValue), data.hasActiveSession else { return true }
+        var interval = interval
+        let now = ContinuousClock.now
+        if configuration.ridersRideOn, let last = device.lastFrameAt, now - last > interval * 2 {
+            // The rider rode on while nobody listened (a new link, or a client that froze or
+            // died and subscribed again): this frame covers it (at most an hour).
+            interval = min(now - last, .seconds(3600))
+        }
+        device.lastFrameAt = now
         guard let frame = device.source.nextFrame(after: interval) else {
             log("data source of \(device.spec.name) ended")
             return false

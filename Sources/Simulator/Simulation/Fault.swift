@@ -32,12 +32,18 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     case badTypes
     /// The Control Point answers this op code with this result code.
     case controlPointResult(opCode: UInt8, result: UInt8)
+    /// Every machine is off at the start (not advertising; Connect fails) and is switched on
+    /// `after` the start: a machine nobody has woken yet.
+    case switchOn(after: Duration)
+    /// Every machine goes to sleep `after` the start (its link drops, it stops advertising,
+    /// Connect fails) and wakes `asleep` later: a console that sleeps between riders.
+    case sleep(after: Duration, asleep: Duration)
 
     public static let usage = """
         connect-abort[=N] connect-hang[=N] no-resolve[=N] early-resolve[=N] connect-reply-first[=N] \
         connect-silent[=N] connected-at-start link-drop=FRAMES \
         lose-control=FRAMES restart=AFTER_MS[:DOWN_MS] power-cycle=AFTER_MS[:OFF_MS] discovery-fails=N \
-        bad-types cp-result=OP:RESULT
+        bad-types cp-result=OP:RESULT switch-on=AFTER_MS sleep=AFTER_MS[:ASLEEP_MS]
         """
 
     public init(parsing text: String) throws(SimulatorError) {
@@ -82,6 +88,13 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
             let (after, off) = try milliseconds(default: 500)
             self = .powerCycle(after: after, off: off)
         case "discovery-fails": self = .discoveryFailures(try count())
+        case "switch-on":
+            let (after, _) = try milliseconds(default: 0)
+            guard !(argument ?? "").contains(":") else { throw SimulatorError("fault 'switch-on' needs AFTER_MS, as switch-on=5000") }
+            self = .switchOn(after: after)
+        case "sleep":
+            let (after, asleep) = try milliseconds(default: 600_000)
+            self = .sleep(after: after, asleep: asleep)
         case "bad-types":
             guard argument == nil else { throw SimulatorError("fault 'bad-types' takes no argument") }
             self = .badTypes
@@ -112,6 +125,8 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .discoveryFailures(let count): "discovery-fails=\(count)"
         case .badTypes: "bad-types"
         case .controlPointResult(let op, let result): "cp-result=\(op):\(result)"
+        case .switchOn(let after): "switch-on=\(after.milliseconds)"
+        case .sleep(let after, let asleep): "sleep=\(after.milliseconds):\(asleep.milliseconds)"
         }
     }
 }

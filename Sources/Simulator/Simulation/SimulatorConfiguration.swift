@@ -10,6 +10,11 @@ public struct SimulatorConfiguration: Sendable, Equatable {
     /// Whether AcquireNotify is served (as 5.66 does for `notify` characteristics); false
     /// answers it NotSupported everywhere, so clients fall back to StartNotify.
     public var acquireNotify = true
+    /// Whether a rider keeps riding while no client listens (the gateway restarting or
+    /// frozen): the machine's own counters run on, and the first frame after a silence
+    /// covers the time since the last frame. Off, a machine counts only what it sends. A
+    /// machine asleep has no rider either way.
+    public var ridersRideOn = false
 
     public init(
         adapters: [String] = ["hci0"], machines: [MachineSpec] = [], timing: SimulatorTiming = SimulatorTiming(),

@@ -14,6 +14,9 @@ public struct SimulatorTiming: Sendable, Equatable {
     public var advertisementSpread: Duration = .milliseconds(15)
     /// How often a discovering adapter hears each machine again (RSSI updates).
     public var rssiInterval: Duration = .milliseconds(500)
+    /// Connect() to a machine that is off or asleep until it fails: the controller's LE
+    /// connection attempt timing out (real controllers take seconds).
+    public var connectUnanswered: Duration = .seconds(2)
     /// `TemporaryTimeout`: a never-connected device unseen this long is removed.
     public var temporaryTimeout: Duration = .seconds(30)
 

@@ -32,10 +32,12 @@ extension SessionEngine {
     /// or closed, never lost").
     ///
     /// The daemon being down is treated as the link dropping at the moment of the snapshot:
-    /// the session is paused there, and the usual timers decide the rest. If the downtime
-    /// already exceeds the disconnect grace (or the idle limit), the returned events end the
-    /// session, with its summary ending at its last movement; otherwise it stays open and
-    /// resumes when the machine reconnects and moves within what is left of the grace.
+    /// the session is paused there, and the disconnect grace decides the rest (the idle limit
+    /// does not run while the link is down: the gap is the gateway's). If the downtime
+    /// already exceeds the grace, the returned events end the session, with its summary
+    /// ending at its last movement; otherwise it stays open and resumes when the machine
+    /// reconnects and moves within what is left of the grace, and the machine's counters
+    /// across the gap count toward it.
     /// Downtime is measured on the wall clock, the only clock two processes share; a wall
     /// clock that went backwards counts as no downtime.
     public static func restoring(
@@ -53,6 +55,7 @@ extension SessionEngine {
         engine.disconnectedAt = min(snapshot.disconnectedAt.map { Nanoseconds.add($0, offset) } ?? savedAt, savedAt)
         var events = SessionEvents()
         engine.pause(at: savedAt, reason: .disconnected, into: &events)
+        engine.noteOutage()
         events.append(contentsOf: engine.tick(at: time))
         return (engine, events)
     }

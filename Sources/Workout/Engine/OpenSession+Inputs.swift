@@ -21,7 +21,9 @@ extension OpenSession {
     /// A merged sample: closes the previous hold, checks the counters, counts movement.
     mutating func take(_ values: FieldValues, _ reading: SampleReading, at now: Int64, rules: ResolvedRules) -> SampleOutcome {
         closeHold(at: now, cap: rules.sampleHoldCap)
+        let before = counters
         if counters.observe(values, at: now, rules: rules) != nil { return .fellBack }
+        if let outage = outageSince { judgeOutage(since: outage, before: before, values: values, at: now) }
         sampleCount += 1
         guard reading.isMoving else {
             awaitingStillness = false
@@ -32,6 +34,24 @@ extension OpenSession {
         if !awaitingStillness, resume() { outcome = .resumed }
         if phase.isActive { hold(reading, at: now) }
         return outcome
+    }
+
+    /// The first sample after an outage that carries a counter says what happened in it: a
+    /// distance or stroke count that rose (plausibly: the counter guards already judged it)
+    /// means the rider rode through the gap, which then counts as movement, no longer than
+    /// the machine's own elapsed time rose when it reports one. A counter that did not move
+    /// leaves the gap a pause; one that fell back is ended by the caller as a new rider.
+    private mutating func judgeOutage(since outage: Int64, before: SessionCounters, values: FieldValues, at now: Int64) {
+        let carriesCounter = values.contains(.totalDistance) || values.contains(.strokeCount)
+            || values.contains(.totalEnergy) || values.contains(.elapsedTime)
+        guard carriesCounter else { return }
+        outageSince = nil
+        let rode = counters.distance.total > before.distance.total || counters.strokeCount.total > before.strokeCount.total
+        guard rode else { return }
+        let elapsedRise: Int64? = before.elapsedTime.seen && counters.elapsedTime.total > before.elapsedTime.total
+            ? Nanoseconds.multiply(counters.elapsedTime.total - before.elapsedTime.total, Nanoseconds.perSecond) : nil
+        bridgeOutage(from: outage, to: now, atMost: elapsedRise)
+        lastActivity = max(lastActivity, now)
     }
 
     /// Running totals that arrived between samples; `true` when one fell back.
@@ -50,7 +70,10 @@ extension OpenSession {
     /// pause that would fall after the end (rules with the pause longer than the end) is not
     /// reported.
     func dueTimers(at now: Int64, disconnectedAt: Int64?, rules: ResolvedRules) -> DueTimers {
-        let idleEnd = Nanoseconds.add(lastActivity, rules.endAfterIdle)
+        // While the link is down the idle clock stands still: nobody can tell whether the
+        // rider is idle, and the gap may be the gateway's own (SPEC §5). Only the grace ends
+        // a disconnected session.
+        let idleEnd = disconnectedAt == nil ? Nanoseconds.add(lastActivity, rules.endAfterIdle) : .max
         let graceEnd = disconnectedAt.map { Nanoseconds.add($0, rules.disconnectGrace) } ?? .max
         let endAt = min(idleEnd, graceEnd)
         let pauseAt = Nanoseconds.add(lastActivity, rules.pauseAfterIdle)

@@ -24,6 +24,11 @@ struct OpenSession: Sendable, Hashable, Codable {
     var counters = SessionCounters()
     private(set) var integrated = IntegratedTotals()
     private(set) var averages = SessionAverages()
+    /// Where the session's last hold ended when its link went down (a dropped link, or the
+    /// gateway itself gone: a restart, a freeze, a suspend); `nil` once the first sample
+    /// after the outage has told whether the rider rode through it. Optional and defaulted,
+    /// so checkpoints written before it existed still decode.
+    var outageSince: Int64?
 
     init(id: String, at time: Int64, wall: UTCTime) {
         self.id = id
@@ -53,15 +58,33 @@ struct OpenSession: Sendable, Hashable, Codable {
         integrated.add(held.reading, for: seconds)
     }
 
-    /// Progress at `time`, counting the open hold as far as it reaches.
-    func progress(at time: Int64, cap: Int64) -> SessionProgress {
+    /// The time of an outage the machine's counters say was ridden (SPEC §5: the gap is the
+    /// gateway's, not the rider's), counted as movement up to `time`. Only movement: the
+    /// averages never see the gap, so it stays a capped dropout for them and is not effort.
+    mutating func bridgeOutage(from start: Int64, to time: Int64, atMost limit: Int64?) {
+        var span = max(Nanoseconds.subtract(time, start), 0)
+        if let limit { span = min(span, max(limit, 0)) }
+        guard span > 0 else { return }
+        moving = Nanoseconds.add(moving, span)
+        lastActiveEnd = max(lastActiveEnd, time)
+    }
+
+    /// Progress at `time`, counting the open hold as far as it reaches, with the session's
+    /// own distance and energy so far (chosen as the summary chooses them).
+    func progress(at time: Int64, rules: ResolvedRules) -> SessionProgress {
         var moving = self.moving
-        if let held { moving = Nanoseconds.add(moving, min(max(Nanoseconds.subtract(time, held.at), 0), cap)) }
+        if let held { moving = Nanoseconds.add(moving, min(max(Nanoseconds.subtract(time, held.at), 0), rules.sampleHoldCap)) }
+        let (_, distance) = TotalMethod.choose(
+            counterSeen: counters.distance.seen, counter: counters.distance.total, integrated: integrated.metres)
+        let (_, energy) = TotalMethod.choose(
+            counterSeen: counters.energy.seen, counter: counters.energy.total, integrated: integrated.joules / rules.joulesPerKilocalorie)
         return SessionProgress(
             sessionID: id,
             startedAt: startWall,
             elapsed: Nanoseconds.duration(max(0, Nanoseconds.subtract(time, startedAt))),
-            moving: Nanoseconds.duration(moving)
+            moving: Nanoseconds.duration(moving),
+            distance: distance,
+            energy: energy
         )
     }
 
@@ -73,6 +96,7 @@ struct OpenSession: Sendable, Hashable, Codable {
         copy.lastActivity = Nanoseconds.add(lastActivity, offset)
         copy.lastActiveEnd = Nanoseconds.add(lastActiveEnd, offset)
         copy.held = held.map { HeldSample(at: Nanoseconds.add($0.at, offset), reading: $0.reading) }
+        copy.outageSince = outageSince.map { Nanoseconds.add($0, offset) }
         copy.counters = counters.shifted(by: offset)
         return copy
     }

@@ -18,6 +18,24 @@ extension SessionEngine {
         return now
     }
 
+    /// The link is up again (a reconnect, or an input that proves it): the idle clock, which
+    /// stood still while it was down, carries on from where it stopped, so a gap the gateway
+    /// caused is never the rider's idleness. Whether the rider rode through it is left to the
+    /// first sample's counters (``OpenSession/outageSince``).
+    mutating func linkIsBack(at now: Int64) {
+        guard let down = disconnectedAt else { return }
+        disconnectedAt = nil
+        guard let lastActivity = session?.lastActivity, lastActivity <= down else { return }
+        session?.lastActivity = Nanoseconds.add(lastActivity, max(0, Nanoseconds.subtract(now, down)))
+    }
+
+    /// The link went down with a session open: remember where its movement stopped, so the
+    /// first sample after the outage can tell whether the rider rode through it.
+    mutating func noteOutage() {
+        guard let stoppedAt = session?.lastActiveEnd, session?.outageSince == nil else { return }
+        session?.outageSince = stoppedAt
+    }
+
     /// A sample with no session open: the first real movement starts one (SPEC §5).
     mutating func startIfMoving(
         _ reading: SampleReading, values: FieldValues, at now: Int64, wall: UTCTime, into events: inout SessionEvents
@@ -37,7 +55,7 @@ extension SessionEngine {
         let opened = OpenSession(id: ids.nextSessionID(), at: now, wall: wall)
         session = opened
         lastCheckpoint = nil
-        events.append(.started(opened.progress(at: now, cap: resolved.sampleHoldCap)))
+        events.append(.started(opened.progress(at: now, rules: resolved)))
     }
 
     mutating func pause(at time: Int64, reason: PauseReason, into events: inout SessionEvents) {
@@ -50,7 +68,7 @@ extension SessionEngine {
 
     /// Appends an event made from the open session's progress at `time`.
     func appendProgress(at time: Int64, into events: inout SessionEvents, _ make: (SessionProgress) -> SessionEvent) {
-        if let progress = session?.progress(at: time, cap: resolved.sampleHoldCap) { events.append(make(progress)) }
+        if let progress = session?.progress(at: time, rules: resolved) { events.append(make(progress)) }
     }
 
     /// A console stop, reset or safety key: end, and wait for stillness before the next start.
@@ -65,7 +83,7 @@ extension SessionEngine {
         lastCheckpoint = nil
         ended.closeHold(at: time, cap: resolved.sampleHoldCap)
         let summary = ended.summary(machine: machine, reason: reason, rules: resolved)
-        let progress = ended.progress(at: time, cap: resolved.sampleHoldCap)
+        let progress = ended.progress(at: time, rules: resolved)
         if let drop = DropReason.judging(summary, moving: ended.moving, minimum: resolved.minimumMovement) {
             events.append(.dropped(progress, drop, summary))
         } else {

@@ -42,7 +42,7 @@ public struct SessionEngine: Sendable {
     /// The open session's progress at `time` (for SPEC §7's `hello` resync), without
     /// advancing the engine.
     public func progress(at time: Timestamp) -> SessionProgress? {
-        session?.progress(at: max(Nanoseconds.of(time.monotonic), now), cap: resolved.sampleHoldCap)
+        session?.progress(at: max(Nanoseconds.of(time.monotonic), now), rules: resolved)
     }
 
     /// A merged data record (the ``RecordMerger``'s output). Allocation-free unless it
@@ -50,7 +50,7 @@ public struct SessionEngine: Sendable {
     public mutating func ingest(_ record: DataRecord, at time: Timestamp) -> SessionEvents {
         var events = SessionEvents()
         let now = advance(to: time, into: &events)
-        disconnectedAt = nil
+        linkIsBack(at: now)
         let reading = SampleReading(record.values)
         // A local: reading `self.resolved` during the in-place mutation of `session` would
         // be an overlapping access.
@@ -89,7 +89,7 @@ public struct SessionEngine: Sendable {
     public mutating func ingest(_ status: FitnessMachineStatus, at time: Timestamp) -> SessionEvents {
         var events = SessionEvents()
         let now = advance(to: time, into: &events)
-        disconnectedAt = nil
+        linkIsBack(at: now)
         switch status.opCode {
         case .reset?:
             stop(at: now, reason: .reset, into: &events)
@@ -119,11 +119,11 @@ public struct SessionEngine: Sendable {
         return events
     }
 
-    /// The link came up. The session stays paused until the machine moves again.
+    /// The link came up. The session stays paused until the machine moves again; the time it
+    /// was down does not count toward the idle limit (see ``linkIsBack(at:)``).
     public mutating func connected(at time: Timestamp) -> SessionEvents {
         var events = SessionEvents()
-        _ = advance(to: time, into: &events)
-        disconnectedAt = nil
+        linkIsBack(at: advance(to: time, into: &events))
         return events
     }
 
@@ -134,6 +134,7 @@ public struct SessionEngine: Sendable {
         let now = advance(to: time, into: &events)
         if disconnectedAt == nil { disconnectedAt = now }
         pause(at: now, reason: .disconnected, into: &events)
+        noteOutage()
         return events
     }
 

@@ -9,12 +9,19 @@ public struct SessionProgress: Sendable, Hashable {
     public var elapsed: Duration
     /// Time of movement so far (the workout timer).
     public var moving: Duration
+    /// The session's own distance so far, metres: what the rider rode, not the machine's
+    /// lifetime counter (the summary's `total_distance` once it ends).
+    public var distance: Int?
+    /// The session's own energy so far, kcal (the summary's `total_energy`).
+    public var energy: Int?
 
-    public init(sessionID: String, startedAt: UTCTime, elapsed: Duration, moving: Duration) {
+    public init(sessionID: String, startedAt: UTCTime, elapsed: Duration, moving: Duration, distance: Int? = nil, energy: Int? = nil) {
         self.sessionID = sessionID
         self.startedAt = startedAt
         self.elapsed = elapsed
         self.moving = moving
+        self.distance = distance
+        self.energy = energy
     }
 
     /// SPEC §7 `startEpoch`: unix seconds of the start.

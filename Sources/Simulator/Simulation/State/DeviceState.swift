@@ -35,8 +35,15 @@ final class DeviceState {
     var source: any MachineDataSource
     var streamTask: Task<Void, Never>?
     var framesThisLink = 0
+    /// When the last frame went out, for ``SimulatorConfiguration/ridersRideOn``; nil after
+    /// the machine slept (nobody rode it meanwhile).
+    var lastFrameAt: ContinuousClock.Instant?
     var dropAfterFrames: Int?
     var loseControlAfterFrames: Int?
+
+    /// Switched off or asleep: not advertising, Connect() fails (``Fault/switchOn(after:)``,
+    /// ``Fault/sleep(after:asleep:)``, `SetAsleep`).
+    var asleep = false
 
     var rssiNoise: SeededRandom
     /// The RSSI last reported; nil while BlueZ has none (no discovery since it was seen).

@@ -1,0 +1,228 @@
+import BlueZ
+import DBus
+
+/// How the fleet looks for machines: driven by events, not by timers (issue 21).
+///
+/// Discovery stays on while the fleet has room for a machine it has not found or a machine
+/// it waits to reconnect, so a machine is heard on its first advertisement: a new one is
+/// adopted at once, and one that wakes (switched on, or woken by a rider after sleeping)
+/// has its supervisor's reconnect backoff cut short. It is off while a Connect to a machine
+/// just heard is in flight, as bluetoothd pauses scanning then anyway (a retry on a machine
+/// that stayed silent leaves it on: see ``connecting``), and restarted whenever the adapters change
+/// (bluetoothd (re)appearing, an adapter added or powered on) and every
+/// ``FleetSettings/discoveryRefresh`` (an adapter that stopped discovering on its own is
+/// noticed, and BlueZ reports each machine's RSSI afresh after a restart of discovery).
+/// Between those events the fleet sleeps on the object cache, with no timer of its own, so an
+/// idle gateway does not wake for it (issue 6's bar: at most once a second).
+extension MachineFleet {
+    /// Adapters and whether each is powered: what decides where discovery can run.
+    typealias AdapterSignature = [String: Bool]
+
+    /// Whether some machine is missing: room for one not yet found, or one not linked.
+    var wantsDiscovery: Bool {
+        if settings.allow.isEmpty, supervised.count < settings.maxConnected { return true }
+        return supervised.keys.contains { !linked.contains($0) }
+    }
+
+    /// Follows the machines until cancelled (see the extension's comment).
+    func followMachines(_ client: BlueZClient) async {
+        var held = false
+        var heldGeneration = -1
+        var heldAdapters: AdapterSignature = [:]
+        var refreshDue = false
+        while !Task.isCancelled {
+            if settings.allow.isEmpty { _ = await adoptKnown(client) }
+            let generation = await client.generation
+            let adapters = Self.adapterSignature(await client.tree)
+            if wantsDiscovery, connecting.isEmpty {
+                if !held || refreshDue || generation != heldGeneration || adapters != heldAdapters {
+                    if held { await client.releaseDiscovery() }
+                    do {
+                        try await client.acquireDiscovery(filter: settings.filter)
+                        held = true
+                        logger.debug("discovering on \(adapters.filter(\.value).keys.sorted().map(AdapterBudget.name))")
+                    } catch {
+                        await client.releaseDiscovery()
+                        held = false
+                        logger.warning("discovery could not start: \(error)")
+                    }
+                    heldGeneration = generation
+                    heldAdapters = adapters
+                }
+            } else if held {
+                await client.releaseDiscovery()
+                held = false
+            }
+            if Task.isCancelled { break }
+            let before = await client.tree
+            let changed = await waitForChange(client, adapters: adapters, refresh: held ? settings.discoveryRefresh : nil)
+            refreshDue = !changed
+            await wakeAdvertising(client, since: before)
+        }
+        if held { await Task { await client.releaseDiscovery() }.value }
+    }
+
+    /// Waits until the adapters change, a machine the fleet would adopt appears, a machine
+    /// it waits to reconnect advertises, or the fleet's own state changes; returns false
+    /// when `refresh` passed first.
+    private func waitForChange(_ client: BlueZClient, adapters: AdapterSignature, refresh: Duration?) async -> Bool {
+        let known = Set(supervised.keys)
+        let settings = settings
+        let adopting = settings.allow.isEmpty && supervised.count < settings.maxConnected
+        let waiting = await waitingTargets()
+        let heard = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
+        if fleetChanged {
+            fleetChanged = false
+            return true
+        }
+        let timers = timers
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = await client.wait(until: { tree in
+                    if Self.adapterSignature(tree) != adapters { return true }
+                    if adopting, tree.machines(passing: settings.filter).contains(where: {
+                        !known.contains($0.address.uppercased()) && settings.allows(adapter: $0.adapter)
+                    }) { return true }
+                    guard !waiting.isEmpty else { return false }
+                    let now = Self.advertisements(of: waiting, in: tree, filter: settings.filter)
+                    return now.contains { key, copies in copies.advertised(since: heard[key] ?? [:]) }
+                }, timeout: nil)
+                return true
+            }
+            group.addTask {
+                await self.waitForFleetChange()
+                return true
+            }
+            if let refresh {
+                group.addTask {
+                    try? await timers.sleep(for: refresh)
+                    return false
+                }
+            }
+            let first = await group.next() ?? true
+            group.cancelAll()
+            releaseFleetWaiter()
+            return first
+        }
+    }
+
+    /// Cuts short the backoff of each machine waiting to reconnect that was heard
+    /// advertising after a silence since `before` (see ``AdvertisementLog``).
+    private func wakeAdvertising(_ client: BlueZClient, since before: ObjectTree) async {
+        let waiting = await waitingTargets()
+        guard !waiting.isEmpty else { return }
+        let was = Self.advertisements(of: waiting, in: before, filter: settings.filter)
+        let now = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
+        let time = clock.now().monotonic
+        for (key, copies) in now where copies.advertised(since: was[key] ?? [:]) {
+            guard advertisements.heard(key, at: time), let entry = supervised[key] else { continue }
+            let target = await entry.supervisor.target
+            logger.info("\(target) is advertising again: connecting now")
+            woken.insert(key)
+            await entry.supervisor.wake()
+        }
+    }
+
+    /// The supervisors pausing between attempts, by key, with what they look for.
+    private func waitingTargets() async -> [String: MachineTarget] {
+        var targets: [String: MachineTarget] = [:]
+        for key in backingOff {
+            if let entry = supervised[key] { targets[key] = await entry.supervisor.target }
+        }
+        return targets
+    }
+
+    /// What BlueZ last heard of each waiting machine: the RSSI of each of its Device1 objects
+    /// (one per adapter that hears it), by path.
+    nonisolated static func advertisements(
+        of targets: [String: MachineTarget], in tree: ObjectTree, filter: MachineFilter
+    ) -> [String: Heard] {
+        var heard: [String: Heard] = [:]
+        let machines = tree.machines(passing: filter)
+        for (key, target) in targets {
+            var copies: Heard = [:]
+            for machine in machines where target.matches(machine) { copies[machine.path] = machine.rssi }
+            heard[key] = copies
+        }
+        return heard
+    }
+
+    /// One machine's Device1 objects and their RSSI, compared between two looks at the cache.
+    typealias Heard = [String: Int?]
+
+    nonisolated static func adapterSignature(_ tree: ObjectTree) -> AdapterSignature {
+        var adapters: AdapterSignature = [:]
+        for path in tree.paths(with: BlueZNames.adapter) {
+            adapters[path] = tree.properties(path, BlueZNames.adapter)?["Powered"]?.bool ?? false
+        }
+        return adapters
+    }
+
+    // MARK: The fleet's own changes
+
+    /// A supervisor's link changed state: updates the sets discovery depends on.
+    func noteLink(
+        _ key: String, connecting isConnecting: Bool = false, firstAttempt: Bool = false, linked isLinked: Bool? = nil,
+        backingOff isBackingOff: Bool = false, gone: Bool = false
+    ) {
+        if isConnecting {
+            if firstAttempt || woken.remove(key) != nil { connecting.insert(key) }
+            backingOff.remove(key)
+        }
+        if let isLinked {
+            connecting.remove(key)
+            if isLinked {
+                linked.insert(key)
+                advertisements.forget(key)
+            } else {
+                linked.remove(key)
+            }
+        }
+        if isBackingOff {
+            connecting.remove(key)
+            linked.remove(key)
+            backingOff.insert(key)
+        }
+        if gone {
+            woken.remove(key)
+            connecting.remove(key)
+            linked.remove(key)
+            backingOff.remove(key)
+        }
+        fleetChanged = true
+        fleetWaiter?.resume()
+        fleetWaiter = nil
+    }
+
+    private func waitForFleetChange() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if fleetChanged || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    fleetWaiter = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.releaseFleetWaiter() }
+        }
+        fleetChanged = false
+    }
+
+    private func releaseFleetWaiter() {
+        fleetWaiter?.resume()
+        fleetWaiter = nil
+    }
+}
+
+extension Dictionary where Key == String, Value == Int? {
+    /// Whether these copies of a machine show an advertisement since `before`: a Device1 that
+    /// appeared, or an RSSI reported afresh. A copy that went away (its adapter did) or whose
+    /// RSSI was invalidated (discovery stopped) is not one.
+    func advertised(since before: [String: Int?]) -> Bool {
+        contains { path, rssi in
+            guard let previous = before[path] else { return true }
+            return rssi != nil && rssi != previous
+        }
+    }
+}

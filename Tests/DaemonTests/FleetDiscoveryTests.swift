@@ -1,0 +1,118 @@
+import BlueZ
+import BlueZTesting
+import Daemon
+import DBus
+import Foundation
+import Store
+import Testing
+import Workout
+
+/// Issue 21: machines found the moment they wake, and rides that survive the gateway. The
+/// fleet against a real dbus-daemon and `ftms-sim`, whose machines are switched on late, go
+/// to sleep and wake, and whose bluetoothd comes after the daemon.
+///
+/// Every search here would, with timer-driven searching, come only after a pause of tens of
+/// seconds (20 s doubling to 300 s, or a reconnect backoff of 30 s and more); the bounds
+/// below are a fraction of that, so they test that events drive the search, not how fast
+/// the machine is.
+@Suite("Daemon: machines found when they wake", .serialized)
+struct FleetDiscoveryTests {
+    static func machineReady(_ rig: FleetRig, _ name: String = "SF-Bike-0001") async -> Bool {
+        await rig.statuses()[name]?.state == .ready
+    }
+
+    /// bluetoothd is gone when the daemon starts and comes 4 s later (boot order, or an
+    /// `apt upgrade` restarting it): the never-seen bike is discovered and connected once
+    /// org.bluez is there, not after the next pause.
+    @Test func findsMachinesWhenBluetoothdAppearsAfterTheDaemon() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "restart=0:4000"])
+        defer { rig.removeState() }
+        try await rig.start()
+        try await Task.sleep(for: .seconds(1))
+        #expect(await rig.statuses().isEmpty)
+        let ready = await eventually(.seconds(10)) { await Self.machineReady(rig) }
+        let seen = await rig.statuses()
+        #expect(ready, "\(seen)")
+        await rig.stop()
+    }
+
+    /// The adapter is powered off while the bike is switched on, and on again later: the
+    /// adapter coming back starts discovery on it at once.
+    @Test func findsMachinesWhenTheAdapterIsPoweredOn() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "power-cycle=300:4000", "--fault", "switch-on=1000"])
+        defer { rig.removeState() }
+        try await rig.start()
+        try await Task.sleep(for: .seconds(3))
+        #expect(await rig.statuses().isEmpty)
+        let ready = await eventually(.seconds(10)) { await Self.machineReady(rig) }
+        let seen = await rig.statuses()
+        #expect(ready, "\(seen)")
+        await rig.stop()
+    }
+
+    /// A bike nobody has switched on is silent for 11 s, longer than any single search
+    /// window; switched on, it is found on its first advertisement.
+    @Test func findsAMachineSwitchedOnLater() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "switch-on=11000"])
+        defer { rig.removeState() }
+        let start = ContinuousClock.now
+        try await rig.start()
+        let ready = await eventually(.seconds(25)) { await Self.machineReady(rig) }
+        let seen = await rig.statuses()
+        #expect(ready, "\(seen)")
+        // Switched on at 11 s: connected within a few seconds of it.
+        #expect(ContinuousClock.now - start < .seconds(17))
+        await rig.stop()
+    }
+
+    /// A known bike falls asleep mid-ride and wakes 6 s later. Its reconnect backoff is a
+    /// minute here, so only its advertisement can bring it back soon: it does, and its
+    /// session carries on (6 s is within the grace; the idle end is 2 s).
+    @Test func aKnownMachineThatWakesReconnectsOnItsFirstAdvertisement() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known", "--fault", "sleep=3000:6000"]) { settings in
+            settings.reconnectBackoff = Backoff(initial: .seconds(60), maximum: .seconds(120))
+        }
+        defer { rig.removeState() }
+        try await rig.start()
+        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
+        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.state == .disconnected })
+        let asleep = ContinuousClock.now
+        let back = await eventually(.seconds(20)) { await Self.machineReady(rig) }
+        let seen = await rig.statuses()
+        #expect(back, "\(seen)")
+        // Asleep 6 s; the backoff alone would have waited 30 s or more.
+        #expect(ContinuousClock.now - asleep < .seconds(12))
+        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID == session })
+        await rig.stop()
+    }
+
+    /// The gateway is down for 5 s mid-ride, longer than the idle end (2 s) and within the
+    /// grace (30 s): the restored session carries on, under the same id, and what the
+    /// machine rode meanwhile is part of it.
+    @Test func aRideSurvivesTheGatewayBeingDownLongerThanTheIdleEnd() async throws {
+        // The rider rides on while the gateway is down, as a real machine's counters do.
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known", "--ride-on"])
+        defer { rig.removeState() }
+        try await rig.start()
+        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
+        try await Task.sleep(for: .seconds(2))
+        await rig.stopFleet()
+        try await Task.sleep(for: .seconds(5))
+        let again = try await FleetRig(simulator: [], directory: rig.directory, bus: rig.bus, reuse: rig.sim)
+        try await again.start(restoring: true)
+        #expect(await eventually(.seconds(10)) { await again.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        #expect(await again.statuses()["SF-Bike-0001"]?.sessionID == session)
+        try await Task.sleep(for: .seconds(2))
+        try await again.stopRiding("SF-Bike-0001")
+        #expect(await eventually(.seconds(15)) { (try? await again.store.counts().pending) == 1 })
+        let stored = try await again.store.sessions(status: .pending)
+        #expect(stored.map(\.sessionID) == [session].compactMap { $0 })
+        // Ridden ~9 s (2 + 5 down + 2), not the 4 s the gateway saw: the gap counted.
+        let duration = stored.first?.duration ?? 0
+        #expect(duration >= 8, "\(stored)")
+        await again.stop()
+        try? rig.store.close()
+    }
+}
