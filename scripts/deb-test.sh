@@ -29,17 +29,20 @@
 #
 # Usage: scripts/deb-test.sh [--no-build] [--tools DIR] [--keep]
 #   --no-build  use the packages already in .build/deb (REV 1 and 2)
+#   --debug     package the debug build (scripts/package-deb.sh --debug): what scripts/test.sh does
 # Prints one line per step and `deb-test: PASS` (exit 0) or `deb-test: FAIL: why` (exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 
 build=yes
+package_flags=()
 tools=.build/debug
 keep=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=no ;;
+    --debug) package_flags=(--debug) ;;
     --tools) [ $# -ge 2 ] || { echo "deb-test: --tools needs a directory" >&2; exit 1; }; tools="$2"; shift ;;
     --keep) keep=yes ;;
     -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -106,8 +109,8 @@ fi
 # 1. The packages.
 if [ "$build" = yes ]; then
   started="$(now)"
-  scripts/package-deb.sh --rev 1 > "$work/package1.out" 2> "$work/package1.log" || fail "package-deb.sh --rev 1: $(tail -n 1 "$work/package1.log")"
-  scripts/package-deb.sh --rev 2 --no-build > "$work/package2.out" 2> "$work/package2.log" || fail "package-deb.sh --rev 2: $(tail -n 1 "$work/package2.log")"
+  scripts/package-deb.sh "${package_flags[@]}" --rev 1 > "$work/package1.out" 2> "$work/package1.log" || fail "package-deb.sh --rev 1: $(tail -n 1 "$work/package1.log")"
+  scripts/package-deb.sh "${package_flags[@]}" --rev 2 --no-build > "$work/package2.out" 2> "$work/package2.log" || fail "package-deb.sh --rev 2: $(tail -n 1 "$work/package2.log")"
   step "packages built in $(since "$started") s"
 fi
 first="$(ls .build/deb/ftms-bridge_*-1_*.deb 2>/dev/null | tail -n 1)"

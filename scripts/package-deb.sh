@@ -13,8 +13,12 @@
 # lintian checks the result: any error fails the script; the warnings it keeps are the ones
 # docs/systemd.md names (scripts/lintian-overrides is not used: the reasons live in the docs).
 #
-# Usage: scripts/package-deb.sh [--rev N] [--no-build] [--out DIR]
-#   --no-build   package what .build-release already holds (fails if it is missing)
+# Usage: scripts/package-deb.sh [--rev N] [--no-build] [--debug] [--out DIR]
+#   --no-build   package what the build folder already holds (fails if it is missing)
+#   --debug      package the debug build (.build, the objects the tests already compiled),
+#                linked the same static way: what scripts/test.sh installs, since a cold
+#                release build of the whole graph takes longer on a 2-core box than every other
+#                test together. It is the same package but for the optimiser; ship release.
 #
 # Prints the package's path as its last line.
 set -euo pipefail
@@ -24,11 +28,13 @@ fail() { echo "package-deb: $*" >&2; exit 1; }
 
 rev=1
 build=yes
+config=release
 out=.build/deb
 while [ $# -gt 0 ]; do
   case "$1" in
     --rev) [ $# -ge 2 ] || fail "--rev needs a number"; rev="$2"; shift ;;
     --no-build) build=no ;;
+    --debug) config=debug ;;
     --out) [ $# -ge 2 ] || fail "--out needs a directory"; out="$2"; shift ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
@@ -52,16 +58,29 @@ full_version="$version-$rev"
 # Reproducible: every date and mtime in the package is the last commit's.
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
 
-scratch=.build-release
+if [ "$config" = release ]; then
+  scratch=.build-release
+  link=()
+else
+  scratch=.build
+  # SwiftPM's debug link of a static Swift runtime names Foundation's archives in an order GNU
+  # ld cannot resolve (the release link, one object per module, resolves); name them again,
+  # each after the archives that need it.
+  link=()
+  for library in Foundation FoundationInternationalization CoreFoundation _FoundationICU FoundationEssentials \
+    _FoundationCShims _FoundationCollections dispatch BlocksRuntime swiftSynchronization swift_Concurrency swiftCore stdc++ m; do
+    link+=(-Xlinker "-l$library")
+  done
+fi
 if [ "$build" = yes ]; then
   started=$(date +%s)
   for product in ftms-bridged ftms-bridge; do
-    echo "package-deb: building $product (release, static Swift runtime)" >&2
-    swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" >&2
+    echo "package-deb: building $product ($config, static Swift runtime)" >&2
+    swift build -c "$config" --static-swift-stdlib "${link[@]}" --scratch-path "$scratch" --product "$product" >&2
   done
-  echo "package-deb: release build took $(( $(date +%s) - started )) s" >&2
+  echo "package-deb: $config build took $(( $(date +%s) - started )) s" >&2
 fi
-bin="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
+bin="$(swift build -c "$config" --scratch-path "$scratch" --show-bin-path)"
 for product in ftms-bridge ftms-bridged; do
   [ -x "$bin/$product" ] || fail "no $bin/$product (run without --no-build)"
 done

@@ -19,6 +19,8 @@
 #   9. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
 #      tiles, live values, a reload complete at once, a dropped machine; screenshots in
 #      .build/dashboard-screens
+#  10. the Debian package (scripts/deb-test.sh --debug): built, installed into a clean Debian 12
+#      root with no Swift toolchain booted under systemd-nspawn, upgraded mid-ride, removed, purged
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
 # The last line is the summary: "summary: N passed, M failed".
@@ -89,6 +91,14 @@ else
 fi
 # The gym-floor page in headless chromium against the simulated gym (issue 14).
 if python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+# The Debian package installed into a clean Debian 12 under systemd-nspawn, as an operator
+# would (docs/systemd.md): packaged from the debug build's objects, linked with the static
+# Swift runtime as the release package is (a cold release build would double this run).
+if scripts/deb-test.sh --debug; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
