@@ -1,0 +1,33 @@
+# Helpers every scenario sources. Scenarios run as root in the guest with FTMS_REPO, RESULTS, BIN.
+# fail REASON: the one line run.sh reports, and a non-zero exit.
+fail() { echo "FAIL: $*"; exit 1; }
+# figure TEXT: a measured figure, collected into the summary.
+figure() { echo "figure $*"; }
+now() { awk '{print $1}' /proc/uptime; }
+# Processes a scenario started, ended when it exits (by pid, never by name).
+started_pids=()
+cleanup() { for pid in "${started_pids[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null; }
+trap cleanup EXIT
+
+# start_peripheral ADAPTER KIND:NAME [ftms-sim flags...]: an SF machine served by ftms-sim
+# --peripheral on ADAPTER through this guest's bluetoothd; waits for its ready line. Its log is
+# RESULTS/peripheral-NAME.log (appended: several scenarios may start the same machine).
+start_peripheral() {
+  local adapter=$1 machine=$2; shift 2
+  local name=${machine#*:} log="$RESULTS/peripheral-${machine#*:}.log"
+  local ready; ready=$(mktemp)
+  "$BIN/ftms-sim" --peripheral --adapter "$adapter" --machine "$machine" "$@" > "$ready" 2>> "$log" &
+  started_pids+=($!)
+  for _ in $(seq 1 100); do
+    grep -q '^ready' "$ready" && { rm -f "$ready"; return 0; }
+    kill -0 "${started_pids[-1]}" 2>/dev/null || fail "ftms-sim --peripheral $machine on $adapter exited: $(tail -1 "$log")"
+    sleep 0.2
+  done
+  fail "ftms-sim --peripheral $machine on $adapter not ready in 20 s"
+}
+
+# seconds_since START: elapsed seconds with one decimal, from a now() reading.
+seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# median N...: the median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

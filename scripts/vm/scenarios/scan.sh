@@ -1,0 +1,18 @@
+#!/bin/bash
+# `ftms-bridge scan` on real bluetoothd finds the SF machines ftms-sim serves on hci1 and hci2 and
+# ignores the decoy on hci3: SF-Bike-9999, an FTMS bike with a SolidFocus name but no 0xFE01.
+set -u
+. "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
+start_peripheral hci1 bike:SF-Bike-0001
+start_peripheral hci2 rower:SF-Rower-0001
+start_peripheral hci3 ftms:SF-Bike-9999
+start=$(now)
+"$BIN/ftms-bridge" scan --timeout 5 > "$RESULTS/scan.out" 2> "$RESULTS/scan.err" || fail "scan exited $?: $(tail -1 "$RESULTS/scan.err")"
+cat "$RESULTS/scan.out" "$RESULTS/scan.err"
+grep -q 'SF-Bike-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Bike-0001"
+grep -q 'SF-Rower-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Rower-0001"
+grep -q 'SF-Bike-9999' "$RESULTS/scan.out" && fail "scan listed the decoy SF-Bike-9999 (no 0xFE01)"
+"$BIN/ftms-bridge" scan --timeout 3 --any-ftms > "$RESULTS/scan-any.out" 2>&1 || fail "scan --any-ftms exited $?"
+grep -q 'SF-Bike-9999' "$RESULTS/scan-any.out" || fail "scan --any-ftms did not list the FTMS decoy SF-Bike-9999"
+grep -q ' 127 dBm' "$RESULTS/scan.out" && echo "note: RSSI 127 (HCI's 'not available') printed as a level"
+figure "scan found 2 machines, decoy ignored, $(seconds_since "$start") s"
