@@ -6,6 +6,8 @@
 # Each scenario's output goes to RESULTS/NAME.log and one line to RESULTS/summary:
 #   `NAME ok 12.3 s` or `NAME fail 12.3 s: <the scenario's last line>`.
 # RESULTS/finished is written last: its presence tells run.sh the guest got to the end.
+# guest-init starts it with sh; the rest is bash.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 results="$ftmsresults"
 export FTMS_REPO="$ftmsrepo" RESULTS="$results" BIN="$ftmsrepo/.build/debug"

@@ -37,7 +37,7 @@ boot() {
     -virtfs "local,path=$repo,mount_tag=repo,security_model=none,readonly=on" \
     -virtfs "local,path=/opt/swift,mount_tag=swift,security_model=none,readonly=on" \
     -virtfs "local,path=$results,mount_tag=results,security_model=none" \
-    -append "console=ttyS0 root=/dev/vda rw quiet init=/sbin/ftms-vm-init ftmsrepo=$repo ftmsresults=$results ftmsscenarios=$scenarios ftmscontrollers=${FTMS_VM_CONTROLLERS:-4}"
+    -append "console=ttyS0 root=/dev/vda rw quiet panic=-1 init=/sbin/ftms-vm-init ftmsrepo=$repo ftmsresults=$results ftmsscenarios=$scenarios ftmscontrollers=${FTMS_VM_CONTROLLERS:-4}"
 }
 
 # KVM only when a guest really boots with it: nested KVM can exist and still hang the guest.
