@@ -12,6 +12,8 @@ set -u
 results="$ftmsresults"
 export FTMS_REPO="$ftmsrepo" RESULTS="$results" BIN="$ftmsrepo/.build/debug"
 export FTMS_VM_CONTROLLERS="${ftmscontrollers:-4}"
+IFS=, read -r -a settings <<< "${ftmsenv:-}"
+[ ${#settings[@]} -gt 0 ] && export "${settings[@]}"
 now() { awk '{print $1}' /proc/uptime; }
 echo "guest: up at $(now) s"
 if [ "$ftmsscenarios" = probe ]; then
@@ -40,7 +42,9 @@ done
 echo "guest: $(controllers_listed) controllers at $(now) s"
 
 btmon -w "$results/btmon.snoop" > /dev/null 2>&1 &
+mkdir -p /run/ftms-vm
 /usr/libexec/bluetooth/bluetoothd -n > "$results/bluetoothd.log" 2>&1 &
+echo $! > /run/ftms-vm/bluetoothd.pid
 for _ in $(seq 1 50); do
   dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > /dev/null 2>&1 && break
   sleep 0.2

@@ -12,7 +12,8 @@
 #
 # Environment: FTMS_VM_RESULTS (results folder; default a new one under /tmp), FTMS_VM_TIMEOUT
 # (seconds before the guest is killed; default 600), FTMS_VM_ACCEL (kvm or tcg; default: kvm only
-# if a probe boot with it succeeded once on this host), FTMS_VM_CONTROLLERS (btvirt controllers, 4).
+# if a probe boot with it succeeded once on this host), FTMS_VM_CONTROLLERS (btvirt controllers, 4),
+# FTMS_VM_ENV (NAME=VALUE,… exported to the scenarios, as MONITOR_RUNS=5,RUN_RESTARTS=3).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cache="${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}"
@@ -37,7 +38,7 @@ boot() {
     -virtfs "local,path=$repo,mount_tag=repo,security_model=none,readonly=on" \
     -virtfs "local,path=/opt/swift,mount_tag=swift,security_model=none,readonly=on" \
     -virtfs "local,path=$results,mount_tag=results,security_model=none" \
-    -append "console=ttyS0 root=/dev/vda rw quiet panic=-1 init=/sbin/ftms-vm-init ftmsrepo=$repo ftmsresults=$results ftmsscenarios=$scenarios ftmscontrollers=${FTMS_VM_CONTROLLERS:-4}"
+    -append "console=ttyS0 root=/dev/vda rw quiet panic=-1 init=/sbin/ftms-vm-init ftmsrepo=$repo ftmsresults=$results ftmsscenarios=$scenarios ftmscontrollers=${FTMS_VM_CONTROLLERS:-4} ftmsenv=${FTMS_VM_ENV:-}"
 }
 
 # KVM only when a guest really boots with it: nested KVM can exist and still hang the guest.

@@ -31,3 +31,29 @@ seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; 
 
 # median N...: the median of the numbers given.
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# restart_bluetoothd: stops bluetoothd (SIGTERM, as systemctl restart does) and starts it again.
+restart_bluetoothd() {
+  local pid; pid=$(cat /run/ftms-vm/bluetoothd.pid)
+  kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  /usr/libexec/bluetooth/bluetoothd -n >> "$RESULTS/bluetoothd.log" 2>&1 &
+  echo $! > /run/ftms-vm/bluetoothd.pid
+}
+
+# wait_for_line FILE PATTERN SECONDS: waits until FILE has a line matching PATTERN (grep -E); 1 on timeout.
+wait_for_line() {
+  local deadline; deadline=$(awk -v n="$(now)" -v s="$3" 'BEGIN { print n + s }')
+  until grep -qE "$2" "$1" 2>/dev/null; do
+    awk -v n="$(now)" -v d="$deadline" 'BEGIN { exit !(n > d) }' && return 1
+    sleep 0.2
+  done
+}
+
+# count_lines FILE PATTERN: lines of FILE matching PATTERN (grep -E), 0 when none.
+count_lines() { grep -cE "$2" "$1" 2>/dev/null || true; }
+
+# discovering ADAPTER: true/false, Adapter1.Discovering as bluetoothd reports it.
+discovering() {
+  dbus-send --system --print-reply --dest=org.bluez "/org/bluez/$1" org.freedesktop.DBus.Properties.Get \
+    string:org.bluez.Adapter1 string:Discovering 2>/dev/null | awk '/boolean/ { print $3 }'
+}
