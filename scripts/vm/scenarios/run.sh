@@ -1,0 +1,136 @@
+#!/bin/bash
+# `ftms-bridge run` against real bluetoothd with two machines on two controllers (bike on hci1,
+# rower on hci2) and the gateway limited to hci0 (machines.adapters), no backend.
+#  1. restarted RUN_RESTARTS times (default 10): both machines ready on their first attempt each time;
+#     hci1/hci2 never discovering (machines.adapters keeps discovery off them).
+#  2. a machine left connected before run starts (bluetoothctl connect) is adopted within 3 s.
+#  3. a ride through a link drop (hci1 powered off and on), a bluetoothd restart and a gateway
+#     adapter reset; the machines then go away and both sessions end, stored in the state dir;
+#     the btmon capture of the ride replays through `ftms-bridge replay` to the same sessions.
+set -u
+. "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
+restarts=${RUN_RESTARTS:-10}
+work=$(mktemp -d)
+state="$work/state"; mkdir -p "$state"
+config="$work/config.toml"
+cat > "$config" <<TOML
+[machines]
+adapters = ["hci0"]
+[sessions]
+minimum_movement = 5
+disconnect_grace = 20
+[state]
+directory = "$state"
+[metrics_socket]
+path = "$work/metrics.sock"
+[control_socket]
+path = "$work/control.sock"
+[prometheus]
+enabled = false
+[log]
+level = "debug"
+TOML
+start_peripheral hci1 bike:SF-Bike-0001 --rate 2
+start_peripheral hci2 rower:SF-Rower-0001 --rate 2
+
+daemon_pid=""
+# start_daemon LOG: ftms-bridge run in the background, its stderr in LOG.
+start_daemon() {
+  "$BIN/ftms-bridge" run --config "$config" > /dev/null 2> "$1" &
+  daemon_pid=$!; started_pids+=("$daemon_pid")
+}
+stop_daemon() {
+  kill "$daemon_pid" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$daemon_pid" 2>/dev/null && fail "ftms-bridge run did not stop within 10 s of SIGTERM"
+  wait "$daemon_pid" 2>/dev/null
+}
+both_ready() { wait_for_line "$1" "SF-Bike-0001 ready" "$2" && wait_for_line "$1" "SF-Rower-0001 ready" "$2"; }
+
+# 1. Restarts.
+first=0; times=(); discovering_seen=""
+for run in $(seq 1 "$restarts"); do
+  log="$RESULTS/run-restart-$run.log"
+  start=$(now)
+  start_daemon "$log"
+  both_ready "$log" 40 || fail "restart $run: both machines not ready within 40 s: $(tail -1 "$log")"
+  times+=("$(seconds_since "$start")")
+  for adapter in hci1 hci2; do [ "$(discovering "$adapter")" = true ] && discovering_seen="$discovering_seen $adapter(run $run)"; done
+  # First attempt: one "connecting to" per machine, nothing lost or retried before ready.
+  if [ "$(count_lines "$log" 'connecting to')" = 2 ] && [ "$(count_lines "$log" 'disconnected|retrying')" = 0 ]; then first=$((first + 1)); fi
+  stop_daemon
+done
+figure "run restarts with both machines ready on the first attempt: $first of $restarts; median start to both ready $(median "${times[@]}") s"
+[ -z "$discovering_seen" ] || fail "discovery ran on adapters outside machines.adapters:$discovering_seen"
+figure "machines.adapters = [hci0]: hci1 and hci2 never discovering"
+[ "$first" = "$restarts" ] || fail "both machines ready on the first attempt in only $first of $restarts restarts"
+
+# 2. A machine left connected before run starts.
+address=$(sed -n 's/.*SF-Bike-0001 ready (\([0-9A-F:]*\),.*/\1/p' "$RESULTS/run-restart-1.log" | head -1)
+[ -n "$address" ] || fail "no address for SF-Bike-0001 in the first run's log"
+bluetoothctl connect "$address" > "$RESULTS/run-adopt-connect.log" 2>&1
+connected=$(dbus-send --system --print-reply --dest=org.bluez "/org/bluez/hci0/dev_${address//:/_}" org.freedesktop.DBus.Properties.Get \
+  string:org.bluez.Device1 string:Connected 2>/dev/null | awk '/boolean/ { print $3 }')
+[ "$connected" = true ] || fail "bluetoothctl could not leave SF-Bike-0001 connected: $(tail -1 "$RESULTS/run-adopt-connect.log")"
+log="$RESULTS/run-adopt.log"
+start=$(now)
+start_daemon "$log"
+wait_for_line "$log" "SF-Bike-0001 ready" 30 || fail "a connected SF-Bike-0001 was not adopted within 30 s: $(tail -1 "$log")"
+adopted=$(seconds_since "$start")
+both_ready "$log" 30 || fail "SF-Rower-0001 not ready beside the adopted bike"
+stop_daemon
+figure "a machine left connected adopted in $adopted s (bar 3 s)"
+awk -v a="$adopted" 'BEGIN { exit !(a <= 3) }' || fail "the connected machine took $adopted s to adopt (bar 3 s)"
+
+# 3. A ride through a link drop, a bluetoothd restart and an adapter reset, captured with btmon.
+btmon -w "$RESULTS/run-ride.snoop" > /dev/null 2>&1 &
+btmon_pid=$!; started_pids+=("$btmon_pid")
+log="$RESULTS/run-ride.log"
+start_daemon "$log"
+both_ready "$log" 40 || fail "ride: both machines not ready: $(tail -1 "$log")"
+wait_for_line "$log" "session .* started on SF-Bike-0001" 30 || fail "ride: no session started on SF-Bike-0001"
+sleep 8
+step=$(now); readies=$(count_lines "$log" "SF-Bike-0001 ready")
+btmgmt --index 1 power off > /dev/null; sleep 2; btmgmt --index 1 power on > /dev/null
+until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$readies" ]; do
+  awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }' && fail "ride: SF-Bike-0001 not back within 60 s of its link drop"
+  sleep 0.2
+done
+figure "link drop (hci1 off 2 s, on): SF-Bike-0001 ready again after $(seconds_since "$step") s"
+sleep 4
+step=$(now); bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
+restart_bluetoothd
+until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
+  awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }' && fail "ride: machines not back within 60 s of a bluetoothd restart"
+  sleep 0.2
+done
+figure "bluetoothd restart: both ready again after $(seconds_since "$step") s"
+sleep 4
+step=$(now); bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
+btmgmt --index 0 power off > /dev/null; sleep 1; btmgmt --index 0 power on > /dev/null
+until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
+  awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }' && fail "ride: machines not back within 60 s of a gateway adapter reset"
+  sleep 0.2
+done
+figure "gateway adapter reset (hci0 off/on): both ready again after $(seconds_since "$step") s"
+sleep 8
+# The riders leave: the peripherals stop, the links drop, and disconnect_grace ends both sessions.
+kill "${started_pids[0]}" "${started_pids[1]}"
+wait_for_line "$log" "session .* finished on SF-Bike-0001" 60 || fail "ride: the bike's session did not end within 60 s of the machine going away"
+wait_for_line "$log" "session .* finished on SF-Rower-0001" 30 || fail "ride: the rower's session did not end"
+stop_daemon
+kill "$btmon_pid"; sleep 1
+sessions=$(count_lines "$log" "session .* started on")
+finished=$(count_lines "$log" "session .* finished on")
+grep -E "session .* (started|finished|dropped)" "$log"
+[ "$sessions" = 2 ] || fail "ride: $sessions sessions started, not 2 (one per machine, continued through every interruption)"
+"$BIN/ftms-bridge" queue --state-dir "$state" --json > "$RESULTS/run-queue.json" 2>&1 || fail "queue: $(tail -1 "$RESULTS/run-queue.json")"
+stored=$(grep -c '^{' "$RESULTS/run-queue.json")
+[ "$stored" = 2 ] || fail "ride: $stored sessions stored, not 2"
+figure "ride: 2 sessions started, $finished finished, $stored stored"
+"$BIN/ftms-bridge" replay "$RESULTS/run-ride.snoop" > "$RESULTS/run-replay.out" 2>&1 || fail "replay of the ride's btmon capture: $(tail -1 "$RESULTS/run-replay.out")"
+cat "$RESULTS/run-replay.out"
+"$BIN/ftms-bridge" replay --json "$RESULTS/run-ride.snoop" > "$RESULTS/run-replay.json" 2>&1
+replayed=$(grep -c '^{' "$RESULTS/run-replay.json")
+figure "btmon capture replayed to $replayed sessions (live: $stored)"
+[ "$replayed" = "$stored" ] || fail "the ride's btmon capture replays to $replayed sessions, the daemon stored $stored"
