@@ -25,6 +25,24 @@ struct ScanCommandTests {
         #expect(json.lines.first?.contains(#""name":"SF-Bike-0001""#) == true)
     }
 
+    /// `--adapter hci0` lists what hci0 hears and starts no discovery on hci1 (a second
+    /// controller may be busy advertising, and a scan there fails or disturbs it).
+    @Test func adapterKeepsTheScanOnOneController() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--adapters", "2", "--bikes", "2", "--visible-on", "one"])
+        defer { _ = sim.stop() }
+        let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
+        let table = try await ProcessRunner.runDetached(["scan", "--timeout", "0.5", "--adapter", "hci0"], environment: environment)
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.lines.count == 2 && table.lines.last?.hasPrefix("SF-Bike-0001") == true, "\(table.lines)")
+        let calls = try await sim.mock("GetCallLog").first?.strings ?? []
+        let starts = calls.filter { $0.hasPrefix("org.bluez.Adapter1.StartDiscovery") }
+        #expect(starts == ["org.bluez.Adapter1.StartDiscovery /org/bluez/hci0"], "\(calls)")
+        let bad = try await ProcessRunner.runDetached(["scan", "--adapter", "/org/bluez/hci0"], environment: environment)
+        #expect(bad.status != 0 && bad.stderr.contains("--adapter takes an adapter name"), "\(bad.stderr)")
+    }
+
     @Test func anUnreachableBusIsAOneLineError() throws {
         let result = try ProcessRunner.run(["scan", "--timeout", "0.2"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/socket"])
         #expect(result.status == 1)

@@ -191,3 +191,35 @@ struct BtsnoopReaderTests {
         #expect(throws: CaptureError(.byteOffset(offset), reason)) { try BtsnoopReader(bytes: bytes) }
     }
 }
+
+/// Two BlueZ hosts negotiate Enhanced ATT and send the notifications over its credit-based
+/// channels, which this reader does not decode: it says so in its statistics instead of
+/// silently finding nothing.
+@Suite("btsnoop reader: EATT")
+struct BtsnoopEATTTests {
+    static func eattCapture() -> BtsnoopBuilder {
+        var file = BtsnoopBuilder(.monitor)
+        let link: UInt16 = 0x0040
+        file.connectionComplete(handle: link, peer: BikeSessionFixture.peer, at: 0)
+        // Enhanced credit-based connection request for SPSM 0x0027 (EATT), 2 channels.
+        let request: [UInt8] = [0x27, 0x00, 0x00, 0x02, 0xF7, 0x00, 0x05, 0x00, 0x40, 0x00, 0x41, 0x00]
+        file.l2cap(handle: link, cid: 0x0005, [0x17, 0x01] + BtsnoopBuilder.littleEndian(UInt16(request.count)) + request, .toController, at: 10_000)
+        // A notification on the fixed channel, then three on EATT channel 0x0040 (2-byte SDU length first).
+        file.att(handle: link, ATT.notification(0x0014, [0x01]), .toHost, at: 20_000)
+        for index in 0..<3 {
+            file.l2cap(handle: link, cid: 0x0040, [0x04, 0x00] + ATT.notification(0x0014, [0x02]), .toHost, at: 30_000 + Int64(index) * 250_000)
+        }
+        return file
+    }
+
+    @Test func eattChannelsAndNotificationsByHandleAreCounted() throws {
+        var reader = try BtsnoopReader(bytes: Self.eattCapture().bytes)
+        _ = drain(&reader)
+        #expect(reader.statistics.eattChannelsRequested == 2)
+        #expect(reader.statistics.dynamicChannelPDUs == 3)
+        #expect(reader.statistics.notificationsPerHandle == [0x0014: 1])
+        let summary = reader.statistics.summary
+        #expect(summary.contains("notifications by handle 0x0014: 1"), "\(summary)")
+        #expect(summary.contains("2 EATT channels requested and 3 PDUs on dynamic channels"), "\(summary)")
+    }
+}

@@ -1,13 +1,13 @@
 import DBus
 
 extension BlueZClient {
-    /// Discovers for `duration` on every adapter and returns the machines `filter` takes.
+    /// Discovers for `duration` on every adapter `filter` allows and returns the machines it takes.
     ///
     /// `SetDiscoveryFilter` narrows BlueZ to our service UUID on LE, but BlueZ ORs every
     /// client's filter, so ``MachineFilter`` checks each device again. `InProgress` from
     /// StartDiscovery (another client's session is starting) is retried a few times.
     public func scan(for duration: Duration, filter: MachineFilter) async throws -> [DiscoveredMachine] {
-        let adapters = adapters
+        let adapters = adapters(allowedBy: filter)
         guard !adapters.isEmpty else { throw BlueZError.noAdapter }
         var started: [String] = []
         for adapter in adapters {
@@ -22,6 +22,11 @@ extension BlueZClient {
                 member: "StopDiscovery", timeout: .seconds(5))
         }
         return found
+    }
+
+    /// The adapters BlueZ has that `filter` lets the gateway use.
+    func adapters(allowedBy filter: MachineFilter) -> [String] {
+        adapters.filter(filter.allows(adapter:))
     }
 
     /// Returns false when the adapter cannot discover (powered off, vanished); throws only

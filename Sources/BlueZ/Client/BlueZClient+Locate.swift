@@ -7,7 +7,7 @@ extension BlueZClient {
     /// A device that matches the target's name but fails `filter` (no 0xFE01) is never taken.
     public func locate(_ target: MachineTarget, filter: MachineFilter, timeout: Duration) async throws -> DiscoveredMachine {
         if let known = tree.machines(passing: filter).first(where: target.matches) { return known }
-        guard !adapters.isEmpty else { throw BlueZError.noAdapter }
+        guard !adapters(allowedBy: filter).isEmpty else { throw BlueZError.noAdapter }
         do {
             try await acquireDiscovery(filter: filter)
         } catch {
@@ -23,14 +23,14 @@ extension BlueZClient {
         return found
     }
 
-    /// Starts discovery on every adapter unless another caller already holds it on. Every
+    /// Starts discovery on every adapter `filter` allows unless another caller already holds it on. Every
     /// acquire needs one ``releaseDiscovery()``: the daemon's search for new machines and
     /// each supervisor's `locate` share one session this way.
     public func acquireDiscovery(filter: MachineFilter) async throws {
         discoveryHolders += 1
         guard discoveryHolders == 1 else { return }
         var started: [String] = []
-        for adapter in adapters where try await startDiscovery(on: adapter, filter: filter) {
+        for adapter in adapters(allowedBy: filter) where try await startDiscovery(on: adapter, filter: filter) {
             started.append(adapter)
         }
         discoveringAdapters = started

@@ -116,6 +116,32 @@ public actor BlueZClient {
         }
     }
 
+    /// Reads `interface`'s properties of `path` with `Properties.GetAll` and puts them in the
+    /// cache, for when a reply has told us more than the signals have: real bluetoothd 5.66
+    /// can answer `Device1.Connect` with success and never signal `Connected=true` (the device
+    /// was already connected at the HCI level), leaving the cache saying false for good.
+    ///
+    /// The reply is applied after ``sync()``: every signal sent before it (older state) has
+    /// been applied by then, so none overwrites it. A signal arriving in the moment between the
+    /// reply and the barrier is newer and is overwritten; the connect sequence's waits have
+    /// timeouts that end in another read, so that window costs time, never a wrong verdict.
+    /// Returns false when the object is gone or BlueZ did not answer.
+    @discardableResult
+    public func refresh(_ path: String, interface: String) async -> Bool {
+        let reply: [DBusValue]
+        do {
+            reply = try await connection.call(
+                destination: BlueZNames.service, path: path, interface: BlueZNames.properties,
+                member: "GetAll", arguments: [.string(interface)], timeout: .seconds(5))
+        } catch {
+            return false
+        }
+        await sync()
+        guard let properties = reply.first, tree.refresh(path, interface: interface, getAll: properties) else { return false }
+        resumeWaiters()
+        return true
+    }
+
     private func handle(_ signal: DBusMessage) async {
         if signal.interface == DBusConnection.barrierInterface, signal.member == "Barrier" {
             if case .uint64(let id)? = signal.arguments.first { barriers.removeValue(forKey: id)?.resume() }

@@ -76,12 +76,20 @@ public actor MachineLink {
         } catch let error as DBusError {
             throw LinkError.connectFailed(error.description)
         }
-        // BlueZ sent Connected=true before its reply: make the cache show it before judging.
+        // A successful reply means connected. Whether BlueZ signalled Connected=true before
+        // it (as simulators do) or never did (real bluetoothd 5.66 when the link already
+        // existed at the HCI level), the cache must show the link before anything judges it:
+        // apply what was sent before the reply, then read the properties if it still disagrees.
         await client.sync()
-        let resolved = await client.wait(until: { tree in
-            let properties = tree.properties(device, BlueZNames.device)
-            return properties == nil || properties?["Connected"]?.bool == false || properties?["ServicesResolved"]?.bool == true
-        }, timeout: resolveTimeout)
+        if await client.tree.properties(device, BlueZNames.device)?["Connected"]?.bool != true {
+            await client.refresh(device, interface: BlueZNames.device)
+        }
+        var resolved = await waitForResolution(timeout: resolveTimeout)
+        if !resolved {
+            // Signals can be lost to the refresh's window (see BlueZClient.refresh): one last read.
+            await client.refresh(device, interface: BlueZNames.device)
+            resolved = await waitForResolution(timeout: .zero)
+        }
         let tree = await client.tree
         guard let properties = tree.properties(device, BlueZNames.device), properties["Connected"]?.bool == true else {
             throw LinkError.disconnected
@@ -125,6 +133,16 @@ public actor MachineLink {
         var written: [[UInt8]] = []
         try await requestControl(written: &written)
         return info
+    }
+
+    /// Waits for ServicesResolved, raced against Connected=false and removal; true when resolved.
+    private func waitForResolution(timeout: Duration) async -> Bool {
+        let device = device
+        _ = await client.wait(until: { tree in
+            let properties = tree.properties(device, BlueZNames.device)
+            return properties == nil || properties?["Connected"]?.bool == false || properties?["ServicesResolved"]?.bool == true
+        }, timeout: timeout)
+        return await client.tree.properties(device, BlueZNames.device)?["ServicesResolved"]?.bool == true
     }
 
     /// Every notification of the machine's data and status characteristics since the

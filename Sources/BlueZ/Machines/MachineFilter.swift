@@ -10,14 +10,29 @@ public struct MachineFilter: Sendable, Equatable {
     public var addresses: Set<String>
     /// Also take any FTMS machine (service 0x1826), whatever its name. Off by default.
     public var acceptGenericFTMS: Bool
+    /// Adapter names (`hci0`) the gateway may use; empty means all. Discovery starts only on
+    /// these and machines heard only elsewhere are not taken: another adapter on the box may
+    /// belong to something else (advertising, say), which a scan would disturb.
+    public var adapters: Set<String>
 
     public static let solidFocusUUID = "0000fe01-0000-1000-8000-00805f9b34fb"
     public static let fitnessMachineUUID = "00001826-0000-1000-8000-00805f9b34fb"
 
-    public init(namePatterns: [String] = ["SF-Bike-*", "SF-Rower-*"], addresses: Set<String> = [], acceptGenericFTMS: Bool = false) {
+    public init(
+        namePatterns: [String] = ["SF-Bike-*", "SF-Rower-*"], addresses: Set<String> = [], acceptGenericFTMS: Bool = false,
+        adapters: Set<String> = []
+    ) {
         self.namePatterns = namePatterns
         self.addresses = Set(addresses.map { $0.uppercased() })
         self.acceptGenericFTMS = acceptGenericFTMS
+        self.adapters = adapters
+    }
+
+    /// Whether `path` (`/org/bluez/hci0`) or name (`hci0`) is an adapter the gateway may use.
+    public func allows(adapter path: String) -> Bool {
+        guard !adapters.isEmpty else { return true }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return adapters.contains(name)
     }
 
     /// The UUIDs to put in `SetDiscoveryFilter`.
@@ -25,10 +40,20 @@ public struct MachineFilter: Sendable, Equatable {
         acceptGenericFTMS ? [Self.solidFocusUUID, Self.fitnessMachineUUID] : [Self.solidFocusUUID]
     }
 
-    public func accepts(name: String?, address: String, uuids: [String]) -> Bool {
+    /// `gattServices`: the UUIDs of the device's GATT services BlueZ holds, empty for a
+    /// device never connected. Once connected, bluetoothd 5.66 stops listing what the device
+    /// advertises in `UUIDs`: while connected it lists the GATT services, and after a
+    /// disconnect (its GATT cache keeps the services, the default) it lists nothing, since it
+    /// clears the advertised list and ignores new advertisements of a resolved device. 0xFE01,
+    /// which SolidFocus machines only advertise, is then gone for good, and a machine left
+    /// connected by a crashed instance, or one coming back after a drop, would never be taken
+    /// again. Such a device is taken on its name (or address) and the Fitness Machine service
+    /// in its GATT database.
+    public func accepts(name: String?, address: String, uuids: [String], gattServices: [String] = []) -> Bool {
         let lowered = Set(uuids.map { $0.lowercased() })
-        if acceptGenericFTMS, lowered.contains(Self.fitnessMachineUUID) { return true }
-        guard lowered.contains(Self.solidFocusUUID) else { return false }
+        let served = Set(gattServices.map { $0.lowercased() })
+        if acceptGenericFTMS, lowered.contains(Self.fitnessMachineUUID) || served.contains(Self.fitnessMachineUUID) { return true }
+        guard lowered.contains(Self.solidFocusUUID) || served.contains(Self.fitnessMachineUUID) else { return false }
         if addresses.contains(address.uppercased()) { return true }
         guard let name else { return false }
         return namePatterns.contains { Self.glob($0, matches: name) }

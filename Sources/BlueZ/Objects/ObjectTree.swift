@@ -65,6 +65,16 @@ public struct ObjectTree: Sendable, Equatable {
         objects = [:]
     }
 
+    /// Overwrites an object's properties with a `Properties.GetAll` reply (`a{sv}`) for an
+    /// interface the tree already holds; `false` when it holds no such object or the reply is
+    /// malformed. Only for a fresher read: see ``BlueZClient/refresh(_:interface:)``.
+    @discardableResult
+    public mutating func refresh(_ path: String, interface: String, getAll reply: DBusValue) -> Bool {
+        guard objects[path]?[interface] != nil, let properties = reply.stringDictionary else { return false }
+        for (name, value) in properties { objects[path]?[interface]?[name] = value.unwrapped }
+        return true
+    }
+
     public func properties(_ path: String, _ interface: String) -> Properties? {
         objects[path]?[interface]
     }
@@ -89,10 +99,20 @@ public struct ObjectTree: Sendable, Equatable {
 extension ObjectTree {
     /// Devices that pass `filter`, sorted by name, then address.
     public func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
-        paths(with: BlueZNames.device).compactMap { path -> DiscoveredMachine? in
+        var gattServices: [String: [String]] = [:]
+        for path in paths(with: BlueZNames.gattService) {
+            guard let service = properties(path, BlueZNames.gattService), let device = service["Device"]?.string,
+                let uuid = service["UUID"]?.string
+            else { continue }
+            gattServices[device, default: []].append(uuid)
+        }
+        return paths(with: BlueZNames.device).compactMap { path -> DiscoveredMachine? in
             guard let properties = properties(path, BlueZNames.device),
                 let machine = DiscoveredMachine(path: path, properties: properties),
-                filter.accepts(name: properties["Name"]?.string, address: machine.address, uuids: DiscoveredMachine.uuids(properties))
+                filter.allows(adapter: machine.adapter),
+                filter.accepts(
+                    name: properties["Name"]?.string, address: machine.address, uuids: DiscoveredMachine.uuids(properties),
+                    gattServices: gattServices[path] ?? [])
             else { return nil }
             return machine
         }.sorted { ($0.name, $0.address) < ($1.name, $1.address) }

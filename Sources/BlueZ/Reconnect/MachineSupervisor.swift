@@ -81,11 +81,12 @@ public actor MachineSupervisor {
                 }
                 continuation.yield(.connecting(target, attempt: attempt))
                 // Notifications go from the bus thread straight into ``events``: no task of
-                // the link's or ours sits between BlueZ and whoever reads the events.
-                let events = continuation
+                // the link's or ours sits between BlueZ and whoever reads the events. The gate
+                // only holds those of the connect sequence until `.ready` is out.
+                let gate = ReadyGate(events: continuation)
                 let link = MachineLink(
                     client: client, device: machine.path, resistanceForms: resistanceForms, acquire: timing.acquireNotify,
-                    sink: { characteristic, value in events.yield(.notification(characteristic, value)) })
+                    sink: { characteristic, value in gate.deliver(characteristic, value) })
                 self.link = link
                 let info: MachineInfo
                 do {
@@ -98,7 +99,7 @@ public actor MachineSupervisor {
                 }
                 backoff.reset()
                 attempt = 0
-                continuation.yield(.ready(info))
+                gate.open(ready: info)
                 reason = await stream(link, path: machine.path)
                 await link.close()
                 self.link = nil

@@ -144,7 +144,14 @@ public struct BtsnoopReader: Sendable {
     private mutating func l2cap(
         _ pdu: UnsafeRawBufferPointer, _ link: LinkID, _ direction: HCIDirection, at time: Duration
     ) -> CaptureEvent? {
-        guard pdu.count > 4, LittleEndian.uint16(pdu, at: 2) == 0x0004 else { return nil }
+        guard pdu.count > 4 else { return nil }
+        let channel = LittleEndian.uint16(pdu, at: 2)
+        if channel == Self.leSignallingChannel {
+            countEATTRequests(UnsafeRawBufferPointer(rebasing: pdu[4...]))
+            return nil
+        }
+        if channel >= Self.firstDynamicChannel { statistics.dynamicChannelPDUs += 1 }
+        guard channel == Self.attributeChannel else { return nil }
         statistics.attributePDUs += 1
         let att = UnsafeRawBufferPointer(rebasing: pdu[4...])
         let index = links.index(of: link) ?? links.add(link, GATTLink(peer: nil, attributes: anonymousAttributes))
@@ -159,9 +166,31 @@ public struct BtsnoopReader: Sendable {
         }
     }
 
+    static let attributeChannel: UInt16 = 0x0004
+    static let leSignallingChannel: UInt16 = 0x0005
+    static let firstDynamicChannel: UInt16 = 0x0040
+    static let eattPSM: UInt16 = 0x0027
+
+    /// Counts the channels an LE credit-based (0x14) or enhanced credit-based (0x17)
+    /// connection request asks for on EATT's PSM, so a replay can say where the traffic went.
+    private mutating func countEATTRequests(_ command: UnsafeRawBufferPointer) {
+        guard command.count >= 6 else { return }
+        let code = command[0]
+        let length = Int(LittleEndian.uint16(command, at: 2))
+        guard command.count >= 4 + length, length >= 2, LittleEndian.uint16(command, at: 4) == Self.eattPSM else { return }
+        switch code {
+        case 0x14: statistics.eattChannelsRequested += 1
+        case 0x17 where length >= 8: statistics.eattChannelsRequested += (length - 8) / 2
+        default: break
+        }
+    }
+
     private mutating func value(
         _ access: GATTLink.Access, in att: UnsafeRawBufferPointer, on link: Int, at time: Duration
     ) -> CaptureEvent? {
+        if access.operation == .notify || access.operation == .indicate {
+            statistics.notificationsPerHandle[access.handle, default: 0] += 1
+        }
         guard let uuid = handleMap[access.handle] ?? links[link].attributes[access.handle] else {
             statistics.unmappedEvents += 1
             statistics.unmappedHandles.insert(access.handle)

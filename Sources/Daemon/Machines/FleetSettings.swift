@@ -8,8 +8,12 @@ public struct FleetSettings: Sendable {
     public var filter: MachineFilter
     /// Names or addresses to keep connected; empty means every machine `filter` takes.
     public var allow: [String]
-    /// Adapter names (`hci0`) whose machines are taken; empty means all.
-    public var adapters: [String]
+    /// Adapter names (`hci0`) whose machines are taken; empty means all. Kept in `filter`,
+    /// so that discovery and every lookup of BlueZ's cache honour it too.
+    public var adapters: [String] {
+        get { filter.adapters.sorted() }
+        set { filter.adapters = Set(newValue) }
+    }
     public var maxConnected: Int
     /// Links per adapter (`machines.max_per_adapter`): a controller holds only a few.
     public var maxPerAdapter: Int
@@ -32,7 +36,7 @@ public struct FleetSettings: Sendable {
         self.busAddress = busAddress
         self.filter = filter
         self.allow = allow
-        self.adapters = adapters
+        self.filter.adapters = Set(adapters)
         self.maxConnected = maxConnected
         self.maxPerAdapter = maxPerAdapter
         self.discoveryWindow = discoveryWindow
@@ -44,8 +48,6 @@ public struct FleetSettings: Sendable {
 
     /// Whether a discovered machine sits on an adapter the gateway may use.
     public func allows(adapter path: String) -> Bool {
-        guard !adapters.isEmpty else { return true }
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        return adapters.contains(name)
+        filter.allows(adapter: path)
     }
 }

@@ -129,7 +129,7 @@ struct Advertisement: Sendable {
     /// primary service, GAP's included (it is browsed, though not exported).
     static func resolvedUUIDs(advertised: [UInt16], layout: GattLayout) -> [UInt16] {
         guard !layout.services.isEmpty else { return advertised }
-        return Array(Set(advertised + layout.services.map(\.uuid) + [0x1800]))
+        return Array(Set(layout.services.map(\.uuid) + [0x1800, 0x1801]))
     }
 }
 

@@ -7,6 +7,15 @@ extension BlueZSimulator {
             case .connectHang(let times): script(.hang, times)
             case .noResolve(let times): script(.noResolve, times)
             case .earlyResolve(let times): script(.earlyResolve, times)
+            case .connectReplyFirst(let times): script(.replyFirst, times)
+            case .connectSilent(let times): script(.silent, times)
+            case .connectedAtStart:
+                for device in devices.values.sorted(by: { $0.path < $1.path }) where adapters[device.adapterPath]?.powered == true {
+                    device.known = true
+                    exportDevice(device, announce: true, withGatt: false)
+                    linkUp(device, mode: .ok)
+                }
+                flush()
             case .linkDrop(let frames): for device in devices.values { device.dropAfterFrames = frames }
             case .loseControl(let frames): for device in devices.values { device.loseControlAfterFrames = frames }
             case .restart(let delay, let down):

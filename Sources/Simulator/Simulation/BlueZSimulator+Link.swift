@@ -54,8 +54,14 @@ extension BlueZSimulator {
                 self.log("connect \(device.spec.name): le-connection-abort-by-local")
                 return
             }
-            self.linkUp(device, mode: mode)
-            if let replier { self.reply(replier) }
+            if mode == .replyFirst || mode == .silent {
+                if let replier { self.reply(replier) }
+                self.linkUp(device, mode: mode)
+                self.flush()
+            } else {
+                self.linkUp(device, mode: mode)
+                if let replier { self.reply(replier) }
+            }
         }
     }
 
@@ -70,8 +76,12 @@ extension BlueZSimulator {
         for characteristic in device.characteristics.values {
             for sender in characteristic.sessions.keys { characteristic.sessions[sender] = true }
         }
-        setProperty(device.path, BusNames.device, "Connected", .bool(true))
-        log("link up \(device.spec.name)")
+        if mode == .silent {
+            _ = store.set(device.path, BusNames.device, "Connected", .bool(true))
+        } else {
+            setProperty(device.path, BusNames.device, "Connected", .bool(true))
+        }
+        log("link up \(device.spec.name)\(mode == .silent ? " (Connected not signalled)" : "")")
         guard mode != .noResolve else { return }
         let link = device.link
         let delay = mode == .earlyResolve ? Duration.zero : device.plan.resolveDelay

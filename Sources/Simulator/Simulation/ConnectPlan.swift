@@ -12,6 +12,13 @@ struct ConnectPlan: Sendable {
         case noResolve = "no-resolve"
         /// ServicesResolved right after the reply, the GATT objects later (bluez #1489).
         case earlyResolve = "early-resolve"
+        /// The reply first, Connected=true after it: a client must not judge the link by its
+        /// cache the moment the reply arrives.
+        case replyFirst = "reply-first"
+        /// The reply, and Connected=true never signalled (a GetAll shows it): what real
+        /// bluetoothd 5.66 does when the link already existed at the HCI level ("Device …
+        /// is already connected"). ServicesResolved is signalled as usual.
+        case silent
     }
 
     var mode: Mode = .ok

@@ -10,6 +10,14 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     case noResolve(times: Int)
     /// ServicesResolved before the GATT objects exist (bluez #1489), on first connections.
     case earlyResolve(times: Int)
+    /// The next `times` Connect() calls reply before Connected=true is signalled.
+    case connectReplyFirst(times: Int)
+    /// The next `times` Connect() calls reply and never signal Connected=true.
+    case connectSilent(times: Int)
+    /// Every machine is connected and resolved when the simulator starts, as one left so by
+    /// a crashed gateway or another client: it does not advertise, and is found only in
+    /// BlueZ's objects.
+    case connectedAtStart
     /// Every link drops after this many data notifications.
     case linkDrop(afterFrames: Int)
     /// Control permission is lost (Status 0xFF) after this many data notifications per link.
@@ -26,7 +34,8 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     case controlPointResult(opCode: UInt8, result: UInt8)
 
     public static let usage = """
-        connect-abort[=N] connect-hang[=N] no-resolve[=N] early-resolve[=N] link-drop=FRAMES \
+        connect-abort[=N] connect-hang[=N] no-resolve[=N] early-resolve[=N] connect-reply-first[=N] \
+        connect-silent[=N] connected-at-start link-drop=FRAMES \
         lose-control=FRAMES restart=AFTER_MS[:DOWN_MS] power-cycle=AFTER_MS[:OFF_MS] discovery-fails=N \
         bad-types cp-result=OP:RESULT
         """
@@ -59,6 +68,11 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case "connect-hang": self = .connectHang(times: try count(default: 1))
         case "no-resolve": self = .noResolve(times: try count(default: 1))
         case "early-resolve": self = .earlyResolve(times: try count(default: 1))
+        case "connect-reply-first": self = .connectReplyFirst(times: try count(default: 1))
+        case "connect-silent": self = .connectSilent(times: try count(default: 1))
+        case "connected-at-start":
+            guard argument == nil else { throw SimulatorError("fault 'connected-at-start' takes no argument") }
+            self = .connectedAtStart
         case "link-drop": self = .linkDrop(afterFrames: try count())
         case "lose-control": self = .loseControl(afterFrames: try count())
         case "restart":
@@ -88,6 +102,9 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .connectHang(let times): "connect-hang=\(times)"
         case .noResolve(let times): "no-resolve=\(times)"
         case .earlyResolve(let times): "early-resolve=\(times)"
+        case .connectReplyFirst(let times): "connect-reply-first=\(times)"
+        case .connectSilent(let times): "connect-silent=\(times)"
+        case .connectedAtStart: "connected-at-start"
         case .linkDrop(let frames): "link-drop=\(frames)"
         case .loseControl(let frames): "lose-control=\(frames)"
         case .restart(let after, let down): "restart=\(after.milliseconds):\(down.milliseconds)"

@@ -57,6 +57,8 @@ struct ControlCommand: AsyncParsableCommand {
     @Option(help: "Seconds to discover for when the machine is not already known.")
     var scanTimeout: Double = 5
 
+    @OptionGroup var adapter: AdapterOptions
+
     func validate() throws {
         guard commands.count + (training == nil ? 0 : 1) + (stopTraining ? 1 : 0) == 1 else {
             throw ValidationError("give exactly one of --resistance, --power, --start, --stop, --pause, --reset, --training, --stop-training")
@@ -83,7 +85,7 @@ struct ControlCommand: AsyncParsableCommand {
         }
         try await withBlueZ(command: "control") { client in
             let found = try await client.locate(
-                MachineTarget(machine), filter: MachineFilter(acceptGenericFTMS: true), timeout: .milliseconds(Int(scanTimeout * 1000)))
+                MachineTarget(machine), filter: adapter.filter(acceptGenericFTMS: true), timeout: .milliseconds(Int(scanTimeout * 1000)))
             let link = MachineLink(client: client, device: found.path)
             let info = try await link.connect()
             let outcome: CommandOutcome

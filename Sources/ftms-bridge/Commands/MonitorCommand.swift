@@ -26,9 +26,11 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Seconds to discover for when the machine is not already known.")
     var scanTimeout: Double = 5
 
+    @OptionGroup var adapter: AdapterOptions
+
     func run() async throws {
         try await withBlueZ(command: "monitor") { client in
-            let filter = MachineFilter(acceptGenericFTMS: true)
+            let filter = adapter.filter(acceptGenericFTMS: true)
             // The first search gives a clear error; after that the supervisor finds it again
             // by address, through link drops and bluetoothd restarts, until we stop.
             let found = try await client.locate(

@@ -116,6 +116,8 @@ struct ReplayCommand: AsyncParsableCommand {
             if let error = result.error {
                 printError("replay: \(file): \(error)")
                 damaged = true
+            } else if result.notifications == 0, let contents = result.contents {
+                printError("replay: \(file): no FTMS notifications to replay; the capture holds \(contents)")
             }
             if let plot {
                 let name = machine?.name ?? String(file.split(separator: "/").last ?? "")

@@ -19,6 +19,8 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Also list any FTMS machine (service 0x1826), not only SolidFocus ones.")
     var anyFtms = false
 
+    @OptionGroup var adapter: AdapterOptions
+
     func validate() throws {
         guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
     }
@@ -26,7 +28,7 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         try await withBlueZ(command: "scan") { client in
             let machines = try await client.scan(
-                for: .milliseconds(Int(timeout * 1000)), filter: MachineFilter(acceptGenericFTMS: anyFtms))
+                for: .milliseconds(Int(timeout * 1000)), filter: adapter.filter(acceptGenericFTMS: anyFtms))
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -21,6 +21,9 @@ struct CaptureReplay {
         var events = 0
         var notifications = 0
         var error: String?
+        /// What a btsnoop capture held (records, ATT PDUs, notifications by handle, EATT
+        /// channels), for a replay that found nothing to ride.
+        var contents: String?
     }
 
     /// What the pipeline produced, with the capture time it happened at.
@@ -57,6 +60,10 @@ struct CaptureReplay {
         }
         guard let machine = Self.machine(of: reader, bytes: bytes, path: path) else {
             result.error = "no Indoor Bike Data or Rower Data in the capture, and its header names no machine type"
+            if var btsnoop = reader as? BtsnoopReader {
+                while (try? btsnoop.next()) != nil {}
+                result.error? += " (it holds \(btsnoop.statistics.summary))"
+            }
             return result
         }
         result.machine = machine
@@ -106,6 +113,7 @@ struct CaptureReplay {
         }
         let end = Timestamp(monotonic: last, wallOrigin: origin)
         await deliver(pipeline.close(at: end, reason: .endOfCapture), at: end)
+        if let btsnoop = reader as? BtsnoopReader { result.contents = btsnoop.statistics.summary }
         return result
     }
 

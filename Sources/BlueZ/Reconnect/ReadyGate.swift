@@ -1,0 +1,50 @@
+import FTMS
+import Synchronization
+
+/// Holds a link's notifications back until its `.ready` event has gone out, so that whoever
+/// reads a supervisor's events sees `.ready` (the machine's name, type and features) before
+/// the first frame it explains.
+///
+/// Notifications start during the connect sequence (subscriptions come before Request
+/// Control), on the bus thread, while `.ready` is sent from the supervisor's task once the
+/// sequence ends; without the gate they overtake it. A lock, not an actor, because the sink
+/// runs on the bus thread and must not wait or hop. What is held is bounded: a machine
+/// notifying at 4 Hz sends a handful during a connect sequence, so anything past the bound is
+/// an old frame that no reader needs.
+final class ReadyGate: Sendable {
+    private struct State {
+        var open = false
+        var held: [(Characteristic, [UInt8])] = []
+    }
+
+    private let state = Mutex(State())
+    private let events: AsyncStream<SupervisorEvent>.Continuation
+    static let maximumHeld = 64
+
+    init(events: AsyncStream<SupervisorEvent>.Continuation) {
+        self.events = events
+    }
+
+    /// The link's sink: forwards at once when open, else holds (the oldest go first).
+    func deliver(_ characteristic: Characteristic, _ value: [UInt8]) {
+        state.withLock { state in
+            if state.open {
+                events.yield(.notification(characteristic, value))
+            } else {
+                if state.held.count == Self.maximumHeld { state.held.removeFirst() }
+                state.held.append((characteristic, value))
+            }
+        }
+    }
+
+    /// Sends `.ready`, then what was held, then opens, all under the lock, so no
+    /// notification from the bus thread lands between them.
+    func open(ready info: MachineInfo) {
+        state.withLock { state in
+            events.yield(.ready(info))
+            for (characteristic, value) in state.held { events.yield(.notification(characteristic, value)) }
+            state.held = []
+            state.open = true
+        }
+    }
+}

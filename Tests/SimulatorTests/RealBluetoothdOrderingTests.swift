@@ -1,0 +1,116 @@
+import BlueZ
+import BlueZTesting
+import DBus
+import FTMS
+import Simulator
+import Testing
+
+extension SimulatorProcessTests {
+    /// What real bluetoothd 5.66 does that simulators long did not, found by running the
+    /// bridge against it in a VM: a Connect reply with no Connected=true signal, a machine
+    /// already connected when the bridge starts, a second adapter the gateway must leave
+    /// alone, RSSI 127. Each test failed before its fix.
+    @Suite("What real bluetoothd does")
+    struct RealBluetoothdOrderingTests {
+        /// bluetoothd answered Connect with success and never signalled Connected=true: a
+        /// successful reply means connected, so the link waits for ServicesResolved instead of
+        /// judging the stale cache and disconnecting 1-16 ms later.
+        @Test(arguments: ["connect-silent=1", "connect-reply-first=1"])
+        func aConnectReplyIsAConnection(fault: String) async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--rate", "4", "--fault", fault])
+            defer { rig.stop() }
+            let link = try await rig.connectedLink("SF-Bike-0001")
+            #expect(await link.info?.name == "SF-Bike-0001")
+            let device = try rig.device("SF-Bike-0001")
+            #expect(await rig.client.tree.properties(device, "org.bluez.Device1")?["Connected"]?.bool == true)
+            // One Connect, no Disconnect: the first attempt held.
+            let calls = try await rig.callLog().filter { $0.hasSuffix(device) }
+            #expect(calls.filter { $0.hasPrefix("org.bluez.Device1.Connect") }.count == 1, "\(calls)")
+            #expect(!calls.contains { $0.hasPrefix("org.bluez.Device1.Disconnect") }, "\(calls)")
+        }
+
+        /// A machine left connected (by a crashed instance or another client) does not
+        /// advertise, and bluetoothd lists its GATT services in UUIDs instead of 0xFE01: it is
+        /// found in BlueZ's objects and taken on its name and its Fitness Machine service.
+        @Test func aMachineAlreadyConnectedIsFoundWithoutAdvertising() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--rate", "4", "--fault", "connected-at-start"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            #expect(await rig.waitFor("ServicesResolved") { $0.properties(device, "org.bluez.Device1")?["ServicesResolved"]?.bool == true })
+            let uuids = await rig.client.tree.properties(device, "org.bluez.Device1")?["UUIDs"]?.strings ?? []
+            #expect(!uuids.contains(MachineFilter.solidFocusUUID), "\(uuids)")
+            let found = try await rig.client.locate(MachineTarget("SF-Bike-0001"), filter: MachineFilter(), timeout: .milliseconds(100))
+            #expect(found.path == device)
+            let link = MachineLink(client: rig.client, device: device)
+            #expect(try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).kind == .bike)
+            // Never discovered: found where it was.
+            #expect(try await rig.callLog().contains { $0.hasPrefix("org.bluez.Adapter1.StartDiscovery") } == false)
+        }
+
+        /// A name that looks like a machine, with neither 0xFE01 advertised nor a Fitness
+        /// Machine service in a GATT database, is still not taken.
+        @Test func aDecoyWithoutEitherIsNotTaken() {
+            let filter = MachineFilter()
+            #expect(!filter.accepts(name: "SF-Bike-9", address: "A", uuids: [], gattServices: ["0000180a-0000-1000-8000-00805f9b34fb"]))
+            #expect(filter.accepts(name: "SF-Bike-9", address: "A", uuids: [], gattServices: [MachineFilter.fitnessMachineUUID]))
+            #expect(!filter.accepts(name: "Treadmill", address: "A", uuids: [], gattServices: [MachineFilter.fitnessMachineUUID]))
+        }
+
+        /// `machines.adapters = ["hci0"]`: discovery starts on hci0 only, and machines heard
+        /// only on hci1 are not taken.
+        @Test func discoveryStaysOnTheAllowedAdapters() async throws {
+            let rig = try await SimulatorRig.start(["--adapters", "2", "--bikes", "2", "--visible-on", "one"])
+            defer { rig.stop() }
+            let filter = MachineFilter(adapters: ["hci0"])
+            let found = try await rig.client.scan(for: .milliseconds(600), filter: filter)
+            #expect(!found.isEmpty && found.allSatisfy { $0.adapter == "/org/bluez/hci0" }, "\(found)")
+            let starts = try await rig.callLog().filter { $0.hasPrefix("org.bluez.Adapter1.StartDiscovery") }
+            #expect(starts == ["org.bluez.Adapter1.StartDiscovery /org/bluez/hci0"], "\(starts)")
+            try await rig.client.acquireDiscovery(filter: filter)
+            let held = await rig.waitFor("hci0 Discovering") { $0.properties("/org/bluez/hci0", "org.bluez.Adapter1")?["Discovering"]?.bool == true }
+            #expect(held)
+            #expect(await rig.client.tree.properties("/org/bluez/hci1", "org.bluez.Adapter1")?["Discovering"]?.bool == false)
+            await rig.client.releaseDiscovery()
+        }
+
+        /// A supervisor's reader sees `.ready` before the first frame, even when frames flow
+        /// during a slow Request Control.
+        @Test func readyComesBeforeTheFirstFrame() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--rate", "50"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            _ = try await rig.client.scan(for: .milliseconds(200), filter: MachineFilter())
+            try await rig.simulator.mock("SetWriteDelay", [.string(device), .uint32(300)])
+            let supervisor = MachineSupervisor(client: rig.client, target: MachineTarget("SF-Bike-0001"))
+            let running = Task { await supervisor.run() }
+            var order: [String] = []
+            var frames = 0
+            for await event in supervisor.events {
+                switch event {
+                case .ready: order.append("ready")
+                case .notification:
+                    if order.last != "frame" { order.append("frame") }
+                    frames += 1
+                default: break
+                }
+                if frames >= 20 { break }
+            }
+            running.cancel()
+            await running.value
+            #expect(order == ["ready", "frame"], "\(order)")
+        }
+    }
+}
+
+@Suite("Discovered machines")
+struct DiscoveredMachineTests {
+    /// RSSI 127 is HCI's "not available", not a reading.
+    @Test func rssi127IsNotAReading() throws {
+        let base: ObjectTree.Properties = ["Address": .string("00:AA:01:01:00:01"), "Name": .string("SF-Bike-0001")]
+        var properties = base
+        properties["RSSI"] = .int16(127)
+        #expect(try #require(DiscoveredMachine(path: "/org/bluez/hci0/dev_00_AA_01_01_00_01", properties: properties)).rssi == nil)
+        properties["RSSI"] = .int16(-61)
+        #expect(try #require(DiscoveredMachine(path: "/org/bluez/hci0/dev_00_AA_01_01_00_01", properties: properties)).rssi == -61)
+    }
+}
