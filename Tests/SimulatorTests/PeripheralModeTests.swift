@@ -16,6 +16,8 @@ extension SimulatorProcessTests {
             let application = Mutex<(sender: String, path: String)?>(nil)
             let advertisement = Mutex<(sender: String, path: String)?>(nil)
             let unregistered = Mutex<[String]>([])
+            /// Adapter1.Alias as set: the GAP name a connected client reads.
+            let alias = Mutex<String?>(nil)
         }
 
         /// Owns org.bluez and serves GattManager1 and LEAdvertisingManager1 on /org/bluez/hci1.
@@ -30,6 +32,8 @@ extension SimulatorProcessTests {
                 case ("org.bluez.GattManager1", "RegisterApplication"): seen.application.withLock { $0 = (sender, path) }
                 case ("org.bluez.LEAdvertisingManager1", "RegisterAdvertisement"): seen.advertisement.withLock { $0 = (sender, path) }
                 case (_, let member) where member.hasPrefix("Unregister"): seen.unregistered.withLock { $0.append(member) }
+                case ("org.freedesktop.DBus.Properties", "Set") where call.arguments.dropFirst().first?.string == "Alias":
+                    seen.alias.withLock { $0 = call.arguments.last?.string }
                 default: return call.replier.fail(name: "org.freedesktop.DBus.Error.UnknownMethod", message: call.member)
                 }
                 call.replier.reply()
@@ -50,6 +54,7 @@ extension SimulatorProcessTests {
             defer { peripheral.stop() }
             try await waitUntil("ready line") { peripheral.stdout.contains("ready SF-Bike-0042 on hci1") }
             let application = try #require(seen.application.withLock { $0 })
+            #expect(seen.alias.withLock { $0 } == "SF-Bike-0042", "the GAP name a connected gateway reads")
             let advertisement = try #require(seen.advertisement.withLock { $0 })
 
             // As bluetoothd's gdbus client reads them.

@@ -84,7 +84,16 @@ public actor BlueZPeripheral {
     }
 
     /// Registers the application and the advertisement with the adapter's bluetoothd.
+    ///
+    /// The adapter's Alias is set to the machine's name first: it is the GAP Device Name
+    /// (0x2A00) bluetoothd serves, and a client's bluetoothd reads that name once connected and
+    /// replaces the advertised one with it (Device1.Name). Left alone, a connected SF-Bike-0001
+    /// would become "BlueZ 5.66" on the gateway, as no real SF machine does.
     private func register(on bus: DBusConnection) async throws {
+        _ = try await bus.call(
+            destination: "org.bluez", path: adapterPath, interface: "org.freedesktop.DBus.Properties", member: "Set",
+            arguments: [.string("org.bluez.Adapter1"), .string("Alias"), .variant(.string(configuration.machine.name))],
+            timeout: .seconds(10))
         _ = try await bus.call(
             destination: "org.bluez", path: adapterPath, interface: "org.bluez.GattManager1", member: "RegisterApplication",
             arguments: [.objectPath(tree.root), DBusValue.properties([:])], timeout: .seconds(10))

@@ -9,7 +9,7 @@ log="$RESULTS/peripheral-SF-Bike-0001.log"
 for request in "--resistance 8" "--start" "--stop"; do
   start=$(now)
   # shellcheck disable=SC2086
-  timeout 60 "$BIN/ftms-bridge" control SF-Bike-0001 $request > "$RESULTS/control.out" 2> "$RESULTS/control.err" \
+  timeout 60 "$BIN/ftms-bridge" control SF-Bike-0001 --adapter hci0 $request > "$RESULTS/control.out" 2> "$RESULTS/control.err" \
     || fail "control $request exited $?: $(tail -1 "$RESULTS/control.err") $(tail -1 "$RESULTS/control.out")"
   cat "$RESULTS/control.out"
   grep -q success "$RESULTS/control.out" || fail "control $request: no success in $(tail -1 "$RESULTS/control.out")"

@@ -9,7 +9,7 @@ start_peripheral hci1 bike:SF-Bike-0001 --rate 4
 first=0; times=()
 for run in $(seq 1 "$runs"); do
   start=$(now)
-  timeout 60 "$BIN/ftms-bridge" monitor SF-Bike-0001 --count 4 --json > "$RESULTS/monitor-$run.out" 2> "$RESULTS/monitor-$run.err"
+  timeout 60 "$BIN/ftms-bridge" monitor SF-Bike-0001 --adapter hci0 --count 4 --json > "$RESULTS/monitor-$run.out" 2> "$RESULTS/monitor-$run.err"
   status=$?
   times+=("$(seconds_since "$start")")
   [ "$status" = 0 ] || fail "monitor run $run exited $status: $(tail -1 "$RESULTS/monitor-$run.err")"

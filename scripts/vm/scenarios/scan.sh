@@ -7,12 +7,12 @@ start_peripheral hci1 bike:SF-Bike-0001
 start_peripheral hci2 rower:SF-Rower-0001
 start_peripheral hci3 ftms:SF-Bike-9999
 start=$(now)
-"$BIN/ftms-bridge" scan --timeout 5 > "$RESULTS/scan.out" 2> "$RESULTS/scan.err" || fail "scan exited $?: $(tail -1 "$RESULTS/scan.err")"
+"$BIN/ftms-bridge" scan --adapter hci0 --timeout 5 > "$RESULTS/scan.out" 2> "$RESULTS/scan.err" || fail "scan exited $?: $(tail -1 "$RESULTS/scan.err")"
 cat "$RESULTS/scan.out" "$RESULTS/scan.err"
 grep -q 'SF-Bike-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Bike-0001"
 grep -q 'SF-Rower-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Rower-0001"
 grep -q 'SF-Bike-9999' "$RESULTS/scan.out" && fail "scan listed the decoy SF-Bike-9999 (no 0xFE01)"
-"$BIN/ftms-bridge" scan --timeout 3 --any-ftms > "$RESULTS/scan-any.out" 2>&1 || fail "scan --any-ftms exited $?"
+"$BIN/ftms-bridge" scan --adapter hci0 --timeout 3 --any-ftms > "$RESULTS/scan-any.out" 2>&1 || fail "scan --any-ftms exited $?"
 grep -q 'SF-Bike-9999' "$RESULTS/scan-any.out" || fail "scan --any-ftms did not list the FTMS decoy SF-Bike-9999"
 grep -q ' 127 dBm' "$RESULTS/scan.out" && echo "note: RSSI 127 (HCI's 'not available') printed as a level"
 figure "scan found 2 machines, decoy ignored, $(seconds_since "$start") s"
