@@ -63,4 +63,6 @@ for scenario in "${scenarios[@]}"; do
   echo "$line" | tee -a "$results/summary"
   grep '^figure' "$results/$scenario.log" | sed "s/^/  $scenario /" | tee -a "$results/summary"
 done
+# A failure's capture as text, for reading on a host without btmon.
+[ "$overall" = fail ] && timeout 120 btmon -r "$results/btmon.snoop" 2>&1 | head -c 30000000 > "$results/btmon.txt"
 echo "$overall: ${#scenarios[@]} scenario(s), guest up $(now) s" > "$results/finished"

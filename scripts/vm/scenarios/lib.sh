@@ -57,3 +57,8 @@ discovering() {
   dbus-send --system --print-reply --dest=org.bluez "/org/bluez/$1" org.freedesktop.DBus.Properties.Get \
     string:org.bluez.Adapter1 string:Discovering 2>/dev/null | awk '/boolean/ { print $3 }'
 }
+
+# dump_objects FILE: bluetoothd's whole object tree (GetManagedObjects), for the record.
+dump_objects() {
+  dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > "$1" 2>&1
+}

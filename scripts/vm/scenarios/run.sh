@@ -1,6 +1,10 @@
 #!/bin/bash
 # `ftms-bridge run` against real bluetoothd with two machines on two controllers (bike on hci1,
-# rower on hci2) and the gateway limited to hci0 (machines.adapters), no backend.
+# rower on hci2) and the gateway limited to hci0 and hci3 (machines.adapters), no backend.
+# Two gateway controllers, one link each (max_per_adapter = 1): btvirt 5.66 breaks a central's
+# second concurrent link (the peripheral's controller answers the new handle with "Unknown
+# Connection Identifier" and drops the link, and the central never hears of it), a limit of the
+# emulator, not of bluetoothd or real controllers.
 #  1. restarted RUN_RESTARTS times (default 10): both machines ready on their first attempt each time;
 #     hci1/hci2 never discovering (machines.adapters keeps discovery off them).
 #  2. a machine left connected before run starts (bluetoothctl connect) is adopted within 3 s.
@@ -15,7 +19,8 @@ state="$work/state"; mkdir -p "$state"
 config="$work/config.toml"
 cat > "$config" <<TOML
 [machines]
-adapters = ["hci0"]
+adapters = ["hci0", "hci3"]
+max_per_adapter = 1
 [sessions]
 minimum_movement = 5
 disconnect_grace = 20
@@ -62,16 +67,18 @@ for run in $(seq 1 "$restarts"); do
 done
 figure "run restarts with both machines ready on the first attempt: $first of $restarts; median start to both ready $(median "${times[@]}") s"
 [ -z "$discovering_seen" ] || fail "discovery ran on adapters outside machines.adapters:$discovering_seen"
-figure "machines.adapters = [hci0]: hci1 and hci2 never discovering"
+figure "machines.adapters = [hci0, hci3]: hci1 and hci2 never discovering"
 [ "$first" = "$restarts" ] || fail "both machines ready on the first attempt in only $first of $restarts restarts"
 
 # 2. A machine left connected before run starts.
 address=$(sed -n 's/.*SF-Bike-0001 ready (\([0-9A-F:]*\),.*/\1/p' "$RESULTS/run-restart-1.log" | head -1)
 [ -n "$address" ] || fail "no address for SF-Bike-0001 in the first run's log"
-bluetoothctl connect "$address" > "$RESULTS/run-adopt-connect.log" 2>&1
+# Another client connects it through hci0 and leaves it connected (as a crashed instance would).
+dbus-send --system --print-reply --reply-timeout=30000 --dest=org.bluez "/org/bluez/hci0/dev_${address//:/_}" \
+  org.bluez.Device1.Connect > "$RESULTS/run-adopt-connect.log" 2>&1
 connected=$(dbus-send --system --print-reply --dest=org.bluez "/org/bluez/hci0/dev_${address//:/_}" org.freedesktop.DBus.Properties.Get \
   string:org.bluez.Device1 string:Connected 2>/dev/null | awk '/boolean/ { print $3 }')
-[ "$connected" = true ] || fail "bluetoothctl could not leave SF-Bike-0001 connected: $(tail -1 "$RESULTS/run-adopt-connect.log")"
+[ "$connected" = true ] || fail "could not leave SF-Bike-0001 connected through hci0: $(tail -1 "$RESULTS/run-adopt-connect.log")"
 log="$RESULTS/run-adopt.log"
 start=$(now)
 start_daemon "$log"
@@ -79,7 +86,9 @@ wait_for_line "$log" "SF-Bike-0001 ready" 30 || fail "a connected SF-Bike-0001 w
 adopted=$(seconds_since "$start")
 both_ready "$log" 30 || fail "SF-Rower-0001 not ready beside the adopted bike"
 stop_daemon
-figure "a machine left connected adopted in $adopted s (bar 3 s)"
+stamp() { date -d "$(grep -m1 -E "$2" "$1" | cut -d' ' -f1)" +%s.%N; }
+from_bus=$(awk -v a="$(stamp "$log" 'connected to the system bus')" -v b="$(stamp "$log" 'SF-Bike-0001 ready')" 'BEGIN { printf "%.2f", b - a }')
+figure "a machine left connected adopted in $adopted s from the daemon's start, $from_bus s from its bus connection (bar 3 s)"
 awk -v a="$adopted" 'BEGIN { exit !(a <= 3) }' || fail "the connected machine took $adopted s to adopt (bar 3 s)"
 
 # 3. A ride through a link drop, a bluetoothd restart and an adapter reset, captured with btmon.
@@ -89,7 +98,11 @@ log="$RESULTS/run-ride.log"
 start_daemon "$log"
 both_ready "$log" 40 || fail "ride: both machines not ready: $(tail -1 "$log")"
 wait_for_line "$log" "session .* started on SF-Bike-0001" 30 || fail "ride: no session started on SF-Bike-0001"
-sleep 8
+# How bluetoothd delivers the data notifications: AcquireNotify where it grants it, else StartNotify.
+timeout 4 "$BIN/ftms-bridge" watch --socket "$work/metrics.sock" --json > "$RESULTS/run-watch.json" 2>&1
+notify=$(grep -o '"notify":"[a-z_]*"' "$RESULTS/run-watch.json" | sort | uniq -c | tr -s ' \n' ' ')
+figure "data notifications delivered by:${notify:- (no state message)}"
+sleep 4
 step=$(now); readies=$(count_lines "$log" "SF-Bike-0001 ready")
 btmgmt --index 1 power off > /dev/null; sleep 2; btmgmt --index 1 power on > /dev/null
 until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$readies" ]; do
