@@ -22,7 +22,6 @@ cat > "$config" <<TOML
 adapters = ["hci0", "hci3"]
 max_per_adapter = 1
 [sessions]
-minimum_movement = 5
 disconnect_grace = 20
 [state]
 directory = "$state"
@@ -94,8 +93,11 @@ figure "a machine left connected adopted in $adopted s from the daemon's start, 
 awk -v a="$from_bus" 'BEGIN { exit !(a <= 3) }' || fail "the connected machine took $from_bus s from the daemon's bus connection to ready (bar 3 s)"
 
 # 3. A ride through a link drop, a bluetoothd restart and an adapter reset, captured with btmon.
-btmon -w "$RESULTS/run-ride.snoop" > /dev/null 2>&1 &
-btmon_pid=$!; started_pids+=("$btmon_pid")
+# One capture per machine, on its own controller (replay takes one machine per capture).
+btmon -i hci1 -w "$RESULTS/run-ride-bike.snoop" > /dev/null 2>&1 &
+btmon_bike=$!; started_pids+=("$btmon_bike")
+btmon -i hci2 -w "$RESULTS/run-ride-rower.snoop" > /dev/null 2>&1 &
+btmon_rower=$!; started_pids+=("$btmon_rower")
 log="$RESULTS/run-ride.log"
 start_daemon "$log"
 both_ready "$log" 40 || fail "ride: both machines not ready: $(tail -1 "$log")"
@@ -128,13 +130,14 @@ until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count
   sleep 0.2
 done
 figure "gateway adapter reset (hci0 off/on): both ready again after $(seconds_since "$step") s"
-sleep 8
+# Enough riding for sessions.minimum_movement's default (60 s), which replay applies too.
+sleep 45
 # The riders leave: the peripherals stop, the links drop, and disconnect_grace ends both sessions.
 kill "${started_pids[0]}" "${started_pids[1]}"
 wait_for_line "$log" "session .* finished on SF-Bike-0001" 60 || fail "ride: the bike's session did not end within 60 s of the machine going away"
 wait_for_line "$log" "session .* finished on SF-Rower-0001" 30 || fail "ride: the rower's session did not end"
 stop_daemon
-kill "$btmon_pid"; sleep 1
+kill "$btmon_bike" "$btmon_rower"; sleep 1
 sessions=$(count_lines "$log" "session .* started on")
 finished=$(count_lines "$log" "session .* finished on")
 grep -E "session .* (started|finished|dropped)" "$log"
@@ -143,9 +146,13 @@ grep -E "session .* (started|finished|dropped)" "$log"
 stored=$(grep -c '^{' "$RESULTS/run-queue.json")
 [ "$stored" = 2 ] || fail "ride: $stored sessions stored, not 2"
 figure "ride: 2 sessions started, $finished finished, $stored stored"
-"$BIN/ftms-bridge" replay "$RESULTS/run-ride.snoop" > "$RESULTS/run-replay.out" 2>&1 || fail "replay of the ride's btmon capture: $(tail -1 "$RESULTS/run-replay.out")"
-cat "$RESULTS/run-replay.out"
-"$BIN/ftms-bridge" replay --json "$RESULTS/run-ride.snoop" > "$RESULTS/run-replay.json" 2>&1
-replayed=$(grep -c '^{' "$RESULTS/run-replay.json")
-figure "btmon capture replayed to $replayed sessions (live: $stored)"
-[ "$replayed" = "$stored" ] || fail "the ride's btmon capture replays to $replayed sessions, the daemon stored $stored"
+replayed=0
+for machine in bike rower; do
+  capture="$RESULTS/run-ride-$machine.snoop"
+  "$BIN/ftms-bridge" replay "$capture" > "$RESULTS/run-replay-$machine.out" 2>&1 || fail "replay of the $machine's btmon capture: $(tail -1 "$RESULTS/run-replay-$machine.out")"
+  cat "$RESULTS/run-replay-$machine.out"
+  "$BIN/ftms-bridge" replay --json "$capture" > "$RESULTS/run-replay-$machine.json" 2>&1
+  replayed=$((replayed + $(grep -c '^{' "$RESULTS/run-replay-$machine.json")))
+done
+figure "btmon captures replayed to $replayed sessions (live: $stored)"
+[ "$replayed" = "$stored" ] || fail "the ride's btmon captures replay to $replayed sessions, the daemon stored $stored"
