@@ -57,7 +57,7 @@ for run in $(seq 1 "$restarts"); do
   log="$RESULTS/run-restart-$run.log"
   start=$(now)
   start_daemon "$log"
-  both_ready "$log" 40 || fail "restart $run: both machines not ready within 40 s: $(tail -1 "$log")"
+  both_ready "$log" 60 || fail "restart $run: both machines not ready within 60 s: $(tail -1 "$log")"
   times+=("$(seconds_since "$start")")
   for adapter in hci1 hci2; do [ "$(discovering "$adapter")" = true ] && discovering_seen="$discovering_seen $adapter(run $run)"; done
   # First attempt: one "connecting to" per machine, nothing lost or retried before ready.
