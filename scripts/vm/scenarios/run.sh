@@ -15,9 +15,11 @@ set -u
 . "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
 restarts=${RUN_RESTARTS:-10}
 work=$(mktemp -d)
-state="$work/state"; mkdir -p "$state"
 config="$work/config.toml"
-cat > "$config" <<TOML
+# write_config STATE_DIR: the daemon's config, its store in STATE_DIR.
+write_config() {
+  state=$1; mkdir -p "$state"
+  cat > "$config" <<TOML
 [machines]
 adapters = ["hci0", "hci3"]
 max_per_adapter = 1
@@ -34,6 +36,8 @@ enabled = false
 [log]
 level = "debug"
 TOML
+}
+write_config "$work/state"
 start_peripheral hci1 bike:SF-Bike-0001 --rate 2
 start_peripheral hci2 rower:SF-Rower-0001 --rate 2
 
@@ -92,7 +96,9 @@ figure "a machine left connected adopted in $adopted s from the daemon's start, 
 # guest, mostly loading a debug build over 9p) is not adoption.
 awk -v a="$from_bus" 'BEGIN { exit !(a <= 3) }' || fail "the connected machine took $from_bus s from the daemon's bus connection to ready (bar 3 s)"
 
-# 3. A ride through a link drop, a bluetoothd restart and an adapter reset, captured with btmon.
+# 3. A ride through a link drop, a bluetoothd restart and an adapter reset, captured with btmon,
+# on a fresh store (the restarts above left checkpointed sessions, which a daemon restores).
+write_config "$work/ride-state"
 # One capture per machine, on its own controller (replay takes one machine per capture).
 btmon -i hci1 -w "$RESULTS/run-ride-bike.snoop" > /dev/null 2>&1 &
 btmon_bike=$!; started_pids+=("$btmon_bike")
