@@ -62,3 +62,19 @@ discovering() {
 dump_objects() {
   dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > "$1" 2>&1
 }
+
+# heard_by_gateway NAME...: scans hci0 (up to 3 windows of 5 s) until every NAME is listed, so
+# bluetoothd knows them. btvirt answers a scan at once and only once (duplicate filtering), and
+# the kernel drops advertising reports that arrive before it has marked discovery as started, so
+# a discovery window in the guest can hear nothing at all; a real radio keeps advertising.
+# Prints the number of windows it took.
+heard_by_gateway() {
+  local window name missing
+  for window in 1 2 3; do
+    "$BIN/ftms-bridge" scan --adapter hci0 --timeout 5 > "$RESULTS/heard.out" 2>&1
+    missing=0
+    for name in "$@"; do grep -q "$name" "$RESULTS/heard.out" || missing=1; done
+    [ "$missing" = 0 ] && { echo "$window"; return 0; }
+  done
+  echo "$window"; return 1
+}

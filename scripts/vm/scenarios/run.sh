@@ -41,6 +41,9 @@ write_config "$work/state"
 start_peripheral hci1 bike:SF-Bike-0001 --rate 2
 start_peripheral hci2 rower:SF-Rower-0001 --rate 2
 
+windows=$(heard_by_gateway SF-Bike-0001 SF-Rower-0001) || fail "hci0 did not hear both machines in 3 scan windows"
+figure "scan windows before the daemon's first start: $windows"
+
 daemon_pid=""
 # start_daemon LOG: ftms-bridge run in the background, its stderr in LOG.
 start_daemon() {
@@ -71,7 +74,9 @@ done
 figure "run restarts with both machines ready on the first attempt: $first of $restarts; median start to both ready $(median "${times[@]}") s"
 [ -z "$discovering_seen" ] || fail "discovery ran on adapters outside machines.adapters:$discovering_seen"
 figure "machines.adapters = [hci0, hci3]: hci1 and hci2 never discovering"
-[ "$first" = "$restarts" ] || fail "both machines ready on the first attempt in only $first of $restarts restarts"
+# A missed bar is reported at the end, so the ride still runs and is measured.
+missed=()
+[ "$first" = "$restarts" ] || missed+=("both machines ready on the first attempt in only $first of $restarts restarts")
 
 # 2. A machine left connected before run starts.
 address=$(sed -n 's/.*SF-Bike-0001 ready (\([0-9A-F:]*\),.*/\1/p' "$RESULTS/run-restart-1.log" | head -1)
@@ -94,7 +99,8 @@ from_bus=$(awk -v a="$(stamp "$log" 'connected to the system bus')" -v b="$(stam
 figure "a machine left connected adopted in $adopted s from the daemon's start, $from_bus s from its bus connection (bar 3 s)"
 # The bar counts from the daemon's bus connection: its start-up before that (1.5-9 s in a TCG
 # guest, mostly loading a debug build over 9p) is not adoption.
-awk -v a="$from_bus" 'BEGIN { exit !(a <= 3) }' || fail "the connected machine took $from_bus s from the daemon's bus connection to ready (bar 3 s)"
+awk -v a="$from_bus" 'BEGIN { exit !(a <= 3) }' \
+  || missed+=("the connected machine took $from_bus s from the daemon's bus connection to ready (bar 3 s): $(grep -m1 'SF-Bike-0001.* waits' "$log" | cut -d' ' -f3-)")
 
 # 3. A ride through a link drop, a bluetoothd restart and an adapter reset, captured with btmon,
 # on a fresh store (the restarts above left checkpointed sessions, which a daemon restores).
@@ -162,3 +168,4 @@ for machine in bike rower; do
 done
 figure "btmon captures replayed to $replayed sessions (live: $stored)"
 [ "$replayed" = "$stored" ] || fail "the ride's btmon captures replay to $replayed sessions, the daemon stored $stored"
+[ ${#missed[@]} -eq 0 ] || fail "$(IFS=';'; echo "${missed[*]}")"

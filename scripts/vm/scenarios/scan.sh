@@ -7,6 +7,8 @@ start_peripheral hci1 bike:SF-Bike-0001
 start_peripheral hci2 rower:SF-Rower-0001
 start_peripheral hci3 ftms:SF-Bike-9999
 start=$(now)
+windows=$(heard_by_gateway SF-Bike-0001 SF-Rower-0001) || fail "scan did not find SF-Bike-0001 and SF-Rower-0001 in 3 windows of 5 s"
+figure "scan windows until both machines were heard: $windows (see heard_by_gateway in lib.sh)"
 "$BIN/ftms-bridge" scan --adapter hci0 --timeout 5 > "$RESULTS/scan.out" 2> "$RESULTS/scan.err" || fail "scan exited $?: $(tail -1 "$RESULTS/scan.err")"
 cat "$RESULTS/scan.out" "$RESULTS/scan.err"
 dump_objects "$RESULTS/scan-objects.txt"
