@@ -15,6 +15,7 @@ extension SimulatorProcessTests {
         final class Registrations: Sendable {
             let application = Mutex<(sender: String, path: String)?>(nil)
             let advertisement = Mutex<(sender: String, path: String)?>(nil)
+            let advertisementRegistrations = Mutex(0)
             let unregistered = Mutex<[String]>([])
             /// Adapter1.Alias as set: the GAP name a connected client reads.
             let alias = Mutex<String?>(nil)
@@ -30,7 +31,9 @@ extension SimulatorProcessTests {
                 let sender = call.message.sender ?? ""
                 switch (call.interface, call.member) {
                 case ("org.bluez.GattManager1", "RegisterApplication"): seen.application.withLock { $0 = (sender, path) }
-                case ("org.bluez.LEAdvertisingManager1", "RegisterAdvertisement"): seen.advertisement.withLock { $0 = (sender, path) }
+                case ("org.bluez.LEAdvertisingManager1", "RegisterAdvertisement"):
+                    seen.advertisement.withLock { $0 = (sender, path) }
+                    seen.advertisementRegistrations.withLock { $0 += 1 }
                 case (_, let member) where member.hasPrefix("Unregister"): seen.unregistered.withLock { $0.append(member) }
                 case ("org.freedesktop.DBus.Properties", "Set") where call.arguments.dropFirst().first?.string == "Alias":
                     seen.alias.withLock { $0 = call.arguments.last?.string }
@@ -124,6 +127,51 @@ extension SimulatorProcessTests {
             kill(peripheral.pid, SIGTERM)
             #expect(peripheral.wait() == 0, "\(peripheral.stderr)")
             #expect(seen.unregistered.withLock { $0 }.sorted() == ["UnregisterAdvertisement", "UnregisterApplication"])
+        }
+
+        /// `--ride`: the peripheral notifies the capture's frames, byte for byte and in order.
+        @Test func ridesACaptureFrameForFrame() async throws {
+            let bus = try PrivateBus()
+            defer { bus.stop() }
+            let (bluez, seen) = try await Self.standIn(on: bus)
+            defer { bluez.close() }
+            let capture = "bike-steady.ftmscap"
+            let peripheral = try Self.start(bus, [
+                "--adapter", "hci1", "--machine", "bike:SF-Bike-0001", "--rate", "50", "--ride", "bike=" + CaptureFixture.path(capture),
+            ])
+            defer { peripheral.stop() }
+            try await waitUntil("ready line") { peripheral.stdout.contains("ready SF-Bike-0001 on hci1") }
+            let application = try #require(seen.application.withLock { $0 })
+            let data = application.path + "/service2/char1"  // FTMS is the second service, 0x2AD2 its second characteristic
+            let signals = try await bluez.signals(matching: MatchRule(
+                sender: application.sender, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", path: data))
+            var iterator = signals.makeAsyncIterator()
+            _ = try await bluez.call(destination: application.sender, path: data, interface: "org.bluez.GattCharacteristic1", member: "StartNotify")
+            var frames: [[UInt8]] = []
+            while frames.count < 5, let signal = await iterator.next() {
+                if let value = signal.arguments.dropFirst().first?.stringDictionary?["Value"]?.bytes { frames.append(value) }
+            }
+            #expect(frames == Array(try CaptureFixture.frames(capture, on: .indoorBikeData).prefix(5)))
+        }
+
+        /// The adapter powered off and on (bluetoothd then advertises nothing): the machine
+        /// registers its advertisement again, as firmware advertises whenever it has no link.
+        @Test func advertisesAgainWhenItsAdapterIsPoweredOn() async throws {
+            let bus = try PrivateBus()
+            defer { bus.stop() }
+            let (bluez, seen) = try await Self.standIn(on: bus)
+            defer { bluez.close() }
+            let peripheral = try Self.start(bus, ["--adapter", "hci1"])
+            defer { peripheral.stop() }
+            try await waitUntil("ready line") { peripheral.stdout.contains("ready SF-Bike-0001 on hci1") }
+            #expect(seen.advertisementRegistrations.withLock { $0 } == 1)
+            for powered in [false, true] {
+                try bluez.emitSignal(
+                    path: "/org/bluez/hci1", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                    arguments: [.string("org.bluez.Adapter1"), .properties(["Powered": .bool(powered)]), .array(element: "s", [])])
+            }
+            try await waitUntil("a second RegisterAdvertisement") { seen.advertisementRegistrations.withLock { $0 } == 2 }
+            #expect(seen.unregistered.withLock { $0 } == ["UnregisterAdvertisement"])
         }
 
         @Test func anAdapterWithoutBluetoothdIsOneLineAndStatus1() async throws {

@@ -123,6 +123,25 @@ public actor BlueZPeripheral {
         }
     }
 
+    /// bluetoothd 5.66 does not advertise again on an adapter powered off and on (seen in the VM:
+    /// no advertising after `btmgmt power on`), while a machine's firmware advertises whenever it
+    /// has no link: register the advertisement anew.
+    private func advertiseAgain() async {
+        guard let bus, ending == nil else { return }
+        _ = try? await bus.call(
+            destination: "org.bluez", path: adapterPath, interface: "org.bluez.LEAdvertisingManager1",
+            member: "UnregisterAdvertisement", arguments: [.objectPath(tree.advertisementPath)], timeout: .seconds(5))
+        do {
+            _ = try await bus.call(
+                destination: "org.bluez", path: adapterPath, interface: "org.bluez.LEAdvertisingManager1",
+                member: "RegisterAdvertisement", arguments: [.objectPath(tree.advertisementPath), DBusValue.properties([:])],
+                timeout: .seconds(10))
+            log("\(configuration.adapter) powered on: advertising again")
+        } catch {
+            log("\(configuration.adapter) powered on, cannot advertise again: \(Self.describe(error))")
+        }
+    }
+
     /// Unregisters and closes the bus; `finished()` then returns `.stopped`.
     public func stop() async {
         if let bus, bus.isConnected {
@@ -301,6 +320,12 @@ public actor BlueZPeripheral {
             let owner = signal.arguments.dropFirst(2).first?.string ?? ""
             log(owner.isEmpty ? "bluetoothd left the bus" : "bluetoothd is back on the bus as \(owner)")
             if !owner.isEmpty { await reregister() }
+            return
+        }
+        if signal.arguments.first?.string == "org.bluez.Adapter1", signal.path == adapterPath,
+            signal.arguments.dropFirst().first?.stringDictionary?["Powered"]?.bool == true
+        {
+            await advertiseAgain()
             return
         }
         guard signal.arguments.first?.string == "org.bluez.Device1",
