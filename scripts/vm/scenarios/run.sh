@@ -123,8 +123,13 @@ sleep 4
 step=$(now); readies=$(count_lines "$log" "SF-Bike-0001 ready")
 central=$(btmgmt --index 1 con | awk '{ print $1; exit }')
 btmgmt --index 1 disconnect -t 1 "$central" > /dev/null
+# btvirt does not always tell the gateway's controller that the peripheral disconnected (seen:
+# the peripheral logs the drop, the gateway keeps a silent link), so this too is a reported bar.
 until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$readies" ]; do
-  awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }' && fail "ride: SF-Bike-0001 not back within 60 s of its link drop"
+  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 30) }'; then
+    missed+=("SF-Bike-0001 not back within 30 s of its link drop: $(grep 'SF-Bike-0001' "$log" | tail -1 | cut -d' ' -f3-)")
+    break
+  fi
   sleep 0.2
 done
 figure "link drop (hci1 disconnects $central): SF-Bike-0001 ready again after $(seconds_since "$step") s"
@@ -134,8 +139,8 @@ sleep 4
 step=$(now); readies=$(count_lines "$log" "SF-Bike-0001 ready")
 btmgmt --index 1 power off > /dev/null; sleep 2; btmgmt --index 1 power on > /dev/null
 until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$readies" ]; do
-  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }'; then
-    missed+=("SF-Bike-0001 not back within 60 s of hci1 powered off and on: $(grep 'SF-Bike-0001' "$log" | tail -1 | cut -d' ' -f3-)")
+  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 30) }'; then
+    missed+=("SF-Bike-0001 not back within 30 s of hci1 powered off and on: $(grep 'SF-Bike-0001' "$log" | tail -1 | cut -d' ' -f3-)")
     break
   fi
   sleep 0.2
