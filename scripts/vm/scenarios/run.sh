@@ -150,7 +150,10 @@ sleep 4
 step=$(now); bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
 restart_bluetoothd
 until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
-  awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }' && fail "ride: machines not back within 60 s of a bluetoothd restart"
+  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 45) }'; then
+    missed+=("machines not both back within 45 s of a bluetoothd restart: $(grep -E 'SF-(Bike|Rower)-0001' "$log" | tail -1 | cut -d' ' -f3-)")
+    break
+  fi
   sleep 0.2
 done
 figure "bluetoothd restart: both ready again after $(seconds_since "$step") s"
@@ -158,7 +161,10 @@ sleep 4
 step=$(now); bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
 btmgmt --index 0 power off > /dev/null; sleep 1; btmgmt --index 0 power on > /dev/null
 until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
-  awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 60) }' && fail "ride: machines not back within 60 s of a gateway adapter reset"
+  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 45) }'; then
+    missed+=("machines not both back within 45 s of a gateway adapter reset: $(grep -E 'SF-(Bike|Rower)-0001' "$log" | tail -1 | cut -d' ' -f3-)")
+    break
+  fi
   sleep 0.2
 done
 figure "gateway adapter reset (hci0 off/on): both ready again after $(seconds_since "$step") s"
@@ -166,17 +172,18 @@ figure "gateway adapter reset (hci0 off/on): both ready again after $(seconds_si
 sleep 45
 # The riders leave: the peripherals stop, the links drop, and disconnect_grace ends both sessions.
 kill "${started_pids[0]}" "${started_pids[1]}"
-wait_for_line "$log" "session .* finished on SF-Bike-0001" 60 || fail "ride: the bike's session did not end within 60 s of the machine going away"
-wait_for_line "$log" "session .* finished on SF-Rower-0001" 30 || fail "ride: the rower's session did not end"
+wait_for_line "$log" "session .* finished on SF-Bike-0001" 60 || missed+=("ride: the bike's session did not end within 60 s of the machine going away")
+wait_for_line "$log" "session .* finished on SF-Rower-0001" 30 || missed+=("ride: the rower's session did not end")
 stop_daemon
 kill "$btmon_bike" "$btmon_rower"; sleep 1
 sessions=$(count_lines "$log" "session .* started on")
 finished=$(count_lines "$log" "session .* finished on")
 grep -E "session .* (started|finished|dropped)" "$log"
-[ "$sessions" = 2 ] || fail "ride: $sessions sessions started, not 2 (one per machine, continued through every interruption)"
+[ "$sessions" = 2 ] || missed+=("ride: $sessions sessions started, not 2 (one per machine, continued through every interruption)")
 "$BIN/ftms-bridge" queue --state-dir "$state" --json > "$RESULTS/run-queue.json" 2>&1 || fail "queue: $(tail -1 "$RESULTS/run-queue.json")"
 stored=$(grep -c '^{' "$RESULTS/run-queue.json")
-[ "$stored" = 2 ] || fail "ride: $stored sessions stored, not 2"
+[ "$stored" -ge 1 ] || fail "ride: no session stored"
+[ "$stored" = 2 ] || missed+=("ride: $stored sessions stored, not 2")
 figure "ride: 2 sessions started, $finished finished, $stored stored"
 replayed=0
 for machine in bike rower; do
@@ -187,5 +194,5 @@ for machine in bike rower; do
   replayed=$((replayed + $(grep -c '^{' "$RESULTS/run-replay-$machine.json")))
 done
 figure "btmon captures replayed to $replayed sessions (live: $stored)"
-[ "$replayed" = "$stored" ] || fail "the ride's btmon captures replay to $replayed sessions, the daemon stored $stored"
+[ "$replayed" = "$stored" ] || missed+=("the ride's btmon captures replay to $replayed sessions, the daemon stored $stored")
 [ ${#missed[@]} -eq 0 ] || fail "$(IFS=';'; echo "${missed[*]}")"
