@@ -1,14 +1,27 @@
 // swift-tools-version: 6.1
 //
-// The module graph reads as the data flow (SPEC §1):
+// The module graph reads as the data flow (docs/contract.md §1):
 //
-//   DBus → BlueZ ─┐
-//   Capture ──────┴→ FTMS → Workout → Store → Upload
-//                             └────→ Publish (sockets)
+//   CDBus → DBus → BlueZ ─┐
+//   Capture ──────────────┴→ FTMS → Workout → Store → Upload
+//                                      └───→ Publish (metrics socket), MQTT (CMosquitto)
 //
-// This manifest holds the pure FTMS codec and the `ftms-bridge` executable that composes the
-// modules. Later modules (DBus, BlueZ, Capture, Workout, Store, Upload, Publish) join it as
-// their issues land. Benchmarks live in their own package under `Benchmarks/` so that the
+// FTMS (the codec) and Workout (the session engine) are pure: no I/O, no clocks they are not
+// given. The daemon's own pieces sit beside the data flow: Control (the control socket),
+// Training (plans from the backend's trainings), DaemonConfig (config.toml), Telemetry
+// (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
+//
+// Executables:
+//   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
+//                  not the dashboard, Doctor, the bulk decoder or replay.
+//   ftms-bridge    the operator's commands (scan, monitor, control, decode, replay, watch,
+//                  dashboard, doctor, login, logout, status, queue, upload; `run` execs
+//                  ftms-bridged); it also links Dashboard (Hummingbird) and Doctor (CBluetooth).
+//   ftms-sim       a simulated BlueZ 5.66 with SolidFocus machines (Simulator).
+//   ftms-backend   the reference SolidFocus backend (ReferenceBackend, Hummingbird).
+//   ftms-soak, ftms-fuzz   the soak test and the libFuzzer target.
+// BlueZTesting and MQTTTesting start a private dbus-daemon, the fake BlueZ and a private
+// mosquitto for the tests. Benchmarks live in their own package under `Benchmarks/`, so the
 // daemon's build never pays for the benchmark dependencies.
 import PackageDescription
 
@@ -43,6 +56,7 @@ let package = Package(
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "MQTTTesting", targets: ["MQTTTesting"]),
         .executable(name: "ftms-bridge", targets: ["ftms-bridge"]),
+        .executable(name: "ftms-bridged", targets: ["ftms-bridged"]),
         .executable(name: "ftms-sim", targets: ["ftms-sim"]),
         .executable(name: "ftms-backend", targets: ["ftms-backend"]),
     ],
@@ -174,14 +188,13 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
-        // userfaultfd(2) for the daemon's FaultAround (Daemon/Memory): Swift imports no variadic C.
-        .target(name: "CFaultAround"),
-        // `ftms-bridge run`: the pieces above composed into the service a gym runs.
+        // The daemon: the pieces above composed into the service a gym runs (no dashboard: that
+        // is `ftms-bridge dashboard`, its own process).
         .target(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "Dashboard", "CFaultAround",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,6 +203,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `ftms-bridged`: the daemon executable the unit runs. It links what the daemon needs and
+        // nothing an operator's commands need (Hummingbird, Doctor, the bulk decoder, replay).
+        .executableTarget(
+            name: "ftms-bridged",
+            dependencies: [
+                "Daemon", "DaemonConfig",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // `ftms-bridge`: the operator's commands; `run` execs `ftms-bridged`.
         .executableTarget(
             name: "ftms-bridge",
             dependencies: [
@@ -264,6 +290,6 @@ let package = Package(
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "ftms-bridged", "BlueZTesting"], swiftSettings: strict),
     ]
 )

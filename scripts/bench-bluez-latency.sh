@@ -10,6 +10,7 @@ peer=dbusmock
 if [ "${1:-}" = "--peer" ]; then peer=$2; shift 2; fi
 runs=${1:-5}
 swift build -c release --product ftms-bridge >&2
+swift build -c release --product ftms-bridged >&2   # `ftms-bridge run` execs it
 [ "$peer" = sim ] && swift build -c release --product ftms-sim >&2
 (cd Benchmarks && swift build -c release --product ftms-latency >&2)
 for _ in $(seq "$runs"); do

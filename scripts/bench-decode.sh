@@ -19,9 +19,9 @@
 # --threads N passes `--threads N` to decode (default: decode's own, the online CPUs up to 4);
 # --threads 1 is the one-decoder stream.
 # Each run writes a new file: the previous run's output is removed first, outside the timing.
-# Before round 4 each run truncated it in the shell's `>` (the process that then becomes
-# decode), which charged freeing the last run's ~370 MB of page cache, about 50 ns a frame, to
-# decode; --overwrite measures that way again.
+# Truncating it in the shell's `>` instead (in the process that then becomes decode) would
+# charge freeing the last run's ~370 MB of page cache, about 50 ns a frame, to decode;
+# --overwrite measures that way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # What one thread wake-up costs on this machine with no work done: the floor under the
-# daemon's CPU per notification (docs/performance.md, "Round 4").
+# daemon's CPU per notification (docs/performance.md, "The floors").
 #
 #   scripts/bench-wakeup.sh [RATE] [SECONDS] [RUNS]     # defaults: 40 Hz, 15 s, 3 runs
 #

@@ -2,7 +2,7 @@
 """bench-write-cost.py — what the kernel charges for writing `decode`'s output, apart from decode.
 
 Why: a 0x2AD2 record is 369 bytes of JSON, and about half of `ftms-bridge decode`'s CPU per frame
-is the kernel putting those bytes into the page cache (issue 15, round 4). Before trying to make
+is the kernel putting those bytes into the page cache (docs/performance.md, "The floors"). Before trying to make
 that cheaper from user space (bigger writes, preallocation), this measures each way on its own:
 system CPU time per 369 bytes for `write` in several block sizes into a new file, into pages the
 file already has, truncating the file afterwards, and `posix_fallocate` ahead of the writes.

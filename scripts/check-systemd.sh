@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks the service files as CI can, on a machine where systemd is not PID 1:
 #
-#   1. install: scripts/install.sh --no-build into a temporary DESTDIR, with a stand-in binary;
-#      every file lands with its mode, the unit's ExecStart names $PREFIX/bin/ftms-bridge (also
+#   1. install: scripts/install.sh --no-build into a temporary DESTDIR, with stand-in binaries;
+#      every file lands with its mode, the unit's ExecStart names $PREFIX/sbin/ftms-bridged (also
 #      for another PREFIX), and a second install keeps an existing config.toml.
 #   2. sysusers: systemd-sysusers --root on an empty root creates the ftms-bridge user and puts
 #      it in group bluetooth.
@@ -13,8 +13,8 @@
 #      copy's one difference from the installed unit.
 #   4. security: `systemd-analyze security --offline=true` rates the overall exposure at most
 #      $MAX_EXPOSURE (default 1.5, "OK"); the figure is printed.
-#   5. rehearsal, when there is a built daemon (--daemon PATH, default .build/debug/ftms-bridge)
-#      and strace: `ftms-bridge run` started the way the unit starts it, as far as that goes
+#   5. rehearsal, when there is a built daemon (--daemon PATH, default .build/debug/ftms-bridged)
+#      and strace: `ftms-bridged` started the way the unit starts it, as far as that goes
 #      without systemd: as user nobody, umask 0027, $STATE_DIRECTORY (0700) and
 #      $RUNTIME_DIRECTORY (0751) made for it, $NOTIFY_SOCKET on a datagram socket read here,
 #      WATCHDOG_USEC=2 s, and strace answering EPERM to every system call the unit's
@@ -29,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MAX_EXPOSURE="${MAX_EXPOSURE:-1.5}"
-daemon=.build/debug/ftms-bridge
+daemon=.build/debug/ftms-bridged
 while [ $# -gt 0 ]; do
   case "$1" in
     --daemon) [ $# -ge 2 ] || { echo "check-systemd: --daemon needs a path" >&2; exit 1; }; daemon="$2"; shift 2 ;;
@@ -52,14 +52,16 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-printf '#!/bin/sh\nexit 0\n' > "$work/ftms-bridge"   # a stand-in: no step runs the binary
+printf '#!/bin/sh\nexit 0\n' > "$work/ftms-bridge"   # stand-ins: no step runs the binaries
+cp "$work/ftms-bridge" "$work/ftms-bridged"
 
 # 1. install
 stage="$work/stage"
 DESTDIR="$stage" scripts/install.sh --no-build --binary "$work/ftms-bridge" > "$work/install.out" 2>&1 \
   || fail "install.sh into DESTDIR failed: $(tail -n 1 "$work/install.out")"
 unit="$stage/etc/systemd/system/ftms-bridge.service"
-for expected in 755:usr/local/bin/ftms-bridge 644:etc/systemd/system/ftms-bridge.service \
+for expected in 755:usr/local/bin/ftms-bridge 755:usr/local/sbin/ftms-bridged 644:etc/systemd/system/ftms-bridge.service \
+                644:etc/systemd/system/ftms-bridge-dashboard.service \
                 644:etc/sysusers.d/ftms-bridge.conf 640:etc/ftms-bridge/config.toml \
                 644:usr/local/share/doc/ftms-bridge/systemd.md; do
   path="$stage/${expected#*:}"
@@ -76,8 +78,8 @@ DESTDIR="$stage" scripts/install.sh --no-build --binary "$work/ftms-bridge" > "$
 [ "$(cat "$stage/etc/ftms-bridge/config.toml")" = "# edited by the operator" ] || fail "a second install replaced an existing config.toml"
 PREFIX=/opt/ftms DESTDIR="$work/prefix" scripts/install.sh --no-build --binary "$work/ftms-bridge" > "$work/install.out" 2>&1 \
   || fail "install.sh with PREFIX=/opt/ftms failed: $(tail -n 1 "$work/install.out")"
-[ -x "$work/prefix/opt/ftms/bin/ftms-bridge" ] || fail "PREFIX=/opt/ftms did not install /opt/ftms/bin/ftms-bridge"
-grep -qx 'ExecStart=/opt/ftms/bin/ftms-bridge run --config /etc/ftms-bridge/config.toml' "$work/prefix/etc/systemd/system/ftms-bridge.service" \
+[ -x "$work/prefix/opt/ftms/sbin/ftms-bridged" ] || fail "PREFIX=/opt/ftms did not install /opt/ftms/sbin/ftms-bridged"
+grep -qx 'ExecStart=/opt/ftms/sbin/ftms-bridged --config /etc/ftms-bridge/config.toml' "$work/prefix/etc/systemd/system/ftms-bridge.service" \
   || fail "PREFIX=/opt/ftms did not rewrite the unit's ExecStart"
 echo "check-systemd: install: every file in place with its mode; ExecStart follows PREFIX; an existing config is kept"
 
@@ -87,11 +89,12 @@ systemd-sysusers --root="$work/root" "$stage/etc/sysusers.d/ftms-bridge.conf" > 
   || fail "systemd-sysusers rejected ftms-bridge.conf: $(tail -n 1 "$work/sysusers.out")"
 grep -q '^ftms-bridge:x:[0-9]*:[0-9]*:.*:/usr/sbin/nologin$' "$work/root/etc/passwd" || fail "sysusers made no ftms-bridge system user with a nologin shell"
 grep -qE '^bluetooth:x:[0-9]+:(.*,)?ftms-bridge(,.*)?$' "$work/root/etc/group" || fail "sysusers did not put ftms-bridge in group bluetooth"
-echo "check-systemd: sysusers: user ftms-bridge (nologin), member of bluetooth"
+grep -qE '^ftms-bridge:x:[0-9]+:(.*,)?ftms-bridge-dashboard(,.*)?$' "$work/root/etc/group" || fail "sysusers did not put ftms-bridge-dashboard in group ftms-bridge"
+echo "check-systemd: sysusers: user ftms-bridge (nologin), member of bluetooth; ftms-bridge-dashboard, member of ftms-bridge"
 
 # 3. verify
 mkdir "$work/verify"
-sed "s|^ExecStart=/usr/local/bin/ftms-bridge |ExecStart=$stage/usr/local/bin/ftms-bridge |" "$unit" > "$work/verify/ftms-bridge.service"
+sed "s|^ExecStart=/usr/local/sbin/ftms-bridged |ExecStart=$stage/usr/local/sbin/ftms-bridged |" "$unit" > "$work/verify/ftms-bridge.service"
 [ "$(diff "$unit" "$work/verify/ftms-bridge.service" | grep -c '^[<>]')" -eq 2 ] || fail "the verify copy differs from the installed unit in more than ExecStart"
 if ! systemd-analyze verify "$work/verify/ftms-bridge.service" > "$work/verify.out" 2>&1; then
   fail "systemd-analyze verify failed: $(head -n 1 "$work/verify.out")"
@@ -108,6 +111,19 @@ exposure="$(sed -n 's/.*Overall exposure level for ftms-bridge.service: \([0-9.]
 awk -v e="$exposure" -v max="$MAX_EXPOSURE" 'BEGIN { exit !(e <= max) }' \
   || fail "security exposure $exposure is above $MAX_EXPOSURE: $(grep '✗' "$work/security.out" | tr -s ' ' | head -n 5 | paste -sd ';')"
 echo "check-systemd: security: overall exposure $exposure (at most $MAX_EXPOSURE) $(sed -n 's/.*Overall exposure level for ftms-bridge.service: [0-9.]* \([A-Z]*\).*/\1/p' "$work/security.out")"
+# The dashboard's unit: verified and rated the same way.
+dashboard_unit="$stage/etc/systemd/system/ftms-bridge-dashboard.service"
+sed "s|^ExecStart=/usr/local/bin/ftms-bridge |ExecStart=$stage/usr/local/bin/ftms-bridge |" "$dashboard_unit" > "$work/verify/ftms-bridge-dashboard.service"
+systemd-analyze verify "$work/verify/ftms-bridge-dashboard.service" > "$work/verify-dashboard.out" 2>&1 \
+  || fail "systemd-analyze verify of the dashboard unit failed: $(head -n 1 "$work/verify-dashboard.out")"
+[ ! -s "$work/verify-dashboard.out" ] || fail "systemd-analyze verify of the dashboard unit printed: $(head -n 1 "$work/verify-dashboard.out")"
+systemd-analyze security --offline=true "$dashboard_unit" > "$work/security-dashboard.out" 2>&1 \
+  || fail "systemd-analyze security of the dashboard unit failed: $(head -n 1 "$work/security-dashboard.out")"
+dashboard_exposure="$(sed -n 's/.*Overall exposure level for ftms-bridge-dashboard.service: \([0-9.]*\) .*/\1/p' "$work/security-dashboard.out")"
+[ -n "$dashboard_exposure" ] || fail "systemd-analyze security printed no exposure for the dashboard unit"
+awk -v e="$dashboard_exposure" -v max="$MAX_EXPOSURE" 'BEGIN { exit !(e <= max) }' \
+  || fail "the dashboard unit's exposure $dashboard_exposure is above $MAX_EXPOSURE"
+echo "check-systemd: dashboard unit: verify clean, exposure $dashboard_exposure (at most $MAX_EXPOSURE)"
 
 # 5. rehearsal
 if [ ! -x "$daemon" ] || ! command -v strace >/dev/null || ! id -u nobody >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
@@ -175,7 +191,7 @@ grep -q BOUND "$rehearsal/notify.log" || fail "rehearsal: the stand-in notify so
   exec env -i PATH=/usr/bin:/bin HOME="$rehearsal/state" NOTIFY_SOCKET="$rehearsal/notify" WATCHDOG_USEC="$watchdog_usec" \
     STATE_DIRECTORY="$rehearsal/state" RUNTIME_DIRECTORY="$rehearsal/run" \
     strace -u nobody -f -qq --seccomp-bpf -o "$rehearsal/strace.log" -e trace="$denied" -e inject="$denied":error=EPERM \
-    "$daemon" run --config "$rehearsal/config.toml"
+    "$daemon" --config "$rehearsal/config.toml"
 ) > "$rehearsal/daemon.log" 2>&1 &
 tracer=$!
 background+=("$tracer")

@@ -10,10 +10,11 @@ driven through chromedriver's W3C WebDriver HTTP API (plain HTTP, no Selenium), 
   3. a reload is complete at once: the first render after it has every tile, with its sparkline;
   4. a machine whose link drops (and will not come back) shows disconnected;
   5. screenshots at 1920x1080 and 390x844 (written to --out, default the work directory);
-  6. the dashboard inside `run` ([dashboard] enabled) serves the same floor;
+  6. a second dashboard process, as ftms-bridge-dashboard.service runs it beside the daemon,
+     serves the same floor;
   7. after the dropped machine's session ends, the sessions page lists it, and its page shows
      the plot (an SVG drawn from the stored series, read back here) and the summary as stored
-     for upload, in the standalone dashboard (store opened read-only) and in `run`'s.
+     for upload, in both dashboard processes (each opens the store read-only).
 
 It prints page load to first full render and notification-to-page latency (p50/p99, from the
 daemon's publish timestamp to the page's render of that tile, one clock).
@@ -144,11 +145,6 @@ path = "{os.path.join(run, 'control.sock')}"
 
 [prometheus]
 enabled = false
-
-[dashboard]
-enabled = true
-listen = "127.0.0.1:0"
-gateway = "gym-a"
 """)
         spawn([bridge, "run", "--config", config], "daemon.log", env=env)
         wait_for("the metrics socket", lambda: os.path.exists(metrics), 60)
@@ -160,6 +156,13 @@ gateway = "gym-a"
             raise Failure(f"ftms-bridge dashboard did not start: {line!r}")
         url = line.split()[1]
         step(f"dashboard at {url}")
+        # The dashboard the unit runs: its own process on the same socket (issue 22).
+        second = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--state-dir", state],
+                       "dashboard2.log", stdout=subprocess.PIPE, text=True)
+        line = second.stdout.readline().strip()
+        if not line.startswith("dashboard: http://"):
+            raise Failure(f"the second ftms-bridge dashboard did not start: {line!r}")
+        inside = line.split()[1]
 
         port = free_port()
         spawn(["chromedriver", f"--port={port}"], "chromedriver.log")
@@ -216,13 +219,11 @@ gateway = "gym-a"
         wait_for(f"{victim} disconnected on the page", lambda: "disconnected" in (driver.js("return window.seenStates") or []), 30)
         step(f"{victim} dropped: the page showed disconnected {time.monotonic() - dropped_at:.1f} s after the link went")
 
-        # The same floor from the dashboard inside `run` ([dashboard]).
-        inside = wait_for("run's own dashboard in its log", lambda: next((l.split("dashboard on ", 1)[1].split()[0] for l in open(os.path.join(work, "daemon.log"))
-                                                                          if "dashboard on http://" in l), None), 30)
+        # The same floor from the second dashboard process.
         floor = json.loads(urllib.request.urlopen(inside.rstrip("/") + "/api/floor", timeout=10).read())
         if sorted(t["name"] for t in floor["tiles"]) != names or [g["name"] for g in floor["gateways"]] != ["gym-a"]:
-            raise Failure(f"run's [dashboard] at {inside} shows {floor}")
-        step(f"run's [dashboard] at {inside} shows the same {len(floor['tiles'])} machines")
+            raise Failure(f"the second dashboard at {inside} shows {floor}")
+        step(f"the second dashboard at {inside} shows the same {len(floor['tiles'])} machines")
 
         # 7. The dropped machine's session ends (disconnect_grace): the sessions page lists it,
         # its page has the plot from the stored series and the summary as stored for upload.
@@ -256,10 +257,10 @@ gateway = "gym-a"
         driver.screenshot(os.path.join(out, "dashboard-session.png"))
         inside_sessions = json.loads(urllib.request.urlopen(inside.rstrip("/") + "/api/sessions", timeout=10).read())
         if ended["sessionId"] not in [x["sessionId"] for x in inside_sessions]:
-            raise Failure(f"run's [dashboard] does not list {ended['sessionId']}: {inside_sessions}")
+            raise Failure(f"the second dashboard does not list {ended['sessionId']}: {inside_sessions}")
         step(f"{victim}'s session ({ended['duration']} s, {ended['distance']} m) on the sessions page, its plot "
              f"({', '.join(g.get('data-series') for g in panels)}; power {power.get('data-min')}...{power.get('data-max')} W) "
-             f"and its summary as stored; run's [dashboard] lists it too")
+             f"and its summary as stored; the second dashboard lists it too")
         driver.go(url)
 
         # 5. The TV and the phone.

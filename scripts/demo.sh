@@ -12,7 +12,7 @@ if [ "${1:-}" = "--decode" ]; then
   exec .build/release/ftms-bridge demo "$@"
 fi
 echo "demo: building (release; the first build takes several minutes)" >&2
-for product in ftms-bridge ftms-sim ftms-backend; do
+for product in ftms-bridge ftms-bridged ftms-sim ftms-backend; do
   swift build -c release --product "$product" >&2
 done
 exec scripts/gym-demo.sh --bin .build/release "$@"

@@ -2,19 +2,20 @@
 """gen_frames.py — random FTMS 1.0 frames plus their spec-literal decode.
 
 Why: an oracle for ftms-bridge's decoder (scripts/parity.py) and input for the decode benchmark
-(scripts/bench-decode-vs-pyftms.sh). It is written straight from the FTMS 1.0 field tables (SPEC §3,
-notes/ftms-anchors.md §2) and shares no code with ftms-bridge or pyftms.
+(scripts/bench-decode-vs-pyftms.sh). It is written straight from the FTMS 1.0 field tables (the
+Bluetooth SIG's Fitness Machine Service 1.0; docs/contract.md §3) and shares no code with
+ftms-bridge or pyftms.
 
 Output, one frame per line:  HEX <TAB> EXPECTED-JSON     (or just HEX with --hex-only)
 Frames are valid, except that some Fitness Machine Feature and Training Status values are too
-short or carry extra bytes, with the SPEC §3 findings expected: only complete words/fields,
+short or carry extra bytes, with the contract §3 findings expected: only complete words/fields,
 then "truncated": true, or "trailing_bytes": N.
-Expected JSON uses the ftms-bridge names of SPEC §3.1: values scaled to the unit, absent fields
+Expected JSON uses the ftms-bridge names of contract §3.1: values scaled to the unit, absent fields
 omitted, energy sentinels (0xFFFF / 0xFFFF / 0xFF) -> null and no other sentinel, numbers in their
 shortest exact decimal form.
 
-Names for characteristics other than 0x2AD2/0x2AD1 follow the spec wording by the SPEC §3.1 rule
-but are not spelled out in SPEC; they live in the tables below (ftms-bridge uses the same names).
+Names for characteristics other than 0x2AD2/0x2AD1 follow the spec wording by the contract §3.1 rule
+but are not spelled out in the contract; they live in the tables below (ftms-bridge uses the same names).
 
 usage: gen_frames.py --characteristic 2ad2 [--count N] [--seed S] [--hex-only] [--spaced]
 """

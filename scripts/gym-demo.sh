@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) echo "gym-demo: unknown option $1 (use --bin DIR, --keep)" >&2; exit 2 ;;
   esac
 done
-for tool in ftms-bridge ftms-sim ftms-backend; do
+for tool in ftms-bridge ftms-bridged ftms-sim ftms-backend; do
   [ -x "$bin/$tool" ] || { echo "gym-demo: $bin/$tool not built (swift build -c release)" >&2; exit 1; }
 done
 bin=$(cd "$bin" && pwd)
@@ -81,7 +81,7 @@ printf -- '-h 127.0.0.1\n-p %s\n-u gateway\n-P %s\n' "$mqtt_port" "$mqtt_passwor
 mqtt_sub() { XDG_CONFIG_HOME="$work/sub" mosquitto_sub "$@"; }
 echo "mqtt://127.0.0.1:$mqtt_port"
 
-say "4. log the gateway in (seed 000 Flow 2)"
+say "4. log the gateway in (SolidFocus Flow 2)"
 mkdir -p "$work/state" "$work/run"
 printf 'test:demo-gym\n' > "$work/id-token"
 "$bin/ftms-bridge" login --state-dir "$work/state" --backend "$url" --provider google --id-token-file "$work/id-token"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs ftms-bridge as a systemd service (docs/systemd.md):
 #
-#   $PREFIX/bin/ftms-bridge                   the binary (built in release unless --binary is given)
-#   $UNITDIR/ftms-bridge.service              the unit, its ExecStart pointing at the binary above
-#   $SYSUSERSDIR/ftms-bridge.conf             the static service user, in group bluetooth
+#   $PREFIX/bin/ftms-bridge                   the operator's commands (built in release unless --binary is given)
+#   $PREFIX/sbin/ftms-bridged                 the daemon, from beside that binary
+#   $UNITDIR/ftms-bridge.service              the unit, its ExecStart pointing at the daemon above
+#   $UNITDIR/ftms-bridge-dashboard.service    the dashboard's own unit (not enabled)
+#   $SYSUSERSDIR/ftms-bridge.conf             the static service users: ftms-bridge in group bluetooth,
+#                                             ftms-bridge-dashboard in group ftms-bridge
 #   /etc/ftms-bridge/config.toml              systemd/config.example.toml, only if there is none yet
 #                                             (0640 root:ftms-bridge)
 #   $PREFIX/share/doc/ftms-bridge/systemd.md  what the unit's Documentation= points at
@@ -50,23 +53,30 @@ done
 if [ "$build" = yes ]; then
   echo "install: building ftms-bridge (release)" >&2
   swift build -c release --product ftms-bridge >&2
+  swift build -c release --product ftms-bridged >&2
   binary="$(swift build -c release --show-bin-path)/ftms-bridge"
 elif [ -z "$binary" ]; then
   binary=.build/release/ftms-bridge
 fi
 [ -f "$binary" ] || fail "no binary at $binary (build it, or pass --binary PATH)"
+daemon_binary="$(dirname "$binary")/ftms-bridged"
+[ -f "$daemon_binary" ] || fail "no daemon at $daemon_binary (ftms-bridged is built beside ftms-bridge)"
 
 bin="$PREFIX/bin/ftms-bridge"
+sbin="$PREFIX/sbin/ftms-bridged"
 doc="$PREFIX/share/doc/ftms-bridge"
 install -D -m 0755 "$binary" "$DESTDIR$bin"
+install -D -m 0755 "$daemon_binary" "$DESTDIR$sbin"
 install -D -m 0644 docs/systemd.md "$DESTDIR$doc/systemd.md"
 install -D -m 0644 systemd/ftms-bridge.sysusers "$DESTDIR$SYSUSERSDIR/ftms-bridge.conf"
 install -d -m 0755 "$DESTDIR$UNITDIR"
-sed -e "s|/usr/local/bin/ftms-bridge|$bin|g" -e "s|/usr/local/share/doc/ftms-bridge|$doc|g" \
-  systemd/ftms-bridge.service > "$DESTDIR$UNITDIR/ftms-bridge.service"
-chmod 0644 "$DESTDIR$UNITDIR/ftms-bridge.service"
-grep -qx "ExecStart=$bin run --config $CONFDIR/config.toml" "$DESTDIR$UNITDIR/ftms-bridge.service" \
-  || fail "the installed unit's ExecStart does not name $bin"
+for unit in ftms-bridge.service ftms-bridge-dashboard.service; do
+  sed -e "s|/usr/local/bin/ftms-bridge|$bin|g" -e "s|/usr/local/sbin/ftms-bridged|$sbin|g" \
+    -e "s|/usr/local/share/doc/ftms-bridge|$doc|g" "systemd/$unit" > "$DESTDIR$UNITDIR/$unit"
+  chmod 0644 "$DESTDIR$UNITDIR/$unit"
+done
+grep -qx "ExecStart=$sbin --config $CONFDIR/config.toml" "$DESTDIR$UNITDIR/ftms-bridge.service" \
+  || fail "the installed unit's ExecStart does not name $sbin"
 
 config="$CONFDIR/config.toml"
 install -d -m 0755 "$DESTDIR$CONFDIR"
@@ -78,7 +88,7 @@ else
   new_config=yes
 fi
 
-echo "install: installed $bin, $UNITDIR/ftms-bridge.service, $SYSUSERSDIR/ftms-bridge.conf${DESTDIR:+ under $DESTDIR}" >&2
+echo "install: installed $bin, $sbin, $UNITDIR/ftms-bridge.service, $SYSUSERSDIR/ftms-bridge.conf${DESTDIR:+ under $DESTDIR}" >&2
 if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
   systemd-sysusers "$SYSUSERSDIR/ftms-bridge.conf"
   [ "$new_config" = no ] || chown root:ftms-bridge "$config"

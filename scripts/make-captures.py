@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the replay regression corpus in captures/ (SPEC §8, gpsd's design).
+"""Writes the replay regression corpus in captures/ (contract §8, gpsd's design).
 
 Each scenario below is a small, readable story: what a rider did and when (stretches of riding
 or rowing with their cadence, speed, power, stroke rate and heart rate), what the machine is and
@@ -11,7 +11,7 @@ the Swift code:
 
 1. the capture: every notification the machine would have sent, at the time it arrived, as an
    .ftmscap file (or a btmon btsnoop file, with the GATT discovery the handle map comes from);
-2. the expected result, worked out analytically from the story and SPEC §5's rules: the sessions
+2. the expected result, worked out analytically from the story and contract §5's rules: the sessions
    kept and dropped, and for each kept one its start, end, duration, distance, energy and how
    they were obtained. Each expected file says how every number was derived.
 
@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-# SPEC §5's defaults: the contract the expected results are worked out from.
+# contract §5's defaults: the contract the expected results are worked out from.
 PAUSE_AFTER_IDLE = 6
 END_AFTER_IDLE = 120
 DISCONNECT_GRACE = 60
@@ -270,7 +270,7 @@ class Notifier:
       full-bike    0x1FFE: every Indoor Bike Data field (30 bytes; needs ATT MTU 33 or more).
       sf-rower     Rower Data 0x0B2C in one notification: stroke rate and count, distance,
                    pace, power, energy triplet, heart rate, elapsed time (20 bytes).
-      viking-split First Degree Fitness Viking Pro V's order (notes P8): a stroke block with More
+      viking-split First Degree Fitness Viking Pro V's order (docs/ftms.md P8): a stroke block with More
                    Data clear (0x00F8) once per stroke, an energy block (0x0101) 60 ms after it,
                    and a distance / heart rate / elapsed block (0x0A05) once a second.
     """
@@ -683,7 +683,7 @@ def write_btsnoop(scenario, events, path):
 
 
 # ---------------------------------------------------------------------------------------------
-# The expected result, worked out from the story and SPEC §5 alone.
+# The expected result, worked out from the story and contract §5 alone.
 
 
 def intervals_minus(intervals, holes):
@@ -702,7 +702,7 @@ def seconds(x):
 
 
 def analyse(scenario):
-    """Sessions as SPEC §5 defines them, from what the gateway can observe: movement while the
+    """Sessions as contract §5 defines them, from what the gateway can observe: movement while the
     link is up, Status events, link drops and counter resets."""
     counters = Counters(scenario)
     delivered = Notifier(scenario).delivered()
@@ -752,10 +752,10 @@ def analyse(scenario):
         result = summarise(scenario, counters, delivered, s)
         if result["movement"] < MINIMUM_MOVEMENT:
             dropped.append({"reason": "too_short", "started_at": result["started_at"],
-                            "derivation": f"{seconds(result['movement'])} s of movement, below SPEC §5's 60 s minimum"})
+                            "derivation": f"{seconds(result['movement'])} s of movement, below contract §5's 60 s minimum"})
         elif round(result["total_distance"]) == 0 and round(result["total_energy"]) == 0:
             dropped.append({"reason": "no_distance_or_energy", "started_at": result["started_at"],
-                            "derivation": "no distance and no energy (SPEC §5)"})
+                            "derivation": "no distance and no energy (contract §5)"})
         else:
             del result["movement"]
             kept.append(result)
@@ -780,13 +780,13 @@ def summarise(scenario, counters, delivered, s):
         "duration": round(float(movement), 3),
         "movement": movement,
     }
-    # Named and nested as in the summary (SPEC §5), so one reader takes both.
+    # Named and nested as in the summary (contract §5), so one reader takes both.
     methods = {}
     # The smallest step each total can show: a counter's unit, or the summary's rounding to whole units.
     resolution = {"total_distance": 0.5, "total_energy": 0.5}
     why = {
         "started_at": f"t = {seconds(start)} s: "
-        + ("the console's Status 'started or resumed' (SPEC §5 starts a session on it)"
+        + ("the console's Status 'started or resumed' (contract §5 starts a session on it)"
            if not s["moves"] or s["moves"][0][0] != start else "the first real movement"),
         "ended_at": f"t = {seconds(end)} s: the end of the last movement the gateway saw",
         "duration": f"movement seen with the link up: {pieces} s = {seconds(movement)} s",
@@ -836,7 +836,7 @@ def summarise(scenario, counters, delivered, s):
     out["detail"] = methods
     out["resolution"] = resolution
     why["end_reason"] = {
-        "idle": f"no movement for {END_AFTER_IDLE} s after t = {seconds(end)} s (SPEC §5's long idle)",
+        "idle": f"no movement for {END_AFTER_IDLE} s after t = {seconds(end)} s (contract §5's long idle)",
         "stopped": "the console's Status 'stopped by the user'",
         "reset": "the console's Status 'reset'",
         "counter_fallback": "the console's counters went back to zero: a new rider",
@@ -854,7 +854,7 @@ def expected_document(scenario, capture_name):
         "scenario": scenario.description,
         "derived_by": (
             "scripts/make-captures.py, analytically from the scenario (rider efforts, the machine's own counter "
-            "arithmetic, Status events, link drops) and SPEC §5's rules with their defaults; not from ftms-bridge. "
+            "arithmetic, Status events, link drops) and contract §5's rules with their defaults; not from ftms-bridge. "
             "Sessions: a session starts on the first movement the gateway sees (or a Status start) and ends on a "
             "Status stop or reset, 120 s without movement, a link drop longer than 60 s, or a counter reset; "
             "duration counts movement seen while the link was up (a dropout is not counted as effort); totals are "

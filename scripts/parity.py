@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """parity.py — check `ftms-bridge decode` against the spec-literal oracle, frame by frame.
 
-Why: SPEC §3 asks for bit-exact FTMS decoding. gen_frames.py writes random valid frames with their
+Why: contract §3 asks for bit-exact FTMS decoding. gen_frames.py writes random valid frames with their
 expected decode straight from the FTMS 1.0 tables; this script feeds the same frames to
 `ftms-bridge decode UUID` (stdin, one hex frame per line) and compares every JSON line field by field,
 numbers as exact decimals. Keys ftms-bridge adds that the oracle never emits (e.g. `implausible`)

@@ -35,7 +35,7 @@ from pyftms.serializer import get_serializer
 
 logging.disable(logging.CRITICAL)  # read_features logs its own exceptions; we print them as JSON
 
-# pyftms field name -> ftms-bridge JSON name (SPEC §3.1 and scripts/gen_frames.py tables).
+# pyftms field name -> ftms-bridge JSON name (contract §3.1 and scripts/gen_frames.py tables).
 FIELDS = {
     # Indoor Bike Data / Rower Data (pyftms flattens the nested energy and stroke-rate models)
     "speed_instant": "instantaneous_speed_kmh",

@@ -13,7 +13,6 @@ public struct DaemonConfig: Sendable, Equatable {
     public var metricsSocket = SocketSettings(path: "/run/ftms-bridge/metrics.sock", mode: 0o660)
     public var controlSocket = SocketSettings(path: "/run/ftms-bridge/control.sock", mode: 0o600)
     public var prometheus = Prometheus()
-    public var dashboard = Dashboard()
     public var log = Log()
     public var bluetooth = Bluetooth()
     public var mqtt = MQTT()
@@ -31,7 +30,7 @@ public struct DaemonConfig: Sendable, Equatable {
         lhs.machines == rhs.machines && lhs.sessions == rhs.sessions && lhs.backend == rhs.backend
             && lhs.state == rhs.state && lhs.metricsSocket == rhs.metricsSocket && lhs.controlSocket == rhs.controlSocket
             && lhs.prometheus == rhs.prometheus && lhs.log == rhs.log && lhs.bluetooth == rhs.bluetooth
-            && lhs.mqtt == rhs.mqtt && lhs.dashboard == rhs.dashboard
+            && lhs.mqtt == rhs.mqtt
     }
 
     /// `[machines]`: which machines the gateway keeps connected.
@@ -102,20 +101,6 @@ public struct DaemonConfig: Sendable, Equatable {
         public var enabled = true
         /// `host:port`; only loopback addresses are accepted.
         public var listen = "127.0.0.1:9464"
-        public init() {}
-    }
-
-    /// `[dashboard]`: the gym-floor page (docs/dashboard.md) served by `run` itself, from its
-    /// own metrics socket. Off by default: a gateway shows nothing on the network unasked.
-    public struct Dashboard: Sendable, Equatable {
-        public var enabled = false
-        /// `host:port`; beyond loopback only with ``tokenFile``.
-        public var listen = "127.0.0.1:8088"
-        /// A file of mode 0600 holding the read-only access token; empty: none (loopback only).
-        public var tokenFile = ""
-        public var title = "Gym floor"
-        /// This gateway's name on the page; empty: the host name.
-        public var gateway = ""
         public init() {}
     }
 

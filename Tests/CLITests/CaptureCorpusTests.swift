@@ -83,7 +83,7 @@ struct CaptureCorpusTests {
     }
 
     static func replay(_ capture: String) async throws -> Replay {
-        let result = try await ProcessRunner.runDetached(["replay", "--json", directory.appendingPathComponent(capture).path])
+        let result = try await ProcessRunner.run(["replay", "--json", directory.appendingPathComponent(capture).path])
         return Replay(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 

@@ -19,7 +19,7 @@ struct ControlCommandTests {
         }
 
         func control(_ arguments: [String]) async throws -> ProcessRunner.Result {
-            try await ProcessRunner.runDetached(["control", "SF-Bike-0001"] + arguments,
+            try await ProcessRunner.run(["control", "SF-Bike-0001"] + arguments,
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
 
@@ -70,11 +70,11 @@ struct ControlCommandTests {
         #expect(result.stderr == "ftms-bridge: control: SF-Bike-0001 answered pause with op_code_not_supported\n")
     }
 
-    @Test func exactlyOneCommandIsRequired() throws {
-        let none = try ProcessRunner.run(["control", "SF-Bike-0001"], timeout: .seconds(10))
+    @Test func exactlyOneCommandIsRequired() async throws {
+        let none = try await ProcessRunner.run(["control", "SF-Bike-0001"], timeout: .seconds(10))
         #expect(none.status != 0)
         #expect(none.stderr.contains("give exactly one of --resistance, --power, --start, --stop, --pause, --reset"))
-        let two = try ProcessRunner.run(["control", "SF-Bike-0001", "--start", "--stop"], timeout: .seconds(10))
+        let two = try await ProcessRunner.run(["control", "SF-Bike-0001", "--start", "--stop"], timeout: .seconds(10))
         #expect(two.status != 0)
     }
 }

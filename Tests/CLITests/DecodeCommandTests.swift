@@ -6,8 +6,8 @@ import Testing
 struct DecodeCommandTests {
     static let ic4 = #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":7.3,"instantaneous_cadence_rpm":129,"instantaneous_power_w":290,"heart_rate_bpm":0}"#
 
-    @Test func framesAsArguments() throws {
-        let result = try ProcessRunner.run(["decode", "0x2AD2", "44 02 da 02 02 01 22 01 00", "44:02:da:02:02:01:22:01:00", "440202"])
+    @Test func framesAsArguments() async throws {
+        let result = try await ProcessRunner.run(["decode", "0x2AD2", "44 02 da 02 02 01 22 01 00", "44:02:da:02:02:01:22:01:00", "440202"])
         #expect(result.status == 0)
         #expect(result.lines.count == 3)
         #expect(result.lines[0] == Self.ic4[...])
@@ -16,9 +16,9 @@ struct DecodeCommandTests {
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func stdinWithBadLinesKeepsGoingAndFailsAtTheEnd() throws {
+    @Test func stdinWithBadLinesKeepsGoingAndFailsAtTheEnd() async throws {
         let input = "# a comment\n44 02 da 02 02 01 22 01 00\r\nnot hex\n\n   \n44 02 da 02 02 01 22 01 00\n54 0\n44 02 da 02 02 01 22 01 00"
-        let result = try ProcessRunner.run(["decode", "indoor-bike-data"], stdin: input)
+        let result = try await ProcessRunner.run(["decode", "indoor-bike-data"], stdin: input)
         #expect(result.status == 1)
         let lines = result.lines
         #expect(lines.count == 5)
@@ -32,10 +32,10 @@ struct DecodeCommandTests {
 
     /// A line longer than any frame is one error with its own line number and full length,
     /// counted in the summary, however many reads it spans; the lines after it decode.
-    @Test func overLongLineIsOneNumberedError() throws {
+    @Test func overLongLineIsOneNumberedError() async throws {
         let long = String(repeating: "ab", count: 300_000)
         let input = "44 02 da 02 02 01 22 01 00\n" + long + "\r\n44 02 da 02 02 01 22 01 00\n"
-        let result = try ProcessRunner.run(["decode", "2ad2"], stdin: input)
+        let result = try await ProcessRunner.run(["decode", "2ad2"], stdin: input)
         #expect(result.status == 1)
         #expect(result.lines == [Self.ic4[...], #"{"line":2,"error":"line is 600001 bytes, longer than any frame"}"#, Self.ic4[...]])
         #expect(result.stderr == "ftms-bridge: decode: 1 of 3 lines could not be read\n")
@@ -43,28 +43,29 @@ struct DecodeCommandTests {
 
     /// Several megabytes in: lines cut by the 1 MiB reads, and output leaving in 1 MiB writes
     /// from the writer thread, come out whole and in order.
-    @Test func linesAcrossReadBlocksStayWholeAndInOrder() throws {
+    @Test func linesAcrossReadBlocksStayWholeAndInOrder() async throws {
         let frames = ["44 02 da 02 02 01 22 01 00", "4402da0202012201", "01 00", "00 00 10 27"]
         var input = ""
         for index in 0..<200_000 { input += frames[index % 4] + (index % 7 == 0 ? "\r\n" : "\n") }
-        let result = try ProcessRunner.run(["decode", "2ad2"], stdin: input)
+        let result = try await ProcessRunner.run(["decode", "2ad2"], stdin: input)
         #expect(result.status == 0)
         #expect(result.lines.count == 200_000)
-        let expected = try frames.map { frame in try #require(ProcessRunner.run(["decode", "2ad2", frame]).lines.first) }
+        var expected: [Substring] = []
+        for frame in frames { expected.append(try #require(try await ProcessRunner.run(["decode", "2ad2", frame]).lines.first)) }
         var mismatches = 0
         for (index, line) in result.lines.enumerated() where line != expected[index % 4] { mismatches += 1 }
         #expect(mismatches == 0)
     }
 
-    @Test func unknownCharacteristicIsAOneLineError() throws {
-        let result = try ProcessRunner.run(["decode", "heart-rate", "00"])
+    @Test func unknownCharacteristicIsAOneLineError() async throws {
+        let result = try await ProcessRunner.run(["decode", "heart-rate", "00"])
         #expect(result.status != 0)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("unknown characteristic 'heart-rate'"))
     }
 
     /// Garbage of every kind on stdin: NULs, invalid UTF-8, a megabyte with no newline.
-    @Test func garbageNeverCrashes() throws {
+    @Test func garbageNeverCrashes() async throws {
         var random = SystemRandomNumberGenerator()
         var garbage = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) })
         garbage.append(Data(repeating: UInt8(ascii: "a"), count: 1 << 20))
@@ -72,7 +73,7 @@ struct DecodeCommandTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString)")
         try garbage.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try ProcessRunner.run(["decode", "2ad2"], stdinFile: file)
+        let result = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: file)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.lines.last == Self.ic4[...])
         for line in result.lines {
@@ -84,7 +85,7 @@ struct DecodeCommandTests {
     /// Memory must not grow with input: 25 times the frames, about the same peak RSS.
     ///
     /// Peak memory is the child's own high-water mark (see ``ProcessRunner/Result``).
-    @Test func streamsInConstantMemory() throws {
+    @Test func streamsInConstantMemory() async throws {
         func writeFrames(_ count: Int) throws -> URL {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: file.path, contents: nil)
@@ -100,8 +101,8 @@ struct DecodeCommandTests {
             try? FileManager.default.removeItem(at: smallInput)
             try? FileManager.default.removeItem(at: largeInput)
         }
-        let small = try ProcessRunner.run(["decode", "2ad2"], stdinFile: smallInput)
-        let large = try ProcessRunner.run(["decode", "2ad2"], stdinFile: largeInput)
+        let small = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: smallInput)
+        let large = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: largeInput)
         #expect(small.status == 0 && large.status == 0)
         #expect(small.maxResidentKiB > 0 && large.maxResidentKiB > 0, "no memory figure was read")
         #expect(large.lines.count == 500_000)
@@ -109,8 +110,8 @@ struct DecodeCommandTests {
                 "peak RSS grew from \(small.maxResidentKiB) KiB to \(large.maxResidentKiB) KiB")
     }
 
-    @Test func demoDecodesEveryEmbeddedFrame() throws {
-        let result = try ProcessRunner.run(["demo", "--json"])
+    @Test func demoDecodesEveryEmbeddedFrame() async throws {
+        let result = try await ProcessRunner.run(["demo", "--json"])
         #expect(result.status == 0)
         #expect(result.lines.count == 14)
         #expect(result.lines.allSatisfy { $0.hasPrefix(#"{"characteristic":"#) })

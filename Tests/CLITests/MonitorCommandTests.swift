@@ -19,7 +19,7 @@ struct MonitorCommandTests {
 
         // The monitor runs as a process; frames are notified once it has taken control.
         let monitor = Task {
-            try await ProcessRunner.runDetached(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"],
+            try await ProcessRunner.run(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"],
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
         let controlPoint = try #require(paths["2ad9"]?.string)
@@ -62,7 +62,7 @@ struct MonitorCommandTests {
         let recording = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString).ftmscap").path
         defer { try? FileManager.default.removeItem(atPath: recording) }
         let monitor = Task {
-            try await ProcessRunner.runDetached(["monitor", "SF-Bike-0001", "--json", "--count", "2", "--record", recording],
+            try await ProcessRunner.run(["monitor", "SF-Bike-0001", "--json", "--count", "2", "--record", recording],
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
         /// Waits until the monitor has written Request Control `count` times in all.
@@ -94,7 +94,7 @@ struct MonitorCommandTests {
             ["disconnected", "connected", "0000e803", "0000d007"].first { line.contains($0) } ?? String(line)
         }
         #expect(events == ["connected", "0000e803", "disconnected", "connected", "0000d007"])
-        let replayed = try ProcessRunner.run(["replay", "--json", recording], timeout: .seconds(30))
+        let replayed = try await ProcessRunner.run(["replay", "--json", recording], timeout: .seconds(30))
         #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(replayed.stdout.isEmpty)
     }
@@ -105,7 +105,7 @@ struct MonitorCommandTests {
         let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
-        let result = try await ProcessRunner.runDetached(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],
+        let result = try await ProcessRunner.run(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],
                                                          environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         #expect(result.status == 1)
         #expect(result.stderr == "ftms-bridge: monitor: no machine named or addressed 'SF-Bike-4242' is known to BlueZ\n")

@@ -59,19 +59,19 @@ struct ParallelDecodeTests {
         return Data(text.utf8)
     }
 
-    static func decode(_ file: URL, characteristic: String, threads: Int) throws -> ProcessRunner.Result {
-        try ProcessRunner.run(["decode", characteristic, "--threads", "\(threads)", "--chunk-bytes", "\(chunk)"], stdinFile: file)
+    static func decode(_ file: URL, characteristic: String, threads: Int) async throws -> ProcessRunner.Result {
+        try await ProcessRunner.run(["decode", characteristic, "--threads", "\(threads)", "--chunk-bytes", "\(chunk)"], stdinFile: file)
     }
 
-    static func compare(_ data: Data, characteristic: String, threads: [Int]) throws {
+    static func compare(_ data: Data, characteristic: String, threads: [Int]) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("parallel-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let reference = try decode(file, characteristic: characteristic, threads: 1)
+        let reference = try await decode(file, characteristic: characteristic, threads: 1)
         #expect(reference.status == 0 || reference.status == 1, "\(reference.stderr)")
         #expect(!reference.stdout.isEmpty)
         for count in threads {
-            let parallel = try decode(file, characteristic: characteristic, threads: count)
+            let parallel = try await decode(file, characteristic: characteristic, threads: count)
             #expect(parallel.status == reference.status, "\(count) threads")
             #expect(parallel.stderr == reference.stderr, "\(count) threads")
             if parallel.stdout != reference.stdout {
@@ -83,35 +83,35 @@ struct ParallelDecodeTests {
     }
 
     @Test(arguments: [UInt64(1), 2, 3])
-    func randomInputsWithBadAndLongLines(seed: UInt64) throws {
+    func randomInputsWithBadAndLongLines(seed: UInt64) async throws {
         // About 3 MB: some 25 chunks of 128 KiB.
-        try Self.compare(Self.input(seed: seed, lines: 80_000, longLines: true), characteristic: "2ad2", threads: [2, 3])
+        try await Self.compare(Self.input(seed: seed, lines: 80_000, longLines: true), characteristic: "2ad2", threads: [2, 3])
     }
 
     @Test(arguments: ["2ad1", "2ada", "2acc", "2ad9"])
-    func everyCharacteristicWithoutLongLines(characteristic: String) throws {
-        try Self.compare(Self.input(seed: 15, lines: 60_000, longLines: false), characteristic: characteristic, threads: [2])
+    func everyCharacteristicWithoutLongLines(characteristic: String) async throws {
+        try await Self.compare(Self.input(seed: 15, lines: 60_000, longLines: false), characteristic: characteristic, threads: [2])
     }
 
     /// A clean input: exit 0, and an error in the very last line still gets its number.
-    @Test func cleanInputThenOneBadLastLine() throws {
+    @Test func cleanInputThenOneBadLastLine() async throws {
         var text = String(repeating: "44 02 da 02 02 01 22 01 00\n4402da0202012201\n", count: 50_000)
-        try Self.compare(Data(text.utf8), characteristic: "2ad2", threads: [2, 4])
+        try await Self.compare(Data(text.utf8), characteristic: "2ad2", threads: [2, 4])
         text += "not hex"
-        try Self.compare(Data(text.utf8), characteristic: "2ad2", threads: [2])
+        try await Self.compare(Data(text.utf8), characteristic: "2ad2", threads: [2])
     }
 
     /// Input that is one line too long for any chunk, from the first byte.
-    @Test func onlyAnOverLongLine() throws {
-        try Self.compare(Data((String(repeating: "ab", count: 300_000) + "\n01 00\n").utf8), characteristic: "2ad2", threads: [2])
+    @Test func onlyAnOverLongLine() async throws {
+        try await Self.compare(Data((String(repeating: "ab", count: 300_000) + "\n01 00\n").utf8), characteristic: "2ad2", threads: [2])
     }
 
-    @Test func emptyInput() throws {
+    @Test func emptyInput() async throws {
         for threads in [1, 2] {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString)")
             try Data().write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            let result = try Self.decode(file, characteristic: "2ad2", threads: threads)
+            let result = try await Self.decode(file, characteristic: "2ad2", threads: threads)
             #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty)
         }
     }

@@ -22,9 +22,25 @@ struct ProcessRunner {
     /// stdout/stderr to files, then reaps the child with `wait4` to read its peak memory.
     /// A child still running at `timeout` is killed, so a hang fails one test instead of
     /// stalling the suite.
+    ///
+    /// The wait happens on a thread of its own: a test waiting for a child (a decode of
+    /// megabytes takes seconds) must not hold one of the two cooperative threads a 2-core
+    /// machine has, or every other suite's timers and I/O stall with it.
     static func run(
         _ arguments: [String], stdinFile: URL? = nil, stdin: String? = nil, environment extra: [String: String] = [:],
         timeout: Duration = .seconds(120)
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result {
+                    try runBlocking(arguments, stdinFile: stdinFile, stdin: stdin, environment: extra, timeout: timeout)
+                })
+            }.start()
+        }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], stdinFile: URL?, stdin: String?, environment extra: [String: String], timeout: Duration
     ) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -89,19 +105,4 @@ struct ProcessRunner {
 struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-extension ProcessRunner {
-    /// ``run(_:stdinFile:stdin:environment:timeout:)`` on a thread of its own, for async tests:
-    /// waiting for a child must not hold one of the few cooperative threads other tests need.
-    static func runDetached(
-        _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)
-    ) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Swift.Result { try run(arguments, environment: environment, timeout: timeout) })
-            }
-            thread.start()
-        }
-    }
 }

@@ -18,11 +18,11 @@ struct QueuePlotTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Queues `capture`'s sessions in `state` and returns their ids.
-    static func queue(_ capture: String, in state: StateDirectory) throws -> [String] {
-        let replay = try ProcessRunner.run(
+    static func queue(_ capture: String, in state: StateDirectory) async throws -> [String] {
+        let replay = try await ProcessRunner.run(
             ["replay", root.appendingPathComponent("captures/\(capture)").path, "--queue", "--state-dir", state.path], timeout: .seconds(60))
         #expect(replay.status == 0, "\(replay.stderr)")
-        let list = try ProcessRunner.run(["queue", "--state-dir", state.path, "--json"], timeout: .seconds(30))
+        let list = try await ProcessRunner.run(["queue", "--state-dir", state.path, "--json"], timeout: .seconds(30))
         #expect(list.status == 0, "\(list.stderr)")
         return try list.stdout.split(separator: "\n").map { line in
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -30,19 +30,19 @@ struct QueuePlotTests {
         }
     }
 
-    static func plot(_ id: String, in state: StateDirectory) throws -> (status: Int32, stderr: String, file: String) {
+    static func plot(_ id: String, in state: StateDirectory) async throws -> (status: Int32, stderr: String, file: String) {
         let file = state.path + "/\(id).svg"
-        let result = try ProcessRunner.run(["queue", "--state-dir", state.path, "--plot", id, file], timeout: .seconds(30))
+        let result = try await ProcessRunner.run(["queue", "--state-dir", state.path, "--plot", id, file], timeout: .seconds(30))
         return (result.status, result.stderr, file)
     }
 
-    @Test func aQueuedBikeRideIsDrawnLikeItsReplay() throws {
+    @Test func aQueuedBikeRideIsDrawnLikeItsReplay() async throws {
         let state = try StateDirectory()
-        let id = try #require(try Self.queue("bike-steady.ftmscap", in: state).first)
-        let result = try Self.plot(id, in: state)
+        let id = try #require(try await Self.queue("bike-steady.ftmscap", in: state).first)
+        let result = try await Self.plot(id, in: state)
         #expect(result.status == 0, "\(result.stderr)")
         let (svg, panels) = try ReplayPlotTests.read(result.file)
-        let (_, replayed) = try ReplayPlotTests.plot("bike-steady.ftmscap")
+        let (_, replayed) = try await ReplayPlotTests.plot("bike-steady.ftmscap")
         #expect(panels.map(\.series) == ["power", "cadence", "heart_rate"])
         #expect(panels.map(\.series) == replayed.map(\.series))
         #expect(svg.all.filter { $0.name == "line" && $0.attributes["class"]?.hasPrefix("axis") == true }.count == 2 * panels.count)
@@ -61,10 +61,10 @@ struct QueuePlotTests {
         }
     }
 
-    @Test func aQueuedRowIsPaceAndStrokeRate() throws {
+    @Test func aQueuedRowIsPaceAndStrokeRate() async throws {
         let state = try StateDirectory()
-        let id = try #require(try Self.queue("rower-viking-split.ftmscap", in: state).first)
-        let result = try Self.plot(id, in: state)
+        let id = try #require(try await Self.queue("rower-viking-split.ftmscap", in: state).first)
+        let result = try await Self.plot(id, in: state)
         #expect(result.status == 0, "\(result.stderr)")
         let (_, panels) = try ReplayPlotTests.read(result.file)
         #expect(panels.map(\.series).prefix(2) == ["pace", "stroke_rate"])
@@ -72,32 +72,32 @@ struct QueuePlotTests {
         #expect(strokes.max <= 27 && strokes.max >= 24, "stroke rate \(strokes.min)...\(strokes.max)")
     }
 
-    @Test func anUnknownIDIsAOneLineError() throws {
+    @Test func anUnknownIDIsAOneLineError() async throws {
         let state = try StateDirectory()
-        _ = try Self.queue("bike-steady.ftmscap", in: state)
-        let result = try Self.plot("00000000-0000-4000-8000-000000000000", in: state)
+        _ = try await Self.queue("bike-steady.ftmscap", in: state)
+        let result = try await Self.plot("00000000-0000-4000-8000-000000000000", in: state)
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("no session 00000000-0000-4000-8000-000000000000"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: result.file))
     }
 
     /// A session from before series were kept (its series deleted here by another process).
-    @Test func aSessionWithoutASeriesIsAOneLineError() throws {
+    @Test func aSessionWithoutASeriesIsAOneLineError() async throws {
         let state = try StateDirectory()
-        let id = try #require(try Self.queue("bike-steady.ftmscap", in: state).first)
+        let id = try #require(try await Self.queue("bike-steady.ftmscap", in: state).first)
         let sqlite = Process()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         sqlite.arguments = ["sqlite3", state.path + "/ftms-bridge.sqlite", "PRAGMA foreign_keys = ON; DELETE FROM session_series;"]
         try sqlite.run()
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
-        let result = try Self.plot(id, in: state)
+        let result = try await Self.plot(id, in: state)
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("has no stored series"), "\(result.stderr)")
     }
 
-    @Test func plotNeedsItsOutputFile() throws {
-        let result = try ProcessRunner.run(["queue", "--plot", "x"], timeout: .seconds(10))
+    @Test func plotNeedsItsOutputFile() async throws {
+        let result = try await ProcessRunner.run(["queue", "--plot", "x"], timeout: .seconds(10))
         #expect(result.status != 0 && result.stderr.contains("--plot ID needs the SVG file"))
     }
 }

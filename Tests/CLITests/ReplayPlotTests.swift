@@ -36,13 +36,13 @@ struct ReplayPlotTests {
         var points: [(x: Double, y: Double)]
     }
 
-    static func plot(_ capture: String) throws -> (svg: Elements, panels: [Panel]) {
+    static func plot(_ capture: String) async throws -> (svg: Elements, panels: [Panel]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.svg").path
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let result = try ProcessRunner.run(["replay", root.appendingPathComponent("captures/\(capture)").path, "--plot", output], timeout: .seconds(60))
+        let result = try await ProcessRunner.run(["replay", root.appendingPathComponent("captures/\(capture)").path, "--plot", output], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         return try read(output)
     }
@@ -67,8 +67,8 @@ struct ReplayPlotTests {
         return (svg, panels)
     }
 
-    @Test func aBikeRideIsPowerAndCadenceOverTimeWithinTheRidesRange() throws {
-        let (svg, panels) = try Self.plot("bike-steady.ftmscap")
+    @Test func aBikeRideIsPowerAndCadenceOverTimeWithinTheRidesRange() async throws {
+        let (svg, panels) = try await Self.plot("bike-steady.ftmscap")
         #expect(svg.all.first?.name == "svg")
         #expect(svg.all.filter { $0.name == "line" && $0.attributes["class"]?.hasPrefix("axis") == true }.count == 2 * panels.count, "an x and a y axis per panel")
         #expect(panels.map(\.series).prefix(2) == ["power", "cadence"])
@@ -88,16 +88,16 @@ struct ReplayPlotTests {
         #expect(abs((power.points.map(\.y).max() ?? 0) - power.bottom) < 0.06)
     }
 
-    @Test func aRowerIsPaceAndStrokeRate() throws {
-        let (_, panels) = try Self.plot("rower-viking-split.ftmscap")
+    @Test func aRowerIsPaceAndStrokeRate() async throws {
+        let (_, panels) = try await Self.plot("rower-viking-split.ftmscap")
         #expect(panels.map(\.series).prefix(2) == ["pace", "stroke_rate"])
         let strokes = try #require(panels.first { $0.series == "stroke_rate" })
         // The scenario: 24 then 26 strokes a minute.
         #expect(strokes.max <= 27 && strokes.max >= 24, "stroke rate \(strokes.min)...\(strokes.max)")
     }
 
-    @Test func plotTakesOneCapture() throws {
-        let result = try ProcessRunner.run(["replay", "a.ftmscap", "b.ftmscap", "--plot", "/tmp/x.svg"], timeout: .seconds(10))
+    @Test func plotTakesOneCapture() async throws {
+        let result = try await ProcessRunner.run(["replay", "a.ftmscap", "b.ftmscap", "--plot", "/tmp/x.svg"], timeout: .seconds(10))
         #expect(result.status != 0 && result.stderr.contains("--plot"))
     }
 }

@@ -4,16 +4,16 @@ import Testing
 /// `replay --publish` feeding the metrics socket and `watch` reading it, as real processes.
 @Suite("replay --publish and watch", .serialized)
 struct ReplayPublishTests {
-    /// A 30-sample ride, one sample every 50 ms, starting three seconds in so a reader started
+    /// A 30-sample ride, one sample every 50 ms, starting ten seconds in so a reader started
     /// after the socket appears is connected before it (even on a loaded CI machine).
     static func capture(in directory: URL) throws -> String {
         var lines = [#"{"format":"ftmscap","version":1,"start":"2026-11-21T08:00:00Z","machine":{"name":"SF-Bike-0007","address":"C0:11:22:33:44:07","model":"SF-Bike-M1","type":"bike"}}"#]
-        lines.append(#"{"t":3,"event":"connected"}"#)
+        lines.append(#"{"t":10,"event":"connected"}"#)
         for index in 1...30 {
             // Speed 30 km/h, cadence 80, power 150 + index.
             let power = 150 + index
             let hex = String(format: "4400b80ba000%02x%02x", power & 0xFF, power >> 8)
-            lines.append(#"{"t":\#(3 + Double(index) * 0.05),"uuid":"2ad2","op":"notify","hex":"\#(hex)"}"#)
+            lines.append(#"{"t":\#(10 + Double(index) * 0.05),"uuid":"2ad2","op":"notify","hex":"\#(hex)"}"#)
         }
         let path = directory.appendingPathComponent("ride.ftmscap").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
@@ -29,15 +29,15 @@ struct ReplayPublishTests {
         let capture = try Self.capture(in: directory)
         let socket = directory.appendingPathComponent("metrics.sock").path
         let replay = Task {
-            try await ProcessRunner.runDetached(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(90))
+            try await ProcessRunner.run(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(90))
         }
         // The whole suite starts at once on CI, so the replay process may take a while to come up;
-        // once its socket exists it waits three seconds of capture time before the first event.
+        // once its socket exists it waits ten seconds of capture time before the first event.
         let deadline = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let watched = try await ProcessRunner.runDetached(["watch", "--socket", socket] + arguments, timeout: .seconds(30))
+        let watched = try await ProcessRunner.run(["watch", "--socket", socket] + arguments, timeout: .seconds(30))
         return (watched, try await replay.value)
     }
 
@@ -58,7 +58,7 @@ struct ReplayPublishTests {
         #expect(seqs == seqs.sorted() && Set(seqs).count == 30)
         #expect(samples.allSatisfy { $0["machine"] as? String == "SF-Bike-0007" && $0["version"] as? String == "1.0" })
         let times = samples.compactMap { $0["timestamp"] as? Double }
-        #expect(times.first.map { abs($0 - 1_795_248_003.05) < 0.001 } == true, "\(times.prefix(2))")
+        #expect(times.first.map { abs($0 - 1_795_248_010.05) < 0.001 } == true, "\(times.prefix(2))")
         #expect(messages.first?["type"] as? String == "hello")
     }
 
@@ -74,12 +74,12 @@ struct ReplayPublishTests {
         #expect(last.count == 2, "one machine, one row: \(last)")
         #expect(row.hasPrefix("SF-Bike-0007") && row.contains("bike") && row.contains("180 W") && row.contains("80 rpm"), "\(row)")
         #expect(!watched.stdout.contains("\u{1B}["), "no terminal codes on a pipe")
-        let lines = try await ProcessRunner.runDetached(["watch", "--socket", "/nonexistent/metrics.sock", "--table", "--json"], timeout: .seconds(10))
+        let lines = try await ProcessRunner.run(["watch", "--socket", "/nonexistent/metrics.sock", "--table", "--json"], timeout: .seconds(10))
         #expect(lines.status != 0 && lines.stderr.contains("--table"))
     }
 
-    @Test func watchWithoutADaemonIsAOneLineError() throws {
-        let result = try ProcessRunner.run(["watch", "--socket", "/nonexistent/metrics.sock"], timeout: .seconds(10))
+    @Test func watchWithoutADaemonIsAOneLineError() async throws {
+        let result = try await ProcessRunner.run(["watch", "--socket", "/nonexistent/metrics.sock"], timeout: .seconds(10))
         #expect(result.status == 1)
         #expect(result.stderr == "ftms-bridge: watch: /nonexistent/metrics.sock: No such file or directory (is the daemon running?)\n")
     }

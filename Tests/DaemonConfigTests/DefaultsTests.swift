@@ -29,8 +29,6 @@ struct DefaultsTests {
             "control_socket.path": "\"/run/ftms-bridge/control.sock\"", "control_socket.group": "\"\"",
             "control_socket.mode": "\"0600\"", "control_socket.max_clients": "64",
             "prometheus.enabled": "true", "prometheus.listen": "\"127.0.0.1:9464\"",
-            "dashboard.enabled": "false", "dashboard.listen": "\"127.0.0.1:8088\"", "dashboard.token_file": "\"\"",
-            "dashboard.title": "\"Gym floor\"", "dashboard.gateway": "\"\"",
             "log.level": "\"info\"", "bluetooth.bus_address": "\"\"",
             "mqtt.enabled": "false", "mqtt.broker": "\"mqtt://127.0.0.1:1883\"", "mqtt.client_id": "\"\"",
             "mqtt.topic_prefix": "\"ftms-bridge\"", "mqtt.gateway": "\"\"", "mqtt.username": "\"\"",

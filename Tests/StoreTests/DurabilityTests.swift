@@ -14,6 +14,17 @@ struct DurabilityTests {
         #expect(settings.synchronous == 2, "PRAGMA synchronous must be FULL (2), not NORMAL (1)")
     }
 
+    /// SQLite's default page cache (2 MB) fills with anonymous memory over a long run; the
+    /// store bounds it, for the writer and for the dashboard's read-only connection alike.
+    @Test func pageCacheIsBounded() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try GatewayStore(directory: directory.path)
+        #expect(try await store.pageCacheLimitKiB() == GatewayStore.pageCacheKiB)
+        #expect(GatewayStore.pageCacheKiB <= 512)
+        let reader = try GatewayStore(readingFrom: directory.path)
+        #expect(try await reader.pageCacheLimitKiB() == GatewayStore.pageCacheKiB)
+    }
+
     @Test func migrationsAreVersionedAndAppliedOnce() async throws {
         let directory = try TemporaryDirectory()
         let first = try GatewayStore(directory: directory.path)

@@ -1,6 +1,6 @@
 /*
  * The least CPU any process can spend receiving ten machines' AcquireNotify datagrams on this box
- * (docs/performance.md, "Round 4"): the floor under issue 15's AcquireNotify bar.
+ * (docs/performance.md, "The floors"): the floor under the AcquireNotify bar.
  *
  * A writer process plays bluetoothd: every 1/rate s it sends one datagram of a 0x2AD2 frame's
  * size on each of N SOCK_SEQPACKET socketpairs, either all together ("bunched", as ftms-sim's

@@ -1,5 +1,5 @@
-"""Where a process's resident memory is, from /proc/PID/smaps: what docs/performance.md's RSS
-breakdown is made of (bench-daemon.py --smaps, or `python3 scripts/lib/memory.py PID`)."""
+"""Where a process's resident memory is, from /proc/PID/smaps: the by-mapping breakdown
+of what the daemon maps (bench-daemon.py --smaps, or `python3 scripts/lib/memory.py PID`)."""
 import collections, glob, os, sys
 
 

@@ -1,6 +1,6 @@
 /*
  * What one thread wake-up costs on this machine, with no work done (docs/performance.md,
- * "Round 4"): the floor under the daemon's CPU per notification.
+ * "The floors"): the floor under the daemon's CPU per notification.
  *
  * Three ways a sleeping thread is woken RATE times a second for SECONDS seconds, each timed by
  * the woken threads' own CPU (/proc/self/task/TID/schedstat: ns on a CPU, taken after they

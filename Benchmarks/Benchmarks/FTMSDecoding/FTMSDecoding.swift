@@ -92,7 +92,7 @@ let benchmarks: @Sendable () -> Void = {
     // The same bulk path on `scripts/bench-decode.sh`'s kind of input: random flags and
     // uniformly random values, so no branch can learn the frames (the four real frames above
     // repeat every four lines). Per line; the record path on the same frames is the reference
-    // the bulk path's straight-to-JSON writer (issue 15, round 4) is compared against.
+    // the bulk path's straight-to-JSON writer is compared against.
     for (characteristic, kind) in [(Characteristic.indoorBikeData, DataRecord.Kind.indoorBikeData), (.rowerData, .rowerData)] {
         let frames = randomFrames(kind, count: 4_096)
         var text: [UInt8] = []

@@ -66,8 +66,6 @@ public struct GatewayDaemon: Sendable {
             logger.warning("ignoring systemd's watchdog settings: \(error)")
             watchdog = nil
         }
-        // [dashboard], checked before anything opens: a bad address is a one-line error.
-        let dashboard = try DashboardService.make(config: config, logger: logger)
         try? notifier.send(.status("opening the store"))
 
         // Flow 1 steps 1-2: the store, and with it the device id.
@@ -101,23 +99,9 @@ public struct GatewayDaemon: Sendable {
         if let upload = parts.upload {
             services.append(.init(service: upload, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "upload"))
         }
-        let checkTokens = parts.checkTokens
-        let faultAround = environment[FaultAround.environmentKey]
-        let beforeMachines: @Sendable () async -> Void = {
-            await checkTokens()
-            // From here on a fault maps one page, not 64 KiB around it (see FaultAround).
-            if faultAround != "on" { FaultAround.disable(logger: logger) }
-            // Start-up is over: its code need not stay mapped for months (see StartupPages).
-            let released = StartupPages.release()
-            logger.debug("released \(released / 1024) MB of start-up code pages")
-        }
-        services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: beforeMachines), serviceName: "machines"))
+        services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: parts.checkTokens), serviceName: "machines"))
         services.append(.init(service: ReloadService(reload: parts.reload), serviceName: "reload"))
-        services.append(.init(service: MemoryTrimService(timers: timers, logger: logger), serviceName: "memory-trim"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: parts.statusLine), serviceName: "watchdog"))
-        if let dashboard {
-            services.append(.init(service: dashboard, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "dashboard"))
-        }
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfig.maximumGracefulShutdownDuration = .seconds(15)
         groupConfig.logging.keys.serviceKey = "service"
@@ -212,8 +196,6 @@ public struct GatewayDaemon: Sendable {
                         metrics.uploadedSessions(accepted: batch.accepted, duplicates: batch.duplicates, retried: batch.retried, dead: batch.dead)
                     }
                     if report.sessions > 0 || !report.succeeded { logger.info("upload: \(report.summary)") }
-                    // An upload runs code riding never does (HTTP client, JSON, time zones): let its pages go.
-                    if report.sessions > 0 { ResidentMemory.trim() }
                 } catch {
                     outcome = .retry(retryAfter: nil)
                     result = "\(error)"

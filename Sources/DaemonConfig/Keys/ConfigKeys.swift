@@ -1,8 +1,14 @@
 /// Every key of `config.toml`, in the order the file, the example and the docs list them.
 enum ConfigKeys {
-    static let tables = ["machines", "sessions", "backend", "state", "metrics_socket", "control_socket", "prometheus", "dashboard", "log", "bluetooth", "mqtt"]
+    static let tables = ["machines", "sessions", "backend", "state", "metrics_socket", "control_socket", "prometheus", "log", "bluetooth", "mqtt"]
+    /// Tables the daemon once read and what replaced each: a config that still has one is
+    /// refused with this line rather than "unknown table", so the operator learns where it went.
+    static let retired: [String: String] = [
+        "dashboard": "the daemon no longer serves the dashboard: it is its own process, `ftms-bridge dashboard` "
+            + "(unit ftms-bridge-dashboard.service, flags --listen, --token-file, --title, --gateway); delete [dashboard] here",
+    ]
 
-    static let all: [ConfigKey] = machines + sessions + backend + state + sockets + prometheus + dashboard + log + bluetooth + mqtt
+    static let all: [ConfigKey] = machines + sessions + backend + state + sockets + prometheus + log + bluetooth + mqtt
 
     static func named(_ path: String) -> ConfigKey? { all.first { $0.path == path } }
 
@@ -78,33 +84,6 @@ enum ConfigKeys {
             "prometheus", "listen", "string", "host:port of the scrape endpoint; loopback only (127.0.0.0/8, [::1], localhost).",
             \.prometheus.listen, read: { v throws(ValueProblem) in try checked(v, StringRules.listenAddress) }, render: TOMLLiteral.string),
     ]
-
-    private static let dashboard: [ConfigKey] = [
-        ConfigKey(
-            "dashboard", "enabled", "boolean", "Serve the gym-floor dashboard (docs/dashboard.md) at http://LISTEN/, from the metrics socket.",
-            \.dashboard.enabled, read: { v throws(ValueProblem) in try v.boolean() }, render: { String($0) }),
-        ConfigKey(
-            "dashboard", "listen", "string", "host:port of the dashboard; an address beyond loopback needs token_file.",
-            \.dashboard.listen, read: { v throws(ValueProblem) in try checked(v, hostPort) }, render: TOMLLiteral.string),
-        ConfigKey(
-            "dashboard", "token_file", "path", "File (mode 0600) holding the dashboard's read-only access token; empty: none, loopback only.",
-            \.dashboard.tokenFile, read: { v throws(ValueProblem) in try checked(v) { (text) throws(ValueProblem) in if !text.isEmpty { try StringRules.absolutePath(text) } } },
-            render: TOMLLiteral.string),
-        ConfigKey(
-            "dashboard", "title", "string", "The dashboard page's heading (the gym's name).",
-            \.dashboard.title, read: { v throws(ValueProblem) in try v.string() }, render: TOMLLiteral.string),
-        ConfigKey(
-            "dashboard", "gateway", "string", "This gateway's name on the dashboard; empty: the host name.",
-            \.dashboard.gateway, read: { v throws(ValueProblem) in try v.string() }, render: TOMLLiteral.string),
-    ]
-
-    /// `host:port` with a port; whether the host is an address and loopback is checked when the
-    /// dashboard binds (with the token file, which a non-loopback address needs).
-    private static func hostPort(_ text: String) throws(ValueProblem) {
-        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-              let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
-        else { throw .invalid("must be host:port (127.0.0.1:8088, [::1]:8088, 0.0.0.0:8088), got \(OneLine.quoted(text))") }
-    }
 
     private static let log: [ConfigKey] = [
         ConfigKey(

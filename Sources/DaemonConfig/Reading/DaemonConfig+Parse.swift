@@ -12,6 +12,9 @@ extension DaemonConfig {
         let document = try TOMLDocument.parse(text, source: source)
         var config = DaemonConfig()
         for (name, value) in document {
+            if let replacement = ConfigKeys.retired[name] {
+                throw ConfigError(.unknownTable, source: source, key: name, problem: replacement)
+            }
             guard ConfigKeys.tables.contains(name) else { throw unknown(name, in: nil, source: source) }
             guard case .table(let entries) = value else {
                 throw ConfigError(.wrongType, source: source, key: name, problem: "must be a table ([\(name)]), got \(value.shown)")

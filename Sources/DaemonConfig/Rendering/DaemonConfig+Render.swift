@@ -25,7 +25,9 @@ extension DaemonConfig {
     public static var exampleFile: String {
         let defaults = DaemonConfig()
         var lines = [
-            "# /etc/ftms-bridge/config.toml: the configuration of `ftms-bridge run`.",
+            "# /etc/ftms-bridge/config.toml: the configuration of the daemon, `ftms-bridged` (`ftms-bridge run`).",
+            "# The dashboard is its own process (`ftms-bridge dashboard`, ftms-bridge-dashboard.service) with",
+            "# its own flags; a [dashboard] table here is refused.",
             "#",
             "# Every key is shown commented out, at its default: a missing key means its default, so",
             "# an empty file (or none) is a working gateway. Remove a key's leading '#' to set it.",

@@ -1,71 +1,58 @@
 import ArgumentParser
-import Daemon
-import DaemonConfig
-import Foundation
-import NIOCore
-import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `ftms-bridge run [--config PATH]`: the daemon (SPEC §9, §10). Everything it does lives in
-/// the `Daemon` module; this reads the config, refusing a bad one with one line naming the
-/// key, and hands over.
-struct RunCommand: AsyncParsableCommand {
+/// `ftms-bridge run [--config PATH] …`: the daemon is its own executable, `ftms-bridged`; this
+/// replaces the process with it, flags and all, so that habits, scripts and the demo that say
+/// `ftms-bridge run` keep working and the daemon's pid is the one they started.
+///
+/// `ftms-bridged` is looked for beside this executable (a build directory) and then in the
+/// `sbin` beside its `bin` (the package's /usr/bin and /usr/sbin); never on `$PATH`, so `run`
+/// always starts the daemon of the same build.
+struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the daemon: keep machines connected, store and upload sessions, publish live metrics.",
+        abstract: "Run the daemon (execs ftms-bridged with the same flags: --config PATH, --check-config, --print-config).",
         discussion: "Stops cleanly on SIGTERM or SIGINT (open sessions are checkpointed); SIGHUP re-reads the config.")
 
-    static let defaultConfigPath = "/etc/ftms-bridge/config.toml"
+    static let daemonName = "ftms-bridged"
 
-    @Option(help: "The config file (default \(RunCommand.defaultConfigPath); a missing default file means every default).")
-    var config: String?
+    @Argument(parsing: .captureForPassthrough, help: "Passed to ftms-bridged unchanged.")
+    var arguments: [String] = []
 
-    @Flag(name: .customLong("check-config"), help: "Check the config, print `config OK`, and exit.")
-    var checkConfig = false
-
-    @Flag(name: .customLong("print-config"), help: "Print the effective config (file, defaults and systemd's directories) as TOML, and exit.")
-    var printConfig = false
-
-    /// Makes NIO's singleton event loops Swift Concurrency's global executor, for the daemon only.
-    ///
-    /// libdispatch's pool, the default executor on Linux, starts a monitor that wakes every
-    /// second for the rest of the process once it has run one task, and parks idle workers on
-    /// five-second timeouts; NIO's loops sleep in epoll until a timer or a descriptor is due.
-    /// It has to happen before the first task leaves the main thread, so `FTMSBridge.main`
-    /// calls it before parsing. Other commands keep the default pool: they are short-lived, and
-    /// some block a thread in ways an event loop must never see.
-    static func adoptEventLoopExecutor() {
-        // Before any thread starts, so that no arena exists yet (see MallocTuning).
-        MallocTuning.apply()
-        NIOSingletons.groupLoopCountSuggestion = 1
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    func run() throws {
+        guard let daemon = Self.daemonPath() else {
+            printError("run: no \(Self.daemonName) beside \(Self.ownDirectory() ?? "this executable") or in its ../sbin; install both binaries together")
+            throw ExitCode(1)
+        }
+        let argv = ([daemon] + arguments).map { strdup($0) } + [nil]
+        execv(daemon, argv)
+        // Only reached when exec failed.
+        let reason = String(cString: strerror(errno))
+        argv.forEach { free($0) }
+        printError("run: cannot start \(daemon): \(reason)")
+        throw ExitCode(1)
     }
 
-    func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let path = config ?? Self.defaultConfigPath
-        let loaded: DaemonConfig
-        do {
-            loaded = try DaemonConfig.load(path: path, missingIsDefault: config == nil).applyingEnvironment(environment)
-        } catch {
-            printError("run: \(error)")
-            throw ExitCode(1)
+    /// The directory holding this executable, from `/proc/self/exe` (not `argv[0]`, which a
+    /// caller chooses).
+    static func ownDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// `ftms-bridged` beside this executable, else in `../sbin`; nil when neither is executable.
+    static func daemonPath() -> String? {
+        guard let directory = ownDirectory() else { return nil }
+        var candidates = ["\(directory)/\(daemonName)"]
+        if directory.hasSuffix("/bin") {
+            candidates.append("\(directory.dropLast(3))sbin/\(daemonName)")
         }
-        if printConfig {
-            _ = printLine(loaded.rendered())
-            return
-        }
-        if checkConfig {
-            _ = printLine("config OK: \(FileManager.default.fileExists(atPath: path) ? path : "defaults (no \(path))")")
-            return
-        }
-        let daemon = GatewayDaemon(
-            config: loaded, configPath: FileManager.default.fileExists(atPath: path) ? path : nil,
-            environment: environment, version: FTMSBridge.version, loops: MultiThreadedEventLoopGroup.singleton)
-        do {
-            try await daemon.run()
-        } catch {
-            printError("run: \(error)")
-            throw ExitCode(1)
-        }
+        return candidates.first { access($0, X_OK) == 0 }
     }
 }

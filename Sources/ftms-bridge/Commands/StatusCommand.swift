@@ -32,7 +32,10 @@ struct StatusCommand: AsyncParsableCommand {
             let upload = try await store.lastUpload()
             let stats = try await store.storedStats()
             if json {
-                printLine(Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats))
+                // Checkpointed open sessions are not uploaded either: the package's purge keeps the
+                // state directory while any session is pending, dead or open (docs/systemd.md).
+                let open = try await store.loadAll().count
+                printLine(Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats, open: open))
                 return
             }
             let login: String
@@ -119,12 +122,12 @@ struct StatusCommand: AsyncParsableCommand {
         return line
     }
 
-    static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?) -> String {
+    static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?, open: Int) -> String {
         var object: [String: Any] = [
             "device_id": store.deviceID,
             "logged_in": account.loggedIn,
             "login_required": !account.loggedIn && account.loginRequiredReason != nil,
-            "pending": counts.pending, "uploaded": counts.uploaded, "dead": counts.dead,
+            "pending": counts.pending, "uploaded": counts.uploaded, "dead": counts.dead, "open": open,
             "database": store.path,
         ]
         object["login_required_reason"] = account.loginRequiredReason

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// `ftms-bridge run` is a thin exec of `ftms-bridged`, found beside it: the same flags reach
+/// the daemon, and its answers (config OK, a refused config) come back as the daemon's.
+@Suite("ftms-bridge run execs ftms-bridged")
+struct RunCommandTests {
+    func config(_ text: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("config.toml")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    @Test func checkConfigGoesThroughToTheDaemon() async throws {
+        let file = try config("[log]\nlevel = \"debug\"\n")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try await ProcessRunner.run(["run", "--config", file.path, "--check-config"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "config OK: \(file.path)\n")
+    }
+
+    @Test func printConfigIsTheDaemonsRendering() async throws {
+        let file = try config("[log]\nlevel = \"debug\"\n")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let viaRun = try await ProcessRunner.run(["run", "--print-config", "--config", file.path])
+        #expect(viaRun.status == 0, "\(viaRun.stderr)")
+        #expect(viaRun.stdout.contains("level = \"debug\""))
+        #expect(!viaRun.stdout.contains("[dashboard]"))
+    }
+
+    /// `[dashboard]` left the daemon (issue 22): one line saying what replaced it, exit 1.
+    @Test func aDashboardTableIsRefusedWithWhatReplacedIt() async throws {
+        let file = try config("[dashboard]\nenabled = true\nlisten = \"127.0.0.1:8088\"\n")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try await ProcessRunner.run(["run", "--config", file.path, "--check-config"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("ftms-bridged: \(file.path): dashboard: "))
+        #expect(result.stderr.contains("`ftms-bridge dashboard`"))
+        #expect(result.stderr.contains("ftms-bridge-dashboard.service"))
+    }
+
+    @Test func bothExecutablesPrintOneVersion() async throws {
+        let cli = try await ProcessRunner.run(["--version"])
+        let daemon = try await ProcessRunner.run(["run", "--version"])
+        #expect(cli.status == 0 && daemon.status == 0)
+        #expect(!cli.stdout.isEmpty)
+        #expect(cli.stdout == daemon.stdout)
+    }
+}
