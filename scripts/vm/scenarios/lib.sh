@@ -6,7 +6,19 @@ figure() { echo "figure $*"; }
 now() { awk '{print $1}' /proc/uptime; }
 # Processes a scenario started, ended when it exits (by pid, never by name).
 started_pids=()
-cleanup() { for pid in "${started_pids[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null; }
+# SIGTERM, up to 5 s to exit, then SIGKILL: a scenario that failed must never hang the guest.
+cleanup() {
+  local pid _
+  for pid in "${started_pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for _ in $(seq 1 50); do
+    local alive=0
+    for pid in "${started_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  for pid in "${started_pids[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+}
 trap cleanup EXIT
 
 # start_peripheral ADAPTER KIND:NAME [ftms-sim flags...]: an SF machine served by ftms-sim
