@@ -56,7 +56,7 @@ overall=ok
 IFS=, read -r -a scenarios <<< "$ftmsscenarios"
 for scenario in "${scenarios[@]}"; do
   start=$(now)
-  if timeout --kill-after=10 "${SCENARIO_TIMEOUT:-900}" bash "$FTMS_REPO/scripts/vm/scenarios/$scenario.sh" > "$results/$scenario.log" 2>&1; then verdict=ok; else verdict=fail; overall=fail; fi
+  if timeout --kill-after=10 "${SCENARIO_TIMEOUT:-600}" bash "$FTMS_REPO/scripts/vm/scenarios/$scenario.sh" > "$results/$scenario.log" 2>&1; then verdict=ok; else verdict=fail; overall=fail; fi
   seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
   line="$scenario $verdict $seconds s"
   [ "$verdict" = fail ] && line="$line: $(tail -1 "$results/$scenario.log")"

@@ -16,8 +16,9 @@ cleanup() {
     [ "$alive" = 0 ] && break
     sleep 0.1
   done
+  # No `wait`: a child stuck in the kernel (a hung HCI command) survives SIGKILL, and waiting
+  # for it would hang the guest; the scenario's exit leaves it to init.
   for pid in "${started_pids[@]}"; do kill -9 "$pid" 2>/dev/null; done
-  wait 2>/dev/null
 }
 trap cleanup EXIT
 
