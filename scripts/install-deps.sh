@@ -23,11 +23,15 @@
 #                     lintian checks the package)
 #   debootstrap, systemd-container: scripts/deb-test.sh builds a clean Debian 12 root once and
 #                     boots it with systemd-nspawn to install the package into
+#   qemu-system-x86, e2fsprogs (and debootstrap): scripts/vm/ builds a Debian 12 guest (debootstrap into an
+#                     ext4 image made with mkfs.ext4 -d) and boots it with qemu to test against real
+#                     bluetoothd 5.66 (README "Real Bluetooth stack tests")
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
           libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3
-          dpkg-dev binutils lintian debootstrap systemd-container)
+          dpkg-dev binutils lintian debootstrap systemd-container
+          qemu-system-x86 e2fsprogs)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -12,7 +12,9 @@ struct SimulateCommand: ParsableCommand {
             Owns org.bluez on the bus (DBUS_SYSTEM_BUS_ADDRESS unless --bus is given), prints one \
             ready line on stdout, logs one line per event on stderr, and exits on SIGTERM or SIGINT, \
             or by itself when the bus goes away. Faults: \(Fault.usage). Controls: org.bluez.Mock on /. \
-            Machines ride a seeded rider model, or a recorded capture with --ride.
+            Machines ride a seeded rider model, or a recorded capture with --ride. \
+            With --peripheral it is instead one real machine on a real bluetoothd: a GATT application \
+            and an advertisement registered on --adapter of the system bus (docs/simulator.md).
             """
     )
 
@@ -75,7 +77,21 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Refuse AcquireNotify (NotSupported), so clients take notifications through StartNotify signals.")
     var noAcquireNotify = false
 
+    @Flag(help: "Be one real machine through bluetoothd's GattManager1 and LEAdvertisingManager1 (with --adapter and --machine) instead of simulating bluetoothd.")
+    var peripheral = false
+
+    @Option(help: "With --peripheral: the adapter that serves the machine, as hci1.")
+    var adapter: String?
+
+    @Option(help: "With --peripheral: KIND:NAME, as bike:SF-Bike-0001 or rower:SF-Rower-0001 (default bike:SF-Bike-0001).")
+    var machine: String?
+
     func validate() throws {
+        if peripheral {
+            try validatePeripheral()
+            return
+        }
+        guard adapter == nil, machine == nil else { throw ValidationError("--adapter and --machine need --peripheral") }
         guard (0...16).contains(adapters) else { throw ValidationError("--adapters must be between 0 and 16") }
         guard visibleOn == nil || visibleOn == "all" || visibleOn == "one" else {
             throw ValidationError("--visible-on must be all or one")
@@ -148,6 +164,7 @@ struct SimulateCommand: ParsableCommand {
 
     /// Runs until stopped; the exit status: 0 stopped by a signal, 1 failed or lost the bus.
     func simulate() async -> Int32 {
+        if peripheral { return await servePeripheral() }
         let address = bus ?? BlueZSimulator.systemBusAddress(environment: ProcessInfo.processInfo.environment)
         let rides: [(kind: MachineSpec.Kind, ride: RecordedRide)]
         do {

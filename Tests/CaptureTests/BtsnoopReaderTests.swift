@@ -61,6 +61,30 @@ struct BtsnoopReaderTests {
         #expect(reader.header.address == nil)
     }
 
+    /// bluetoothd 5.66 serving a client that announced support for it (as bluetoothd does in
+    /// Client Supported Features) sends notifications as ATT Handle Multiple Value
+    /// Notification (0x23): seen in every VM capture (scripts/vm), so a peer on a 5.2 stack may too.
+    @Test func multipleValueNotificationsAreEachAnEventInOrder() throws {
+        var file = BtsnoopBuilder(.monitor)
+        file.att(handle: 0x0001, ATT.multipleNotification([(0x0025, [0x44, 0x02]), (0x0028, [0x04]), (0x0031, [0x09])]), .toHost, at: 0)
+        file.att(handle: 0x0001, ATT.multipleNotification([(0x0025, [0x45])]), .toHost, at: 250_000)
+        // A truncated last entry is dropped, the whole ones before it kept.
+        file.att(handle: 0x0001, ATT.multipleNotification([(0x0025, [0x46])]) + [0x25, 0x00, 0x05, 0x00, 0x01], .toHost, at: 500_000)
+        var reader = try BtsnoopReader(
+            bytes: file.bytes, options: BtsnoopOptions(handleMap: [0x0025: AttributeUUID(short: 0x2AD2), 0x0028: AttributeUUID(short: 0x2ADA)]))
+        let (events, error) = drain(&reader)
+        #expect(error == nil)
+        #expect(
+            events == [
+                .attribute(.notify, AttributeUUID(short: 0x2AD2), [0x44, 0x02], at: .zero),
+                .attribute(.notify, AttributeUUID(short: 0x2ADA), [0x04], at: .zero),
+                .attribute(.notify, AttributeUUID(short: 0x2AD2), [0x45], at: .milliseconds(250)),
+                .attribute(.notify, AttributeUUID(short: 0x2AD2), [0x46], at: .milliseconds(500)),
+            ])
+        #expect(reader.statistics.notificationsPerHandle == [0x0025: 3, 0x0028: 1, 0x0031: 1])
+        #expect(reader.statistics.unmappedHandles == [0x0031])
+    }
+
     @Test func theHandleMapWinsOverDiscovery() throws {
         var file = BtsnoopBuilder(.h4)
         file.att(handle: 0x0001, ATT.characteristics([(0x0013, 0x0014, 0x2AD1)]), .toHost, at: 0)

@@ -28,6 +28,8 @@ public struct BtsnoopReader: Sendable {
     private var anonymousAttributes = AttributeTable()
     private var reassembler = L2CAPReassembler()
     private var facts = MachineFacts()
+    /// Events of one PDU beyond the first (a multiple value notification), handed out next.
+    private var queued: [CaptureEvent] = []
 
     /// btsnoop timestamps count from midnight, 1 January of year 0; this many microseconds later
     /// is the Unix epoch (the constant Wireshark and BlueZ use).
@@ -56,6 +58,7 @@ public struct BtsnoopReader: Sendable {
 
     /// The next event, `nil` at the end, or the error that ended the read (once; `nil` after).
     public mutating func next() throws(CaptureError) -> CaptureEvent? {
+        if !queued.isEmpty { return queued.removeFirst() }
         guard !finished else { return nil }
         let bytes = self.bytes
         return try bytes.withBytes { (file) throws(CaptureError) -> CaptureEvent? in
@@ -158,6 +161,12 @@ public struct BtsnoopReader: Sendable {
         switch links[index].interpret(att, direction: direction) {
         case .access(let access):
             return value(access, in: att, on: index, at: time)
+        case .accesses(let accesses):
+            var events = accesses.compactMap { value($0, in: att, on: index, at: time) }
+            guard !events.isEmpty else { return nil }
+            let first = events.removeFirst()
+            queued.append(contentsOf: events)
+            return first
         case .discovered:
             if facts.dataType == nil { facts.dataType = links[index].machineType }
             return nil

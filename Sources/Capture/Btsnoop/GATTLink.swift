@@ -30,6 +30,8 @@ struct GATTLink: Sendable {
 
     enum Outcome {
         case access(Access)
+        /// Handle Multiple Value Notification (0x23): several values in one PDU, in order.
+        case accesses([Access])
         /// Discovery added to ``attributes``.
         case discovered
         case nothing
@@ -52,6 +54,16 @@ struct GATTLink: Sendable {
                 default: .write
                 }
             return .access(Access(operation: operation, handle: LittleEndian.uint16(pdu, at: 1), value: 3..<count))
+        case 0x23:  // handle multiple value notification: (handle, length, value) repeated
+            var accesses: [Access] = []
+            var offset = 1
+            while offset + 4 <= count {
+                let length = Int(LittleEndian.uint16(pdu, at: offset + 2))
+                guard offset + 4 + length <= count else { break }
+                accesses.append(Access(operation: .notify, handle: LittleEndian.uint16(pdu, at: offset), value: offset + 4..<offset + 4 + length))
+                offset += 4 + length
+            }
+            return accesses.isEmpty ? .nothing : .accesses(accesses)
         case 0xD2:  // signed write command: the value is followed by a 12-byte signature
             guard count >= 15 else { return .nothing }
             return .access(Access(operation: .write, handle: LittleEndian.uint16(pdu, at: 1), value: 3..<count - 12))

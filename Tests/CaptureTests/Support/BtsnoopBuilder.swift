@@ -187,5 +187,9 @@ enum ATT {
     static func writeCommand(_ handle: UInt16, _ value: [UInt8]) -> [UInt8] { [0x52] + le(handle) + value }
     static func notification(_ handle: UInt16, _ value: [UInt8]) -> [UInt8] { [0x1B] + le(handle) + value }
     static func indication(_ handle: UInt16, _ value: [UInt8]) -> [UInt8] { [0x1D] + le(handle) + value }
+    /// ATT 0x23: handle, length and value for each, in one PDU (Bluetooth 5.2).
+    static func multipleNotification(_ values: [(UInt16, [UInt8])]) -> [UInt8] {
+        [0x23] + values.flatMap { le($0.0) + le(UInt16($0.1.count)) + $0.1 }
+    }
     static func confirmation() -> [UInt8] { [0x1E] }
 }

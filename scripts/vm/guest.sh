@@ -1,0 +1,68 @@
+#!/bin/bash
+# Runs inside the test guest (started by the image's /sbin/ftms-vm-init): brings up the Bluetooth
+# stack as a Debian 12 gateway has it and runs the scenarios named on the kernel command line.
+#   system dbus-daemon -> btvirt (FTMS_VM_CONTROLLERS LE controllers on one simulated air) ->
+#   bluetoothd 5.66 as Debian ships it (main.conf: [GATT] Channels = 1) -> btmon -w btmon.snoop
+# Each scenario's output goes to RESULTS/NAME.log and one line to RESULTS/summary:
+#   `NAME ok 12.3 s` or `NAME fail 12.3 s: <the scenario's last line>`.
+# RESULTS/finished is written last: its presence tells run.sh the guest got to the end.
+# guest-init starts it with sh; the rest is bash.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+results="$ftmsresults"
+export FTMS_REPO="$ftmsrepo" RESULTS="$results" BIN="$ftmsrepo/.build/debug"
+export FTMS_VM_CONTROLLERS="${ftmscontrollers:-4}"
+IFS=, read -r -a settings <<< "${ftmsenv:-}"
+[ ${#settings[@]} -gt 0 ] && export "${settings[@]}"
+now() { awk '{print $1}' /proc/uptime; }
+echo "guest: up at $(now) s"
+if [ "$ftmsscenarios" = probe ]; then
+  echo "probe ok $(now)" > "$results/summary"; echo "ok probe" > "$results/finished"; exit 0
+fi
+
+mkdir -p /run/dbus /var/lib/bluetooth
+dbus-daemon --system --fork --nopidfile
+modprobe hci_vhci
+
+# btvirt in a slow guest sometimes misses a controller's reset (hci0: Opcode 0x0c03 failed: -110);
+# then mgmt lists fewer controllers than asked for, and btvirt starts again.
+controllers_listed() { btmgmt info 2>/dev/null | grep -c '^hci[0-9]*:' ; }
+for attempt in 1 2 3; do
+  btvirt -L -l"$FTMS_VM_CONTROLLERS" > "$results/btvirt.log" 2>&1 &
+  btvirt_pid=$!
+  for _ in $(seq 1 50); do
+    [ "$(controllers_listed)" -ge "$FTMS_VM_CONTROLLERS" ] && break
+    sleep 0.2
+  done
+  [ "$(controllers_listed)" -ge "$FTMS_VM_CONTROLLERS" ] && break
+  echo "guest: btvirt attempt $attempt: mgmt lists $(controllers_listed) of $FTMS_VM_CONTROLLERS controllers; restarting it"
+  kill "$btvirt_pid"; wait "$btvirt_pid" 2>/dev/null
+  sleep 1
+done
+echo "guest: $(controllers_listed) controllers at $(now) s"
+
+btmon -w "$results/btmon.snoop" > /dev/null 2>&1 &
+mkdir -p /run/ftms-vm
+/usr/libexec/bluetooth/bluetoothd -n > "$results/bluetoothd.log" 2>&1 &
+echo $! > /run/ftms-vm/bluetoothd.pid
+for _ in $(seq 1 50); do
+  dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > /dev/null 2>&1 && break
+  sleep 0.2
+done
+for index in $(seq 0 $((FTMS_VM_CONTROLLERS - 1))); do btmgmt --index "$index" power on > /dev/null 2>&1; done
+echo "guest: bluetoothd ready at $(now) s"
+
+overall=ok
+IFS=, read -r -a scenarios <<< "$ftmsscenarios"
+for scenario in "${scenarios[@]}"; do
+  start=$(now)
+  if timeout --kill-after=10 "${SCENARIO_TIMEOUT:-600}" bash "$FTMS_REPO/scripts/vm/scenarios/$scenario.sh" > "$results/$scenario.log" 2>&1; then verdict=ok; else verdict=fail; overall=fail; fi
+  seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  line="$scenario $verdict $seconds s"
+  [ "$verdict" = fail ] && line="$line: $(tail -1 "$results/$scenario.log")"
+  echo "$line" | tee -a "$results/summary"
+  grep '^figure' "$results/$scenario.log" | sed "s/^/  $scenario /" | tee -a "$results/summary"
+done
+# A failure's capture as text, for reading on a host without btmon.
+[ "$overall" = fail ] && timeout 120 btmon -r "$results/btmon.snoop" 2>&1 | head -c 30000000 > "$results/btmon.txt"
+echo "$overall: ${#scenarios[@]} scenario(s), guest up $(now) s" > "$results/finished"

@@ -1,0 +1,93 @@
+# Helpers every scenario sources. Scenarios run as root in the guest with FTMS_REPO, RESULTS, BIN.
+# fail REASON: the one line run.sh reports, and a non-zero exit.
+fail() { echo "FAIL: $*"; exit 1; }
+# figure TEXT: a measured figure, collected into the summary.
+figure() { echo "figure $*"; }
+now() { awk '{print $1}' /proc/uptime; }
+# Processes a scenario started, ended when it exits (by pid, never by name).
+started_pids=()
+# SIGTERM, up to 5 s to exit, then SIGKILL: a scenario that failed must never hang the guest.
+cleanup() {
+  local pid _
+  for pid in "${started_pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for _ in $(seq 1 50); do
+    local alive=0
+    for pid in "${started_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  # No `wait`: a child stuck in the kernel (a hung HCI command) survives SIGKILL, and waiting
+  # for it would hang the guest; the scenario's exit leaves it to init.
+  for pid in "${started_pids[@]}"; do kill -9 "$pid" 2>/dev/null; done
+}
+trap cleanup EXIT
+
+# start_peripheral ADAPTER KIND:NAME [ftms-sim flags...]: an SF machine served by ftms-sim
+# --peripheral on ADAPTER through this guest's bluetoothd; waits for its ready line. Its log is
+# RESULTS/peripheral-NAME.log (appended: several scenarios may start the same machine).
+start_peripheral() {
+  local adapter=$1 machine=$2; shift 2
+  local name=${machine#*:} log="$RESULTS/peripheral-${machine#*:}.log"
+  local ready; ready=$(mktemp)
+  "$BIN/ftms-sim" --peripheral --adapter "$adapter" --machine "$machine" "$@" > "$ready" 2>> "$log" &
+  started_pids+=($!)
+  for _ in $(seq 1 100); do
+    grep -q '^ready' "$ready" && { rm -f "$ready"; return 0; }
+    kill -0 "${started_pids[-1]}" 2>/dev/null || fail "ftms-sim --peripheral $machine on $adapter exited: $(tail -1 "$log")"
+    sleep 0.2
+  done
+  fail "ftms-sim --peripheral $machine on $adapter not ready in 20 s"
+}
+
+# seconds_since START: elapsed seconds with one decimal, from a now() reading.
+seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# median N...: the median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# restart_bluetoothd: stops bluetoothd (SIGTERM, as systemctl restart does) and starts it again.
+restart_bluetoothd() {
+  local pid; pid=$(cat /run/ftms-vm/bluetoothd.pid)
+  kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  /usr/libexec/bluetooth/bluetoothd -n >> "$RESULTS/bluetoothd.log" 2>&1 &
+  echo $! > /run/ftms-vm/bluetoothd.pid
+}
+
+# wait_for_line FILE PATTERN SECONDS: waits until FILE has a line matching PATTERN (grep -E); 1 on timeout.
+wait_for_line() {
+  local deadline; deadline=$(awk -v n="$(now)" -v s="$3" 'BEGIN { print n + s }')
+  until grep -qE "$2" "$1" 2>/dev/null; do
+    awk -v n="$(now)" -v d="$deadline" 'BEGIN { exit !(n > d) }' && return 1
+    sleep 0.2
+  done
+}
+
+# count_lines FILE PATTERN: lines of FILE matching PATTERN (grep -E), 0 when none.
+count_lines() { grep -cE "$2" "$1" 2>/dev/null || true; }
+
+# discovering ADAPTER: true/false, Adapter1.Discovering as bluetoothd reports it.
+discovering() {
+  dbus-send --system --print-reply --dest=org.bluez "/org/bluez/$1" org.freedesktop.DBus.Properties.Get \
+    string:org.bluez.Adapter1 string:Discovering 2>/dev/null | awk '/boolean/ { print $3 }'
+}
+
+# dump_objects FILE: bluetoothd's whole object tree (GetManagedObjects), for the record.
+dump_objects() {
+  dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > "$1" 2>&1
+}
+
+# heard_by_gateway NAME...: scans hci0 (up to 3 windows of 5 s) until every NAME is listed, so
+# bluetoothd knows them. btvirt answers a scan at once and only once (duplicate filtering), and
+# the kernel drops advertising reports that arrive before it has marked discovery as started, so
+# a discovery window in the guest can hear nothing at all; a real radio keeps advertising.
+# Prints the number of windows it took.
+heard_by_gateway() {
+  local window name missing
+  for window in 1 2 3; do
+    "$BIN/ftms-bridge" scan --adapter hci0 --timeout 5 > "$RESULTS/heard.out" 2>&1
+    missing=0
+    for name in "$@"; do grep -q "$name" "$RESULTS/heard.out" || missing=1; done
+    [ "$missing" = 0 ] && { echo "$window"; return 0; }
+  done
+  echo "$window"; return 1
+}

@@ -1,0 +1,23 @@
+#!/bin/bash
+# `ftms-bridge scan` on real bluetoothd finds the SF machines ftms-sim serves on hci1 and hci2 and
+# ignores the decoy on hci3: SF-Bike-9999, an FTMS bike with a SolidFocus name but no 0xFE01.
+set -u
+. "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
+start_peripheral hci1 bike:SF-Bike-0001
+start_peripheral hci2 rower:SF-Rower-0001
+start_peripheral hci3 ftms:SF-Bike-9999
+start=$(now)
+windows=$(heard_by_gateway SF-Bike-0001 SF-Rower-0001) || fail "scan did not find SF-Bike-0001 and SF-Rower-0001 in 3 windows of 5 s"
+figure "scan windows until both machines were heard: $windows (see heard_by_gateway in lib.sh)"
+"$BIN/ftms-bridge" scan --adapter hci0 --timeout 5 > "$RESULTS/scan.out" 2> "$RESULTS/scan.err" || fail "scan exited $?: $(tail -1 "$RESULTS/scan.err")"
+cat "$RESULTS/scan.out" "$RESULTS/scan.err"
+dump_objects "$RESULTS/scan-objects.txt"
+grep -q 'SF-Bike-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Bike-0001"
+grep -q 'SF-Rower-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Rower-0001"
+grep -q 'SF-Bike-9999' "$RESULTS/scan.out" && fail "scan listed the decoy SF-Bike-9999 (no 0xFE01)"
+"$BIN/ftms-bridge" scan --adapter hci0 --timeout 6 --any-ftms > "$RESULTS/scan-any.out" 2>&1 || fail "scan --any-ftms exited $?"
+cat "$RESULTS/scan-any.out"
+dump_objects "$RESULTS/scan-any-objects.txt"
+grep -q 'SF-Bike-9999' "$RESULTS/scan-any.out" || fail "scan --any-ftms did not list the FTMS decoy SF-Bike-9999"
+grep -q ' 127 dBm' "$RESULTS/scan.out" && echo "note: RSSI 127 (HCI's 'not available') printed as a level"
+figure "scan found 2 machines, decoy ignored, $(seconds_since "$start") s"

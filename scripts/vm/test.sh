@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The real-Bluetooth-stack step of scripts/test.sh: one guest boot (scripts/vm/run.sh) running every
+# scenario against bluetoothd 5.66 on btvirt controllers, with ftms-sim --peripheral as the machines.
+#
+#   scripts/vm/test.sh           the CI step: bars sampled (5 monitor runs, 3 daemon restarts), ~5 min with TCG
+#   scripts/vm/test.sh --bars    the issue's full bars: 20 monitor runs, 10 daemon restarts
+#
+# Needs the debug build (swift build --build-tests, as scripts/test.sh does first); the guest image is
+# built on first use into ${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}. Prints the summary and figures.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+for binary in ftms-bridge ftms-sim; do
+  [ -x "$repo/.build/debug/$binary" ] || { echo "vm/test: no .build/debug/$binary: run swift build first" >&2; exit 1; }
+done
+if [ "${1:-}" = --bars ]; then
+  env="MONITOR_RUNS=20,RUN_RESTARTS=10"; timeout=1500
+else
+  env="MONITOR_RUNS=5,RUN_RESTARTS=3"; timeout=600
+fi
+started=$SECONDS
+status=0
+FTMS_VM_ENV="$env${FTMS_VM_ENV:+,$FTMS_VM_ENV}" FTMS_VM_TIMEOUT="${FTMS_VM_TIMEOUT:-$timeout}" \
+  bash "$repo/scripts/vm/run.sh" controllers scan control monitor run || status=$?
+echo "vm/test: $((SECONDS - started)) s in all (status $status)" >&2
+exit "$status"
