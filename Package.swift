@@ -85,23 +85,23 @@ let package = Package(
         .target(name: "BlueZTesting", dependencies: ["DBus"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
-        // Pure workout engine: samples and a clock in, session events out (SPEC §5).
+        // Pure workout engine: samples and a clock in, session events out (contract §5).
         .target(name: "Workout", dependencies: ["FTMS"], swiftSettings: strict),
-        // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (SPEC §8).
+        // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (contract §8).
         .target(name: "Capture", dependencies: ["FTMS"], swiftSettings: strict),
-        // The local metrics socket (SPEC §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
+        // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
             dependencies: ["FTMS", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        // The durable local store (SPEC §6): one SQLite database through GRDB.
+        // The durable local store (contract §6): one SQLite database through GRDB.
         .target(
             name: "Store",
             dependencies: ["Workout", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
-        // The SolidFocus backend client and the seed 000 procedures: batch upload, stats, tokens.
+        // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
         .target(
             name: "Upload",
             dependencies: ["Store", "Workout", .product(name: "AsyncHTTPClient", package: "async-http-client")],
@@ -130,13 +130,13 @@ let package = Package(
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
         // only implementation, and one sendmsg is not worth a C dependency.
         .target(name: "Systemd", swiftSettings: strict),
-        // The control socket (SPEC §7, owner only): one JSON request line, one JSON answer line.
+        // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        // Seed 000's trainings as plans: which target holds at which second. Pure.
+        // SolidFocus's trainings as plans: which target holds at which second. Pure.
         .target(name: "Training", swiftSettings: strict),
         // /etc/ftms-bridge/config.toml: every key, its default, and one-line errors naming the key.
         .target(

@@ -19,7 +19,8 @@
 #   9. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
 #      tiles, live values, a reload complete at once, a dropped machine; screenshots in
 #      .build/dashboard-screens
-#  10. the Debian package (scripts/deb-test.sh --debug): built, installed into a clean Debian 12
+#  10. real bluetoothd 5.66 in a qemu guest (scripts/vm/test.sh): scan, control, monitor, the daemon
+#  11. the Debian package (scripts/deb-test.sh --debug): built, installed into a clean Debian 12
 #      root with no Swift toolchain booted under systemd-nspawn, upgraded mid-ride, removed, purged
 #
 # The full `swift test` log is kept in .build/swift-test.log; failures are printed here.
@@ -91,6 +92,13 @@ else
 fi
 # The gym-floor page in headless chromium against the simulated gym (issue 14).
 if python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+# Real bluetoothd 5.66 and the kernel's Bluetooth stack in a qemu guest (scripts/vm, README "Real
+# Bluetooth stack tests"): scan, control, monitor and the daemon against ftms-sim --peripheral.
+if bash scripts/vm/test.sh; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

@@ -1,10 +1,10 @@
-/// The BlueZ client: BlueZ 5.66's D-Bus API as the gateway needs it (SPEC §2).
+/// The BlueZ client: BlueZ 5.66's D-Bus API as the gateway needs it (contract §2).
 ///
 /// Everything known about adapters, devices and GATT objects comes from one ObjectManager
 /// cache (``ObjectTree``), filled by `GetManagedObjects` *after* the signal match rules are in
 /// place, and kept current from InterfacesAdded, InterfacesRemoved and PropertiesChanged in
 /// wire order. Objects are found by UUID and parent link, never by hard-coded paths
-/// (notes/bluez-dbus.md §1.1).
+/// (docs/bluez.md, "Objects and signals").
 public enum BlueZNames {
     public static let service = "org.bluez"
     public static let objectManager = "org.freedesktop.DBus.ObjectManager"

@@ -1,4 +1,4 @@
-/// Recorded BLE traffic in, time-stamped attribute events out (SPEC §8).
+/// Recorded BLE traffic in, time-stamped attribute events out (contract §8).
 ///
 /// Two formats feed replay: btsnoop files, as `btmon -w` (datalink 2001) and Android's HCI
 /// snoop log (1002, HCI UART framing) write them, plus un-encapsulated HCI logs (1001); and `.ftmscap`, our own JSON lines

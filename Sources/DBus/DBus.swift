@@ -1,7 +1,7 @@
 /// A Swift binding over libdbus-1, written by hand because no maintained Swift D-Bus package
 /// exists for Linux.
 ///
-/// libdbus is safe only when used the way its sources demand (notes/bluez-dbus.md §4), so the
+/// libdbus is safe only when used the way its sources demand (docs/bluez.md, "libdbus rules the binding keeps"), so the
 /// binding is built around those rules rather than a thin wrapper:
 ///
 /// - One thread (``BusLoop``) owns each connection and makes every libdbus call. It polls the

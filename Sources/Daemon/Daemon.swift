@@ -1,6 +1,6 @@
-/// `ftms-bridge run`: the modules composed into the service a gym runs (issue 6, SPEC §10).
+/// `ftms-bridge run`: the modules composed into the service a gym runs (issue 6, contract §10).
 ///
-/// The data flow of SPEC §1, live: a ``MachineFleet`` keeps every allowed machine connected
+/// The data flow of contract §1, live: a ``MachineFleet`` keeps every allowed machine connected
 /// (re-creating the bus connection when dbus-daemon itself restarts), each machine's
 /// ``MachineWorker`` runs the pure pipeline, a ``SessionSink`` makes finished sessions durable
 /// before anything else hears of them, and the ``LivePublisher`` fans everything out on the

@@ -1,6 +1,6 @@
 public import Workout
 
-/// Everything `ftms-bridge run` reads from `/etc/ftms-bridge/config.toml` (SPEC §10).
+/// Everything `ftms-bridge run` reads from `/etc/ftms-bridge/config.toml` (contract §10).
 ///
 /// Every key has a default, so an empty file (or none) is a working gateway: a missing key
 /// means "the default", never "off". The TOML names are snake_case and grouped in tables;
@@ -49,7 +49,7 @@ public struct DaemonConfig: Sendable, Equatable {
         public init() {}
     }
 
-    /// `[sessions]`: SPEC §5's thresholds and the calendar of the workout streak.
+    /// `[sessions]`: contract §5's thresholds and the calendar of the workout streak.
     public struct Sessions: Sendable, Equatable {
         public var rules = SessionRules()
         /// IANA zone for the streak's calendar days; empty means the system's.

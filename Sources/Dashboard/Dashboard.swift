@@ -3,7 +3,7 @@
 ///
 /// The data flow is three small pieces, each replaceable:
 ///
-/// - a ``DashboardSource`` turns some transport into ``GatewayEvent``s: seed 002 envelopes
+/// - a ``DashboardSource`` turns some transport into ``GatewayEvent``s: contract §7 envelopes
 ///   tagged with the gateway they came from, plus a snapshot to resync from. The metrics socket
 ///   (``MetricsSocketSource``, one gateway) is one; an MQTT subscriber (every gateway of a gym)
 ///   is another, with the same events.

@@ -1,4 +1,4 @@
-/// Bit-exact codec for the Bluetooth SIG Fitness Machine Service 1.0 (SPEC §3).
+/// Bit-exact codec for the Bluetooth SIG Fitness Machine Service 1.0 (contract §3).
 ///
 /// The module is pure: it decodes and encodes bytes, merges split records on times it is
 /// given, and writes JSON into caller-owned buffers. It does no I/O, reads no clock and never

@@ -1,7 +1,7 @@
-/// The workout engine (SPEC §5): merged samples, Status events, link events and time go in;
+/// The workout engine (contract §5): merged samples, Status events, link events and time go in;
 /// session events and summaries come out.
 ///
-/// The module is pure so that live BLE and replay (SPEC §1, §8) run the very same sessions:
+/// The module is pure so that live BLE and replay (contract §1, §8) run the very same sessions:
 /// it reads no clock, does no I/O and draws no randomness it is not handed. Time arrives with
 /// every input as a ``Timestamp`` (a monotonic instant for every interval, a wall-clock
 /// instant only to label when a session started), and ``SessionEngine/tick(at:)`` lets idle

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ReferenceBackend
 
-/// `ftms-backend`: the reference SolidFocus backend (seed 000) on loopback, for the upload
+/// `ftms-backend`: the reference SolidFocus backend (SolidFocus) on loopback, for the upload
 /// tests, the README demo, and integrators without the real server. docs/backend-api.md is
 /// its manual.
 @main

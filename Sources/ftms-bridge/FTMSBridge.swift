@@ -1,7 +1,7 @@
 import ArgumentParser
 import DaemonConfig
 
-/// `ftms-bridge`: the gateway's operator tools (SPEC §9). The daemon itself is `ftms-bridged`;
+/// `ftms-bridge`: the gateway's operator tools (contract §9). The daemon itself is `ftms-bridged`;
 /// `ftms-bridge run` execs it.
 ///
 /// This target composes the library modules; it holds command-line plumbing and the

@@ -8,7 +8,7 @@ import NIOPosix
 import Glibc
 #endif
 
-/// `ftms-bridged [--config PATH]`: the daemon (SPEC §9, §10), as its own executable.
+/// `ftms-bridged [--config PATH]`: the daemon (contract §9, §10), as its own executable.
 ///
 /// It links only what keeping machines connected, storing, uploading and publishing needs: no
 /// dashboard web server, no doctor, no bulk decoder, no replay. Those stay in `ftms-bridge`,
@@ -79,7 +79,7 @@ struct FTMSBridged: AsyncParsableCommand {
         }
     }
 
-    /// SPEC §9's one line on stderr (the journal), whole in one write.
+    /// contract §9's one line on stderr (the journal), whole in one write.
     static func printError(_ message: String) {
         write(Array("ftms-bridged: \(message)\n".utf8), to: 2)
     }

@@ -5,7 +5,7 @@ import FTMS
 import Foundation
 import Testing
 
-/// The SPEC §2 connect sequence and the Control Point, against the dbusmock BlueZ.
+/// The contract §2 connect sequence and the Control Point, against the dbusmock BlueZ.
 @Suite("Connect and control against the dbusmock BlueZ", .serialized)
 struct ConnectTests {
     func rig(kind: String = "bike", name: String = "SF-Bike-0001") async throws -> FakeRig {

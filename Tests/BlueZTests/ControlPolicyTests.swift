@@ -5,7 +5,7 @@ import FTMS
 import Foundation
 import Testing
 
-/// SPEC §4's Control Point policy against the dbusmock BlueZ: the bytes on the wire and the
+/// contract §4's Control Point policy against the dbusmock BlueZ: the bytes on the wire and the
 /// results the machine gives, through ``MachineLink/send(_:timeout:)``.
 @Suite("Control Point policy against the dbusmock BlueZ", .serialized)
 struct ControlPolicyTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The replay regression corpus (SPEC §8, gpsd's design): every capture in `captures/` is
+/// The replay regression corpus (contract §8, gpsd's design): every capture in `captures/` is
 /// replayed by the built binary with `replay --json` and held to two answers.
 ///
 /// - `NAME.expected.json` was worked out analytically by `scripts/make-captures.py` from the
@@ -102,7 +102,7 @@ struct CaptureCorpusTests {
     // MARK: The expected file and the summaries
 
     /// What an expected session and a `replay --json` summary both say, under the summary's
-    /// names (SPEC §5): the expected file is written in the summary's shape.
+    /// names (contract §5): the expected file is written in the summary's shape.
     struct Figures: Decodable {
         struct Detail: Decodable {
             let energyMethod: String

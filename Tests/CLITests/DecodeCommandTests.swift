@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `ftms-bridge decode` as users run it (SPEC §3.1, §9).
+/// `ftms-bridge decode` as users run it (contract §3.1, §9).
 @Suite("ftms-bridge decode")
 struct DecodeCommandTests {
     static let ic4 = #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":7.3,"instantaneous_cadence_rpm":129,"instantaneous_power_w":290,"heart_rate_bpm":0}"#

@@ -2,7 +2,7 @@ import DaemonConfig
 import Testing
 import Workout
 
-/// SPEC §10: every key has a default, so an empty file (or none) is a working gateway.
+/// contract §10: every key has a default, so an empty file (or none) is a working gateway.
 @Suite("Config defaults")
 struct DefaultsTests {
     @Test func anEmptyFileIsTheDefaults() throws {

@@ -3,7 +3,7 @@ import FTMS
 import Testing
 import Workout
 
-/// SPEC §7: the `machine` message carries the machine's features once it is ready, by the
+/// contract §7: the `machine` message carries the machine's features once it is ready, by the
 /// names `decode` prints, so a display (and the MQTT state topic, the same bytes) knows what a
 /// machine measures and takes before its first sample.
 @Suite("Daemon: machine message features")

@@ -1,7 +1,7 @@
 import FTMS
 import Testing
 
-/// `decode`'s data-record path writes a frame's JSON straight from its bytes (issue 15, round 4);
+/// `decode`'s data-record path writes a frame's JSON straight from its bytes;
 /// it must print exactly what ``DataRecord/init(kind:decoding:)`` and
 /// ``DataRecord/writeJSON(into:)`` print, for every flags value, every value a field can hold,
 /// and frames that are whole, short or long. The hex reader's eight-digits-at-a-time path must

@@ -1,7 +1,7 @@
 import FTMS
 import Testing
 
-/// Known answers written by hand from the FTMS 1.0 field tables (SPEC §3), asserted as exact
+/// Known answers written by hand from the FTMS 1.0 field tables (contract §3), asserted as exact
 /// JSON text: widths, signedness, resolution, field order, sentinels and number formatting
 /// all at once.
 @Suite("Golden vectors from the FTMS 1.0 tables")

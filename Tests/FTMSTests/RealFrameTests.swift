@@ -1,7 +1,7 @@
 import FTMS
 import Testing
 
-/// Every frame of `../shared/vectors/real-ftms-frames.md` and of the extra corpus gathered from
+/// Every frame of `Tests/FTMSTests/Vectors/real-ftms-frames.md` and of the extra corpus gathered from
 /// machines it has no frames of (`Vectors/extra-real-frames.md`), decoded and compared field
 /// by field with what its source states.
 @Suite("Real frames from real machines")

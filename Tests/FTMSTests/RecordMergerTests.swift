@@ -1,7 +1,7 @@
 import FTMS
 import Testing
 
-/// The split-record merger of SPEC §3.
+/// The split-record merger of contract §3.
 @Suite("Split-record merger")
 struct RecordMergerTests {
     func record(_ kind: DataRecord.Kind, _ hex: String) throws -> DataRecord {

@@ -1,7 +1,7 @@
 import FTMS
 import Testing
 
-/// The Control Point writer sends only levels a machine declared (SPEC §4).
+/// The Control Point writer sends only levels a machine declared (contract §4).
 @Suite("Supported range clamping")
 struct SupportedRangeClampTests {
     @Test func clampsIntoTheRangeAndOntoTheIncrementGrid() {

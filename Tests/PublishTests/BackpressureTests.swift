@@ -3,7 +3,7 @@ import NIOPosix
 import Publish
 import Testing
 
-/// SPEC §7: a slow reader never slows the daemon or the other readers.
+/// contract §7: a slow reader never slows the daemon or the other readers.
 @Suite("Backpressure")
 struct BackpressureTests {
     /// A sample as the daemon will publish it: about 250 bytes of decoded bike data.

@@ -1,7 +1,7 @@
 import Publish
 import Testing
 
-/// The seed 002 envelope on the wire, byte for byte, against a fixed clock.
+/// The contract §7 envelope on the wire, byte for byte, against a fixed clock.
 @Suite("Envelope")
 struct EnvelopeTests {
     static let emptyHello =

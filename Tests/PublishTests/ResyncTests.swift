@@ -1,7 +1,7 @@
 import Publish
 import Testing
 
-/// seed 002's resync: a reader that connects late gets the current state in its `hello`.
+/// contract §7's resync: a reader that connects late gets the current state in its `hello`.
 @Suite("Resync")
 struct ResyncTests {
     /// The `hello` payload's `machines` and `sessions` lists, as the raw text between brackets.

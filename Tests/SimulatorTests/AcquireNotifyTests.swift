@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 extension SimulatorProcessTests {
-    /// AcquireNotify as BlueZ 5.66 serves it (notes §1.5), against `ftms-sim`, and the link's
+    /// AcquireNotify as BlueZ 5.66 serves it (docs/bluez.md "Reading, writing, notifications"), against `ftms-sim`, and the link's
     /// two notification paths: acquired sockets and the StartNotify fallback.
     @Suite("AcquireNotify")
     struct AcquireNotifyTests {

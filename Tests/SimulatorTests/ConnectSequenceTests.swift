@@ -9,7 +9,7 @@ import Testing
 extension SimulatorProcessTests {
     @Suite("Connect sequence and notifications")
     struct ConnectSequenceTests {
-        /// SPEC §2: Connect, Device Information, Feature, subscriptions, indications, then
+        /// contract §2: Connect, Device Information, Feature, subscriptions, indications, then
         /// Request Control, as the simulator logged the calls.
         @Test func theConnectSequenceRunsInSpecOrder() async throws {
             let rig = try await SimulatorRig.start(["--bikes", "1", "--rate", "20"])

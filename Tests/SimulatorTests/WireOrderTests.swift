@@ -4,7 +4,7 @@ import DBus
 import Testing
 
 extension SimulatorProcessTests {
-    /// Replies among signals, as dbus-monitor sees them leave the simulator (notes §1.1,
+    /// Replies among signals, as dbus-monitor sees them leave the simulator (docs/bluez.md "Objects and signals",
     /// §1.4): gdbus flushes queued signals before any reply.
     @Suite("Wire order")
     struct WireOrderTests {

@@ -2,7 +2,7 @@ import Testing
 import Workout
 @testable import Store
 
-/// Tokens, the device id and logout's wipe (seed 000 Flows 2, 6 and 8).
+/// Tokens, the device id and logout's wipe (SolidFocus Flows 2, 6 and 8).
 @Suite("Account state")
 struct AccountTests {
     static let tokens = StoredTokens(
@@ -42,7 +42,7 @@ struct AccountTests {
         #expect(!Self.tokens.description.contains("refresh-1"))
     }
 
-    /// Seed 000 Flow 8: a refresh rejected with 401 deletes the tokens and keeps everything else.
+    /// SolidFocus Flow 8: a refresh rejected with 401 deletes the tokens and keeps everything else.
     @Test func droppingTokensKeepsData() async throws {
         let directory = try TemporaryDirectory()
         let store = try GatewayStore(directory: directory.path)
@@ -60,7 +60,7 @@ struct AccountTests {
         #expect(try await store.accountState().loginRequiredReason == nil)
     }
 
-    /// Seed 000 Flow 6 step 3: everything but `device_id` goes, pending sessions included.
+    /// SolidFocus Flow 6 step 3: everything but `device_id` goes, pending sessions included.
     @Test func logoutWipesAllButTheDeviceID() async throws {
         let directory = try TemporaryDirectory()
         let store = try GatewayStore(directory: directory.path)

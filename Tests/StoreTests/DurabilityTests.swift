@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Store
 
-/// SPEC §6 and §10: WAL with synchronous=FULL, versioned migrations, files readable by the
+/// contract §6 and §10: WAL with synchronous=FULL, versioned migrations, files readable by the
 /// service user only.
 @Suite("Store durability")
 struct DurabilityTests {

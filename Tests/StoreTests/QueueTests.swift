@@ -2,7 +2,7 @@ import Testing
 import Workout
 @testable import Store
 
-/// The session queue: seed 000's `upload_status` and `retry_count`, the dead-letter state,
+/// The session queue: SolidFocus's `upload_status` and `retry_count`, the dead-letter state,
 /// oldest-first batches, and the merge of the backend's sessions at login.
 @Suite("Session queue")
 struct QueueTests {
@@ -76,7 +76,7 @@ struct QueueTests {
         #expect(try await store.counts() == QueueCounts(pending: 3, uploaded: 1, dead: 0))
     }
 
-    /// Seed 000 Flow 2 step 4: downloaded sessions are `uploaded`; a local pending one the
+    /// SolidFocus Flow 2 step 4: downloaded sessions are `uploaded`; a local pending one the
     /// backend already holds becomes `uploaded`; nothing is stored twice.
     @Test func downloadedSessionsMergeByID() async throws {
         let directory = try TemporaryDirectory()

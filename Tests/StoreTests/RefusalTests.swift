@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Store
 
-/// SPEC §6 / the issue: a corrupt or unreadable database is a one-line error and the daemon
+/// contract §6 / the issue: a corrupt or unreadable database is a one-line error and the daemon
 /// refuses to start; it never silently starts empty, and it never touches the bad file.
 @Suite("Store refuses bad databases")
 struct RefusalTests {

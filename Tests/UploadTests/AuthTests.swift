@@ -4,7 +4,7 @@ import Testing
 import Upload
 import Workout
 
-/// Login, device binding, token refresh and logout (seed 000 Flows 2, 6 and 8) against the
+/// Login, device binding, token refresh and logout (SolidFocus Flows 2, 6 and 8) against the
 /// reference backend as a real process.
 @Suite("Account and tokens")
 struct AuthTests {
@@ -42,7 +42,7 @@ struct AuthTests {
         #expect(((try await backend.counters()["logins"] as? [String: Any])?[gateway.store.deviceID] as? Int) == 2)
     }
 
-    /// Seed 000's error table: a failed `GET /sessions` or stats download leaves the login
+    /// SolidFocus's error table: a failed `GET /sessions` or stats download leaves the login
     /// standing and the local data in use.
     @Test func aFailedDownloadLeavesTheLoginStanding() async throws {
         let backend = try await ReferenceBackend(logDirectory: logs)

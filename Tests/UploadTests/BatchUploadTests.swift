@@ -4,7 +4,7 @@ import Testing
 import Upload
 import Workout
 
-/// Seed 000's Batch Upload Procedure against the reference backend as a real process.
+/// SolidFocus's Batch Upload Procedure against the reference backend as a real process.
 @Suite("Batch upload")
 struct BatchUploadTests {
 

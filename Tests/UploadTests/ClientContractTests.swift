@@ -131,7 +131,7 @@ struct ClientContractTests {
         #expect(try await service.store.counts() == QueueCounts(pending: 100))
     }
 
-    /// Answered failures (5xx) do not end the run: the next batch is tried (seed 000).
+    /// Answered failures (5xx) do not end the run: the next batch is tried (SolidFocus).
     @Test func answeredFailuresGoOnWithTheNextBatch() async throws {
         let transport = ScriptedTransport { _ in ScriptedTransport.json(503, #"{"error":"server_error"}"#) }
         let gateway = try await ScriptedGateway(transport)
@@ -141,7 +141,7 @@ struct ClientContractTests {
         #expect(report.stoppedBy == nil)
     }
 
-    /// Seed 000's error table: a session refused as `duplicate_session` is already on the
+    /// SolidFocus's error table: a session refused as `duplicate_session` is already on the
     /// backend, so it is uploaded, not retried.
     @Test func aDuplicateReportedAsAFailureIsUploaded() async throws {
         let first = TestSessions.summary(1)

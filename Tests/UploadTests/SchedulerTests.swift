@@ -4,7 +4,7 @@ import Upload
 import Workout
 
 /// When the daemon uploads: at start-up, after each finished session, on a backoff timer
-/// with jitter, honouring `Retry-After` (SPEC §6).
+/// with jitter, honouring `Retry-After` (contract §6).
 @Suite("Upload scheduling")
 struct SchedulerTests {
     /// Records when each run started and answers from a script.

@@ -2,7 +2,7 @@ import FTMS
 import Testing
 import Workout
 
-/// SPEC §5: a disconnect that outlasts the grace period ends the session; a shorter one
+/// contract §5: a disconnect that outlasts the grace period ends the session; a shorter one
 /// does not.
 @Suite("Disconnects")
 struct ConnectionTests {

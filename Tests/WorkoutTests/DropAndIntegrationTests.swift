@@ -2,7 +2,7 @@ import FTMS
 import Testing
 import Workout
 
-/// SPEC §5's minimum and the integrated totals of machines without counters.
+/// contract §5's minimum and the integrated totals of machines without counters.
 @Suite("Dropped sessions and integrated totals")
 struct DropAndIntegrationTests {
     /// 30 s of riding (samples 0…30, the last held 3 s) is 33 s of movement: below 60 s.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import Workout
 
-/// SPEC §5 and issue 21: a gateway outage (a restart, a frozen daemon, a suspend) is a
+/// contract §5 and issue 21: a gateway outage (a restart, a frozen daemon, a suspend) is a
 /// disconnect the gateway caused. The session carries on if its machine is back within the
 /// grace, whatever the idle rule would say about the gap, and the machine's counters across
 /// the gap count toward it; a counter that fell back still means a new rider.

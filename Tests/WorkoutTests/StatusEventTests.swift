@@ -2,7 +2,7 @@ import FTMS
 import Testing
 import Workout
 
-/// The console's own Fitness Machine Status events (SPEC §5).
+/// The console's own Fitness Machine Status events (contract §5).
 @Suite("Fitness Machine Status")
 struct StatusEventTests {
     static let riding: [DataField: Double] = [.instantaneousCadence: 80, .instantaneousPower: 160, .totalDistance: 0]

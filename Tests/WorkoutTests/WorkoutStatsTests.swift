@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Workout
 
-/// Seed 000's stats, with the streak in the gateway's time zone.
+/// SolidFocus's stats, with the streak in the gateway's time zone.
 @Suite("Workout stats")
 struct WorkoutStatsTests {
     static func summary(_ started: String, duration: Int = 600, energy: Int = 100, distance: Int = 5000) throws -> SessionSummary {

@@ -2,7 +2,8 @@
 # The real-Bluetooth-stack step of scripts/test.sh: one guest boot (scripts/vm/run.sh) running every
 # scenario against bluetoothd 5.66 on btvirt controllers, with ftms-sim --peripheral as the machines.
 #
-#   scripts/vm/test.sh           the CI step: bars sampled (5 monitor runs, 3 daemon restarts), ~5 min with TCG
+#   scripts/vm/test.sh           the CI step: bars sampled (5 monitor runs, 3 daemon restarts), the ride's
+#                                recoveries reported rather than failed, ~8 min with TCG
 #   scripts/vm/test.sh --bars    the full bars: 20 monitor runs, 10 daemon restarts
 #
 # Needs the debug build (swift build --build-tests, as scripts/test.sh does first); the guest image is
@@ -15,7 +16,8 @@ done
 if [ "${1:-}" = --bars ]; then
   env="MONITOR_RUNS=20,RUN_RESTARTS=10"; timeout=1500
 else
-  env="MONITOR_RUNS=5,RUN_RESTARTS=3"; timeout=600
+  # The ride's recoveries that btvirt cannot yet carry (docs/simulator.md) are reported, not failed.
+  env="MONITOR_RUNS=5,RUN_RESTARTS=3,FTMS_VM_MISSED=report"; timeout=720
 fi
 started=$SECONDS
 status=0

@@ -149,7 +149,7 @@ public actor BlueZClient {
         }
         if signal.member == "NameOwnerChanged" {
             // bluetoothd restarted or went away: every object is gone, and a new owner
-            // starts from its own state (notes §7).
+            // starts from its own state (docs/bluez.md "Failure modes").
             tree.removeAll()
             if let newOwner = signal.arguments.count >= 3 ? signal.arguments[2].string : nil, !newOwner.isEmpty {
                 try? await reload()

@@ -1,6 +1,6 @@
 import FTMS
 
-/// What an operator or a training program asks a machine to do (SPEC §4). The Control
+/// What an operator or a training program asks a machine to do (contract §4). The Control
 /// Point writer turns each into a request, choosing the resistance form and clamping.
 public enum MachineCommand: Sendable, Equatable {
     /// A resistance level in the machine's own unit, at 0.1 resolution.

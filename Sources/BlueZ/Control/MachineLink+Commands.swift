@@ -1,7 +1,7 @@
 import FTMS
 
 extension MachineLink {
-    /// Runs `command` with SPEC §4's policy, holding the Control Point throughout:
+    /// Runs `command` with contract §4's policy, holding the Control Point throughout:
     /// - Request Control first when ours was never granted or was lost (Status 0xFF, 0x05);
     /// - a resistance level is clamped to the machine's 0x2AD6 range and sent in the form its
     ///   model accepted before (the spec's uint8 unless learned otherwise);

@@ -1,6 +1,6 @@
 public import FTMS
 
-/// Which Set Target Resistance Level form each machine model accepts (SPEC §4).
+/// Which Set Target Resistance Level form each machine model accepts (contract §4).
 ///
 /// FTMS 1.0 says uint8 at 0.1; some firmware only takes sint16 and answers "invalid
 /// parameter" to the spec's form. Learning that costs a round trip, so it is learned once

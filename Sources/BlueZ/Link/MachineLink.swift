@@ -2,15 +2,15 @@ import DBus
 public import FTMS
 import Synchronization
 
-/// One machine's connection: the SPEC §2 connect sequence, its notifications, and its
-/// Control Point with one procedure in flight (SPEC §4).
+/// One machine's connection: the contract §2 connect sequence, its notifications, and its
+/// Control Point with one procedure in flight (contract §4).
 public actor MachineLink {
     public let client: BlueZClient
     public let device: String
     public private(set) var info: MachineInfo?
     private var gatt = GattMap(tree: ObjectTree(), device: "/")
     private var pendingResponse: (id: UInt64, request: UInt8, continuation: CheckedContinuation<ControlPointResponse, any Error>)?
-    /// One procedure at a time (SPEC §4), and a command's fallbacks and re-requests hold it
+    /// One procedure at a time (contract §4), and a command's fallbacks and re-requests hold it
     /// throughout, so no other write lands between them.
     private var gateHeld = false
     private var gateQueue: [CheckedContinuation<Void, Never>] = []
@@ -67,7 +67,7 @@ public actor MachineLink {
 
     /// Connect, then wait for ServicesResolved (raced against Connected=false and removal),
     /// then Device Information, Feature, subscriptions, indications, Request Control: the
-    /// order of SPEC §2.
+    /// order of contract §2.
     public func connect(timeout: Duration = .seconds(20), resolveTimeout: Duration = .seconds(20)) async throws -> MachineInfo {
         let device = device
         do {
@@ -154,7 +154,7 @@ public actor MachineLink {
     }
 
     /// Subscribes to one notify characteristic: AcquireNotify where BlueZ allows it, else
-    /// StartNotify (notes §1.5: NotSupported on indicate-only, NotPermitted when already
+    /// StartNotify (docs/bluez.md "Reading, writing, notifications": NotSupported on indicate-only, NotPermitted when already
     /// acquired, InProgress when any client has a StartNotify session). The tap for the
     /// StartNotify path is in place first, so no signal between the reply and now is lost.
     private func subscribe(_ characteristic: Characteristic, _ path: String) async throws -> NotifyPath {
@@ -247,7 +247,7 @@ public actor MachineLink {
     }
 
     /// Write, then wait for the 0x80 indication that echoes the op code; on a timeout, one
-    /// retry, then a clear error (SPEC §4). Callers hold the gate.
+    /// retry, then a clear error (contract §4). Callers hold the gate.
     func exchange(_ request: ControlPointRequest, timeout: Duration, written: inout [[UInt8]]) async throws -> ControlPointResponse {
         let operation = request.opCode.map { "\($0.jsonName)" } ?? "op \(request.rawOpCode)"
         for attempt in 0...1 {

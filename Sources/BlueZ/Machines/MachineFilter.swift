@@ -1,4 +1,4 @@
-/// Which devices are machines the gateway takes (SPEC §2).
+/// Which devices are machines the gateway takes (contract §2).
 ///
 /// BlueZ ORs the discovery filters of every client on the bus, so a device reaching us is not
 /// proof it matched ours: the service UUID and the name are checked again here. A name that

@@ -1,5 +1,5 @@
 /// The machine a command or a supervisor is after: a Complete Local Name, an address, or
-/// both once it has been seen (SPEC §2: the last machines are remembered by name and
+/// both once it has been seen (contract §2: the last machines are remembered by name and
 /// address and reconnected without a fresh scan).
 public struct MachineTarget: Sendable, Hashable, Codable, CustomStringConvertible {
     public var name: String?

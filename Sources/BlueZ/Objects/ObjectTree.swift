@@ -4,7 +4,7 @@ public import DBus
 ///
 /// A value type fed by `GetManagedObjects` and the ObjectManager and Properties signals, so
 /// the whole of BlueZ's state can be tested without a bus. Badly typed or malformed signals
-/// change nothing (notes §7).
+/// change nothing (docs/bluez.md "Failure modes").
 public struct ObjectTree: Sendable, Equatable {
     public typealias Properties = [String: DBusValue]
     public private(set) var objects: [String: [String: Properties]] = [:]

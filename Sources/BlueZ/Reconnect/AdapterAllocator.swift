@@ -1,7 +1,7 @@
 /// Which adapter a supervisor's next link goes through (issue 15: several adapters for real).
 ///
 /// BlueZ makes one Device1 per adapter that hears a machine, and a controller holds only a
-/// few LE links (CSR 5, Broadcom 7: notes §3), so something has to choose among the copies
+/// few LE links (CSR 5, Broadcom 7: docs/bluez.md "Timeouts and limits"), so something has to choose among the copies
 /// and keep count. The supervisor asks before every attempt and gives the slot back when the
 /// attempt fails or the link ends; the daemon's fleet implements the budget.
 public protocol AdapterAllocator: Sendable {

@@ -1,4 +1,4 @@
-/// Bounded exponential backoff with jitter, for reconnecting forever (SPEC §2).
+/// Bounded exponential backoff with jitter, for reconnecting forever (contract §2).
 ///
 /// "Equal jitter": each delay is drawn from the upper half of the exponential step, so
 /// machines that dropped together (a gym's power blip) spread out, yet no retry comes

@@ -1,10 +1,10 @@
 import FTMS
 
-/// Keeps one machine connected for as long as it runs (SPEC §2): find it (from BlueZ's
+/// Keeps one machine connected for as long as it runs (contract §2): find it (from BlueZ's
 /// cache when it is known, else by discovery), run the connect sequence, stream its
 /// notifications, and after any failure or drop try again after a bounded, jittered backoff.
 ///
-/// Every fault of notes §7 ends the same way: the link is closed, half-open links are told
+/// Every fault of docs/bluez.md "Failure modes" ends the same way: the link is closed, half-open links are told
 /// to disconnect, and the loop comes round. The only exit is cancellation.
 public actor MachineSupervisor {
     public let client: BlueZClient

@@ -10,7 +10,7 @@ public enum SupervisorEvent: Sendable {
     case waiting(MachineTarget, reason: String)
     /// A connect attempt begins (1 after each success, counting up while failures last).
     case connecting(MachineTarget, attempt: Int)
-    /// The SPEC §2 sequence completed and control was granted.
+    /// The contract §2 sequence completed and control was granted.
     case ready(MachineInfo)
     /// A data or status notification, raw, in BlueZ's order.
     case notification(Characteristic, [UInt8])

@@ -2,7 +2,7 @@ import FTMS
 
 /// What the caller knows that the capture may not say.
 public struct BtsnoopOptions: Sendable, Equatable {
-    /// ATT handle → attribute UUID, for captures that start after service discovery (SPEC §8's
+    /// ATT handle → attribute UUID, for captures that start after service discovery (contract §8's
     /// `--handle-map`). These win over what discovery in the capture says.
     public var handleMap: [UInt16: AttributeUUID]
     /// Only this device's traffic, when a capture holds several links. Links whose peer the

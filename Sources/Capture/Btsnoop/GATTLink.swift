@@ -9,7 +9,7 @@ struct GATTLink: Sendable {
     var attributes = AttributeTable()
     /// Primary services discovered (Read By Group Type), start handle and UUID.
     private(set) var services: [(start: UInt16, uuid: AttributeUUID)] = []
-    /// Set when discovery finds a bike or rower data characteristic (SPEC §2's type fallback).
+    /// Set when discovery finds a bike or rower data characteristic (contract §2's type fallback).
     private(set) var machineType: CaptureHeader.MachineType?
 
     private var pendingRead = InlineArray<2, UInt16?>(repeating: nil)

@@ -1,6 +1,6 @@
 public import FTMS
 
-/// What a capture says about the machine it recorded (SPEC §8): the `.ftmscap` header line,
+/// What a capture says about the machine it recorded (contract §8): the `.ftmscap` header line,
 /// or what a btsnoop reader learnt from connection events, advertising and reads.
 ///
 /// Every field is optional because real captures lack some: a btsnoop log that starts after
@@ -46,7 +46,7 @@ public struct CaptureHeader: Sendable, Equatable {
             }
         }
 
-        /// From the name prefix (SPEC §2), `SF-Bike-…` or `SF-Rower-…`.
+        /// From the name prefix (contract §2), `SF-Bike-…` or `SF-Rower-…`.
         public init?(machineName name: String) {
             if name.hasPrefix("SF-Bike-") {
                 self = .bike
@@ -57,7 +57,7 @@ public struct CaptureHeader: Sendable, Equatable {
             }
         }
 
-        /// From the data characteristic a machine carries (SPEC §2's fallback).
+        /// From the data characteristic a machine carries (contract §2's fallback).
         public init?(dataCharacteristic uuid: AttributeUUID) {
             switch uuid.short {
             case Characteristic.indoorBikeData.rawValue: self = .bike

@@ -10,7 +10,7 @@ public struct ControlClient: Sendable {
 
     public var socketPath: String
     /// For the whole exchange. Generous by default: the daemon answers a machine command only
-    /// after the machine does, with SPEC §4's retries (up to ~16 s), and `upload` after the
+    /// after the machine does, with contract §4's retries (up to ~16 s), and `upload` after the
     /// backend.
     public var timeout: Duration
 

@@ -1,5 +1,5 @@
-/// One command on the control socket (SPEC §7): what an operator, through the CLI, asks the
-/// daemon to do. The daemon turns the machine commands into SPEC §4 Control Point writes.
+/// One command on the control socket (contract §7): what an operator, through the CLI, asks the
+/// daemon to do. The daemon turns the machine commands into contract §4 Control Point writes.
 ///
 /// Values are checked when a request is read (``init(parsing:)``), to the bounds the CLI
 /// checks its flags against, so a handler never sees a level it cannot send.

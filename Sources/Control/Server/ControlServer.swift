@@ -1,7 +1,7 @@
 public import NIOCore
 import NIOPosix
 
-/// The control socket (SPEC §7): newline-delimited JSON requests from the CLI, each answered
+/// The control socket (contract §7): newline-delimited JSON requests from the CLI, each answered
 /// by the daemon's ``ControlHandler`` on one line, in order, on a socket only its owner can use.
 ///
 /// ``listen(_:handler:on:)`` binds through ``SocketPlacement``, so the file is never reachable

@@ -1,4 +1,4 @@
-/// Where and how the control socket listens (SPEC §7: owner only).
+/// Where and how the control socket listens (contract §7: owner only).
 public struct ControlServerConfiguration: Sendable, Equatable {
     public static let defaultPath = "/run/ftms-bridge/control.sock"
 

@@ -8,7 +8,7 @@ import Glibc
 /// The thread that owns one libdbus connection and makes every libdbus call on it.
 ///
 /// libdbus stalls a caller while another thread blocks in its I/O, runs watch and timeout
-/// callbacks with its lock held, and must be dispatched from one thread (notes §4.2–4.3).
+/// callbacks with its lock held, and must be dispatched from one thread (docs/bluez.md "libdbus rules the binding keeps").
 /// So this loop polls the connection's watches plus an eventfd, honours libdbus's timeouts,
 /// runs jobs that other threads post, and dispatches until no data remains. All state marked
 /// "loop thread" is touched only there, which is what makes the `@unchecked Sendable` true.

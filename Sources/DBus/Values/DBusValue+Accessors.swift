@@ -1,5 +1,5 @@
 /// Typed views of values, for code reading replies and properties. Each returns `nil` for a
-/// value of another type: BlueZ's properties are sometimes badly typed (notes §7), and a
+/// value of another type: BlueZ's properties are sometimes badly typed (docs/bluez.md "Failure modes"), and a
 /// wrong type must be a missing value, never a crash.
 extension DBusValue {
     /// The value inside any number of variant wrappers.

@@ -3,7 +3,7 @@ import BlueZ
 import DaemonConfig
 import NIOPosix
 
-/// The control socket (SPEC §7, owner only) answering through ``DaemonControl``.
+/// The control socket (contract §7, owner only) answering through ``DaemonControl``.
 struct ControlEndpoint: ControlHandler {
     let control: DaemonControl
 

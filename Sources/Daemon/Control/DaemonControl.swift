@@ -7,7 +7,7 @@ import Training
 public import Upload
 import Workout
 
-/// What the control socket's commands do (SPEC §7, issue 6): everything an operator or the
+/// What the control socket's commands do (contract §7, issue 6): everything an operator or the
 /// CLI may ask of a running daemon. Each command answers with JSON or a one-line failure;
 /// nothing here throws past the socket, whatever the machine or the backend does.
 public actor DaemonControl {
@@ -125,7 +125,7 @@ public actor DaemonControl {
         }
     }
 
-    /// Starts a cached training (seed 000 Flow 1 step 4.2's list) on a machine.
+    /// Starts a cached training (SolidFocus Flow 1 step 4.2's list) on a machine.
     public func startTraining(_ id: String, machine: String) async -> ControlOutcome {
         guard let machine = await canonicalName(machine) else {
             return .failed(code: "unknown_machine", message: "no machine \(machine) is known to the daemon")

@@ -15,7 +15,7 @@ import Upload
 import Workout
 
 /// `ftms-bridge run`: opens everything that can fail at start (store, sockets), says READY=1,
-/// then runs the services until SIGTERM (SPEC §10, seed 000 Flow 1).
+/// then runs the services until SIGTERM (contract §10, SolidFocus Flow 1).
 ///
 /// Start-up order is Flow 1's on a gateway: the store opens and the device id is ready;
 /// the sockets are bound and checkpointed sessions restored; systemd hears READY=1; the
@@ -211,7 +211,7 @@ public struct GatewayDaemon: Sendable {
         }
 
         // Periodic checkpoints of all machines due within half a checkpoint interval share one
-        // transaction (docs/performance.md, round 2).
+        // transaction (docs/performance.md).
         let checkpoints = CheckpointBatcher(store: store, window: config.sessions.rules.checkpointInterval / 2, logger: logger, timers: timers)
         let sink = SessionSink(
             store: store, publisher: publisher, logger: logger, sessionStored: { await scheduler?.sessionFinished() }, checkpoints: checkpoints

@@ -4,7 +4,7 @@ import Glibc
 public import Logging
 import Synchronization
 
-/// One line per event on stderr, which systemd hands to journald (SPEC §10).
+/// One line per event on stderr, which systemd hands to journald (contract §10).
 ///
 /// Under systemd (`$JOURNAL_STREAM` set) each line starts with the sd-daemon(3) priority
 /// prefix (`<6>`), so `journalctl -p warning` filters by level and no timestamp is

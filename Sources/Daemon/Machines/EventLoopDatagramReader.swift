@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Read on the bus thread (the binding's default), every notification woke the bus thread to
 /// `recv` it and then the event loop to decode and publish it; on this box a wake-up costs
-/// more than everything the daemon then does with the frame (docs/performance.md, "Round 3").
+/// more than everything the daemon then does with the frame (docs/performance.md).
 /// Here the socket sits in the event loop's own `epoll` and its datagrams are handed on in
 /// the same turn of the loop that reads them.
 ///

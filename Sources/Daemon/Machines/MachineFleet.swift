@@ -4,7 +4,7 @@ public import Logging
 public import Workout
 public import Telemetry
 
-/// Keeps every allowed machine connected, several at once and across adapters (SPEC §2),
+/// Keeps every allowed machine connected, several at once and across adapters (contract §2),
 /// and survives the system bus itself going away: when dbus-daemon restarts, the
 /// connection, the BlueZ client and every supervisor are rebuilt, while the workers — and
 /// the sessions they hold — carry on as disconnected machines within their grace.

@@ -1,4 +1,4 @@
-/// Where a machine is in its connection life, as the `machine` message names it (SPEC §7).
+/// Where a machine is in its connection life, as the `machine` message names it (contract §7).
 public enum MachineState: String, Sendable, Hashable, Codable {
     case discovered
     case connecting

@@ -4,7 +4,7 @@ import Workout
 import Telemetry
 
 /// One machine's live pipeline in the daemon: supervisor events in, samples and session
-/// events out, checkpoints on the engine's schedule (SPEC §5).
+/// events out, checkpoints on the engine's schedule (contract §5).
 ///
 /// An actor because events from the supervisor and the session timer arrive concurrently.
 /// It outlives connections: a machine that drops and comes back within the grace continues
@@ -46,7 +46,7 @@ public actor MachineWorker {
         self.rules = rules
     }
 
-    /// A worker carrying on a checkpointed session (SPEC §5: resumed or closed, never lost).
+    /// A worker carrying on a checkpointed session (contract §5: resumed or closed, never lost).
     /// Call ``start()`` to deliver what the downtime already decided.
     init(
         restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules,

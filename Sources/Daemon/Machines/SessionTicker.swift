@@ -1,10 +1,10 @@
 /// One timer for every open session of the fleet, instead of one per worker.
 ///
 /// A session engine needs a tick about once a second while its session is open (to notice
-/// a rider who stopped, a grace that ran out, a checkpoint that is due; SPEC §5). With a
+/// a rider who stopped, a grace that ran out, a checkpoint that is due; contract §5). With a
 /// timer per worker, ten riders meant ten timers at ten different phases: ten wake-ups of the
 /// event loop a second besides the notifications, each costing as much as the tick's own work
-/// (issue 15, docs/performance.md "Round 3"). Here every worker with an open session is ticked
+/// (docs/performance.md). Here every worker with an open session is ticked
 /// from one timer, in one wake-up. A session's first tick comes within one interval of its
 /// opening instead of exactly one interval after; the engine reads the clock at each tick, so
 /// nothing it decides depends on the phase.

@@ -11,7 +11,7 @@ public struct HomeAssistantDiscovery: Sendable {
     struct Sensor: Sendable {
         let key: String
         let name: String
-        /// The sample payload's field (FTMS's JSON names, SPEC §3.1).
+        /// The sample payload's field (FTMS's JSON names, contract §3.1).
         let field: String
         let unit: String
         let deviceClass: String?

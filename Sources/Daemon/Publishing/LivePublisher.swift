@@ -2,7 +2,7 @@ public import FTMS
 public import Publish
 public import Workout
 
-/// Everything the daemon tells the metrics socket (SPEC §7), in the payloads `replay
+/// Everything the daemon tells the metrics socket (contract §7), in the payloads `replay
 /// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker
 /// (``MQTTPublisher``). A publish that fails (the server closed during shutdown) is not an
 /// error for the caller: live metrics are best-effort, the store is what must not lose.

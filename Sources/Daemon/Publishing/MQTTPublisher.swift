@@ -5,7 +5,7 @@ import Synchronization
 public import Workout
 
 /// Everything the daemon publishes on MQTT (docs/mqtt.md), beside the metrics socket: the same
-/// seed 002 envelopes, byte for byte (``LivePublisher`` hands over the socket's encoded line),
+/// contract §7 envelopes, byte for byte (``LivePublisher`` hands over the socket's encoded line),
 /// on a topic per gateway and machine.
 ///
 /// Nothing here waits: ``forward(_:machine:envelope:)`` decides the topic and hands the bytes to

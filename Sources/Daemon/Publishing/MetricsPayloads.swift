@@ -2,7 +2,7 @@ public import FTMS
 public import Publish
 public import Workout
 
-/// The payloads of SPEC §7's messages, built from what the pipeline produces. Shared by the
+/// The payloads of contract §7's messages, built from what the pipeline produces. Shared by the
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
 public enum MetricsPayloads {
@@ -41,7 +41,7 @@ public enum MetricsPayloads {
         }
     }
 
-    /// An optional field is left out, not written `null`: SPEC §7's payloads omit what they lack.
+    /// An optional field is left out, not written `null`: contract §7's payloads omit what they lack.
     private static func appendIfPresent(_ key: StaticString, _ value: String?, into json: inout JSONBuffer) {
         guard let value else { return }
         json.appendKey(key)
@@ -59,7 +59,7 @@ public enum MetricsPayloads {
     }
 
     /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
-    /// `elapsedMs` (seed 002's names); a pause says why, a dropped session says why too.
+    /// `elapsedMs` (contract §7's names); a pause says why, a dropped session says why too.
     /// `distanceM` and `energyKcal` are the session's own totals so far (issue 21: what the
     /// floor shows is the ride, not the machine's lifetime counters, which stay in `sample`).
     public static func sessionState(_ event: SessionEvent) -> JSONPayload {
@@ -93,7 +93,7 @@ public enum MetricsPayloads {
         }
     }
 
-    /// `sample` and `status`: the decoded record or event, in SPEC §3.1's names.
+    /// `sample` and `status`: the decoded record or event, in contract §3.1's names.
     public static func decoded(_ message: FTMSMessage) -> JSONPayload {
         var json = JSONBuffer(capacity: 512)
         message.writeJSON(into: &json)
@@ -136,7 +136,7 @@ public enum MetricsPayloads {
         return (try? JSONPayload(validating: json)) ?? .empty
     }
 
-    /// `control`: a Control Point procedure's request and the machine's answer (SPEC §4), with
+    /// `control`: a Control Point procedure's request and the machine's answer (contract §4), with
     /// who asked: `operator` (control socket) or `training` (a training program).
     public static func control(operation: String, request: [UInt8], result: String, succeeded: Bool, origin: StaticString, detail: String? = nil) -> JSONPayload {
         payload { json in

@@ -1,6 +1,6 @@
 public import ServiceLifecycle
 
-/// The Bluetooth side as a service. Start-up follows seed 000 Flow 1: `beforeMachines`
+/// The Bluetooth side as a service. Start-up follows SolidFocus Flow 1: `beforeMachines`
 /// (the token check) runs first, then machines are found and connected. A shutdown cancels
 /// the fleet, which disconnects every machine and checkpoints open sessions.
 public struct FleetService: Service {

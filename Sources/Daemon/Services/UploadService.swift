@@ -1,7 +1,7 @@
 public import ServiceLifecycle
 public import Upload
 
-/// The uploader as a service (seed 000 Flow 1 step 4, in the background): its first run
+/// The uploader as a service (SolidFocus Flow 1 step 4, in the background): its first run
 /// uploads what is pending at start-up, then it waits for finished sessions and its timer.
 /// A shutdown cancels it between HTTP calls; what was not acknowledged stays pending.
 public struct UploadService: Service {

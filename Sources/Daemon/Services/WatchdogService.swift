@@ -1,7 +1,7 @@
 public import ServiceLifecycle
 public import Systemd
 
-/// Tells systemd the daemon is alive, and what it is doing (SPEC §10).
+/// Tells systemd the daemon is alive, and what it is doing (contract §10).
 ///
 /// `WATCHDOG=1` is sent only after `probe` comes back: the probe touches the store's
 /// database thread, the metrics socket's event loop and the fleet's actor, so a deadlock or

@@ -2,7 +2,7 @@ public import Logging
 public import Store
 public import Workout
 
-/// Open sessions' periodic checkpoints (SPEC §5), gathered from every machine for `window` and
+/// Open sessions' periodic checkpoints (contract §5), gathered from every machine for `window` and
 /// saved in one transaction: one `fdatasync` for the machines due in that window instead of one
 /// per machine, which on a gym of ten riders was the store's largest cost per notification
 /// (docs/performance.md).

@@ -2,8 +2,8 @@ public import BlueZ
 public import Logging
 public import Training
 
-/// Runs seed 000's trainings on machines: each stage's target goes to the Control Point at
-/// the stage's start, through the same writer an operator's command uses (SPEC §4).
+/// Runs SolidFocus's trainings on machines: each stage's target goes to the Control Point at
+/// the stage's start, through the same writer an operator's command uses (contract §4).
 ///
 /// One program per machine; starting another replaces it. A command that fails (the machine
 /// is reconnecting, control was lost) is retried every `retryInterval` until the next stage

@@ -1,4 +1,4 @@
-/// A JSON value as the dashboard reads one: the envelopes of seed 002, whose payload keys vary
+/// A JSON value as the dashboard reads one: the envelopes of contract §7, whose payload keys vary
 /// by type and grow without a version change, so they are kept as a tree rather than a struct.
 ///
 /// `Sendable` and `Codable`, so a decoded envelope crosses actors and a tile can carry a

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One seed 002 envelope (docs/metrics-socket.md), decoded: the unit every source delivers.
+/// One contract §7 envelope (docs/metrics-socket.md), decoded: the unit every source delivers.
 public struct FloorMessage: Sendable, Equatable {
     public var type: String
     public var machine: String?
@@ -54,7 +54,7 @@ public enum FloorMessageError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notJSON: "a line that is not JSON"
-        case .notAnEnvelope: "a JSON line that is not a seed 002 envelope (no type or no payload object)"
+        case .notAnEnvelope: "a JSON line that is not a metrics-socket envelope (no type or no payload object)"
         }
     }
 }

@@ -8,7 +8,7 @@ public import MQTT
 /// - `PREFIX/GATEWAY/status`: retained `online` / `offline` (the gateway's last will), as
 ///   ``GatewayEvent/online(gateway:)`` and ``GatewayEvent/offline(gateway:reason:)``;
 /// - `PREFIX/GATEWAY/upload` and `PREFIX/GATEWAY/machines/MACHINE/state|sample|session|open_session`:
-///   seed 002 envelopes, each a ``GatewayEvent/message(gateway:_:)``.
+///   contract §7 envelopes, each a ``GatewayEvent/message(gateway:_:)``.
 ///
 /// There is no `hello` on MQTT: the broker's retained `status`, `state`, `open_session` and
 /// `upload` messages,

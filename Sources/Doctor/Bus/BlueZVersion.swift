@@ -5,7 +5,7 @@ struct BlueZVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     var major: Int
     var minor: Int
 
-    /// Debian 12's BlueZ: what the daemon is written and tested against (notes/bluez-dbus.md).
+    /// Debian 12's BlueZ: what the daemon is written and tested against (docs/bluez.md).
     static let minimum = BlueZVersion(major: 5, minor: 66)
 
     init(major: Int, minor: Int) {
@@ -28,7 +28,7 @@ struct BlueZVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// BlueZ 5.66 names no version over D-Bus, but later releases added properties and
-    /// interfaces (notes/bluez-dbus.md §1.9); the newest one present is a lower bound.
+    /// interfaces (docs/bluez.md, "BlueZ 5.66 and newer"); the newest one present is a lower bound.
     static func lowerBound(from tree: ObjectTree) -> (version: BlueZVersion, evidence: String)? {
         let marks: [(BlueZVersion, String, (ObjectTree) -> Bool)] = [
             (BlueZVersion(major: 5, minor: 84), "org.bluez.Bearer.LE1 present", { !$0.paths(with: "org.bluez.Bearer.LE1").isEmpty }),

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Check 2: may the service user call BlueZ? Reads dbus-daemon's policy files the way the
-/// daemon would be judged (notes/daemon-sync.md §2.2, §3.4), and looks the user up.
+/// daemon would be judged (docs/systemd.md, "BlueZ's D-Bus policy"), and looks the user up.
 struct PolicyCheck: Sendable {
     static let id = "dbus-policy"
     static let title = "D-Bus policy"

@@ -29,7 +29,7 @@ public struct ControlPointRequest: Sendable, Equatable {
         return opCode.parameters(parameterBytes: 0)
     }
 
-    /// How a Set Target Resistance Level request carries its level (SPEC §4).
+    /// How a Set Target Resistance Level request carries its level (contract §4).
     public enum ResistanceForm: Sendable, Equatable {
         /// FTMS 1.0: uint8 at 0.1, so 0.0–25.5.
         case uint8

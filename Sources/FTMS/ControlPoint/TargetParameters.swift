@@ -2,7 +2,7 @@
 /// and the Status events that confirm them (Table 4.17).
 ///
 /// Set Target Resistance Level is uint8 at 0.1 in the spec, but some machines only accept a
-/// sint16 at 0.1 (SPEC §4, notes P5). Both forms decode: one parameter byte is the spec form,
+/// sint16 at 0.1 (contract §4, docs/ftms.md P5). Both forms decode: one parameter byte is the spec form,
 /// two or more are the sint16 form.
 enum TargetParameters {
     static let targetSpeed = [ParameterDescriptor("target_speed_kmh", .uint16, .hundredth)]

@@ -26,7 +26,7 @@ public enum DataField: Int, CaseIterable, Sendable, Hashable {
     case elapsedTime
     case remainingTime
 
-    /// Widths, resolutions and signedness from the FTMS 1.0 field tables (SPEC §3).
+    /// Widths, resolutions and signedness from the FTMS 1.0 field tables (contract §3).
     @inlinable
     public var descriptor: FieldDescriptor {
         switch self {

@@ -1,6 +1,6 @@
 /// One decoded Indoor Bike Data or Rower Data notification, or a merged sample.
 ///
-/// Decoding follows SPEC §3: fields are read in flag order while bytes remain; a record
+/// Decoding follows contract §3: fields are read in flag order while bytes remain; a record
 /// shorter than its flags promise keeps every complete field and sets ``truncated``; bytes
 /// left over after the last field are counted in ``trailingBytes``, never silently dropped.
 public struct DataRecord: Sendable, Equatable {
@@ -46,7 +46,7 @@ public struct DataRecord: Sendable, Equatable {
     public var moreData: Bool { (flags ?? 1) & 1 != 0 }
 
     /// Flag bits FTMS 1.0 reserves; a machine that sets them usually appends bytes we cannot
-    /// interpret (notes P9), which then show up in ``trailingBytes``.
+    /// interpret (docs/ftms.md P9), which then show up in ``trailingBytes``.
     public var reservedFlags: UInt16 { (flags ?? 0) & ~kind.layout.definedFlags }
 
     public init(kind: Kind, flags: UInt16?, values: FieldValues, truncated: Bool = false, trailingBytes: Int = 0) {
@@ -120,7 +120,7 @@ public struct DataRecord: Sendable, Equatable {
     }
 
     /// Present fields whose values lie outside what any machine plausibly sends: the mark of a
-    /// device that repurposes fields or uses another resolution (notes P3, P9).
+    /// device that repurposes fields or uses another resolution (docs/ftms.md P3, P9).
     public var implausibleFields: [DataField] {
         DataField.allCases.filter(isImplausible)
     }

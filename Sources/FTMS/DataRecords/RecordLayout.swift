@@ -1,9 +1,9 @@
 /// Which flag bit gates which fields, in wire order, for one data characteristic.
 ///
 /// FTMS 1.0 Tables 4.9 (Indoor Bike Data) and 4.14 (Rower Data). Bit 0 is "More Data" and the
-/// only inverted bit: its fields are present when it is 0 (SPEC §3, notes P1). Bits 1 and 2 of
+/// only inverted bit: its fields are present when it is 0 (contract §3, docs/ftms.md P1). Bits 1 and 2 of
 /// Indoor Bike Data are average speed and instantaneous cadence, as every real machine sends
-/// them; the PDF's table and the SIG XML each swap something here (notes P2).
+/// them; the PDF's table and the SIG XML each swap something here (docs/ftms.md P2).
 public struct RecordLayout: Sendable {
     /// One field and the flag bit that gates it. A bit that gates several fields (rower bit 0,
     /// the energy triplet at bit 8) appears once per field, in wire order.

@@ -1,15 +1,15 @@
-/// Merges a machine's split records (More Data = 1) into whole samples (SPEC §3).
+/// Merges a machine's split records (More Data = 1) into whole samples (contract §3).
 ///
 /// FTMS 1.0 says a split record ends with its bit-0 = 0 packet, but real machines disagree:
 /// the Viking Pro V rower sends the bit-0 packet *first* and its energy and distance packets
-/// after it, at other rates (notes P8). So the merger does not group packets into records.
+/// after it, at other rates (docs/ftms.md P8). So the merger does not group packets into records.
 /// It keeps the latest value of every field with the time it arrived, and on each bit-0 = 0
 /// packet emits everything still fresh. A packet that lacks a field never blanks it; an
 /// instantaneous field older than the freshness window is dropped, so a stale speed or power
 /// cannot pose as current. Running totals (distance, energy, strokes, elapsed time) never go
 /// stale: the last value is still true, and the Viking sends its energy block once every few
 /// strokes, so at an easy 19 strokes a minute a window would hide the machine's own counter
-/// and force the engine to integrate instead (SPEC §5 prefers the counter).
+/// and force the engine to integrate instead (contract §5 prefers the counter).
 ///
 /// Time comes in from the caller (live clock or a capture's virtual clock); the merger keeps
 /// none of its own.

@@ -1,5 +1,5 @@
 /// Indoor Bike Data or Rower Data notification bytes straight to their JSON line, with no
-/// ``DataRecord`` in between: the bulk path of `ftms-bridge decode` (issue 15, round 4).
+/// ``DataRecord`` in between: the bulk path of `ftms-bridge decode`.
 ///
 /// ``DataRecord/init(kind:decoding:)`` followed by ``DataRecord/writeJSON(into:)`` walks the
 /// flag groups once to fill the record and the layout's entries again to print it, branching on

@@ -1,4 +1,4 @@
-/// SPEC §3.1 JSON for decoded values: snake_case, unit-suffixed, scaled, absent fields omitted.
+/// contract §3.1 JSON for decoded values: snake_case, unit-suffixed, scaled, absent fields omitted.
 ///
 /// Writing goes straight into a caller's ``JSONBuffer``, in field order, so the decode CLI and
 /// the metrics socket print a record without building a dictionary first.
@@ -32,7 +32,7 @@ extension JSONBuffer {
         appendString(characteristic.shortUUID)
     }
 
-    /// Closes an object after the length findings SPEC §3 requires to be reported.
+    /// Closes an object after the length findings contract §3 requires to be reported.
     mutating func closeMessage(truncated: Bool, trailingBytes: Int) {
         if truncated {
             appendKey("truncated")
@@ -67,7 +67,7 @@ extension JSONBuffer {
     }
 
     /// Marks a Target Resistance Level carried in the sint16 form some machines need
-    /// instead of FTMS 1.0's uint8 (SPEC §4), so a reader sees the quirk.
+    /// instead of FTMS 1.0's uint8 (contract §4), so a reader sees the quirk.
     mutating func appendResistanceForm(sint16: Bool) {
         guard sint16 else { return }
         appendKey("parameter_form")

@@ -2,7 +2,7 @@
 public enum AssignedNumbers {
     /// Fitness Machine Service.
     public static let fitnessMachineService: UInt16 = 0x1826
-    /// The 16-bit service UUID SolidFocus machines advertise (SPEC §2).
+    /// The 16-bit service UUID SolidFocus machines advertise (contract §2).
     public static let solidFocusService: UInt16 = 0xFE01
     public static let deviceInformationService: UInt16 = 0x180A
     public static let manufacturerNameString: UInt16 = 0x2A29

@@ -12,7 +12,7 @@ public enum Characteristic: UInt16, CaseIterable, Sendable, Hashable {
     case fitnessMachineControlPoint = 0x2AD9
     case fitnessMachineStatus = 0x2ADA
 
-    /// The SPEC §3.1 `characteristic` value.
+    /// The contract §3.1 `characteristic` value.
     public var jsonName: StaticString {
         switch self {
         case .fitnessMachineFeature: "fitness_machine_feature"
@@ -29,7 +29,7 @@ public enum Characteristic: UInt16, CaseIterable, Sendable, Hashable {
         }
     }
 
-    /// The SPEC §3.1 `uuid` value: four lowercase hex digits.
+    /// The contract §3.1 `uuid` value: four lowercase hex digits.
     public var shortUUID: StaticString {
         switch self {
         case .fitnessMachineFeature: "2acc"
@@ -49,7 +49,7 @@ public enum Characteristic: UInt16, CaseIterable, Sendable, Hashable {
     /// The 128-bit form BlueZ uses in `UUID` properties.
     public var uuid: String { AssignedNumbers.fullUUID(rawValue) }
 
-    /// Parses what a user may type (SPEC §9): `2ad2`, `0x2AD2`, `indoor-bike-data`,
+    /// Parses what a user may type (contract §9): `2ad2`, `0x2AD2`, `indoor-bike-data`,
     /// `indoor_bike_data` or the 128-bit UUID.
     public init?(parsing argument: String) {
         let text = argument.lowercased()

@@ -3,7 +3,7 @@
 /// Two little-endian uint32 bit fields (FTMS 1.0 §4.3). Reserved bits are kept in the raw
 /// integers and left out of the name lists.
 ///
-/// A value shorter than 8 bytes is decoded the way a short data record is (SPEC §3): each
+/// A value shorter than 8 bytes is decoded the way a short data record is (contract §3): each
 /// complete word is kept, a word the machine did not send is absent (``wordCount`` says how
 /// many arrived, and the JSON omits the rest) and ``truncated`` is set. Reporting a missing
 /// word as 0 would claim the machine supports nothing, which is not what it said.

@@ -1,8 +1,8 @@
 /// The Supported Speed, Inclination, Resistance Level, Heart Rate and Power Range
 /// characteristics (0x2AD4–0x2AD8): a minimum, a maximum and a minimum increment.
 ///
-/// The Resistance Level Range is sint16 at 0.1 (SPEC §3) although data records carry
-/// resistance at resolution 1; the Control Point writer clamps to it (SPEC §4).
+/// The Resistance Level Range is sint16 at 0.1 (contract §3) although data records carry
+/// resistance at resolution 1; the Control Point writer clamps to it (contract §4).
 public struct SupportedRange: Sendable, Equatable {
     public enum Kind: Sendable, CaseIterable {
         case speed, inclination, resistanceLevel, heartRate, power
@@ -101,7 +101,7 @@ public struct SupportedRange: Sendable, Equatable {
 extension SupportedRange {
     /// `value` brought inside the range and onto its increment grid, counted from the
     /// minimum. A machine may answer "invalid parameter" to a level between steps, so the
-    /// Control Point writer sends only levels the machine declared (SPEC §4). A range
+    /// Control Point writer sends only levels the machine declared (contract §4). A range
     /// with missing or inverted bounds leaves the value alone.
     public func clamped(_ value: Double) -> Double {
         guard let minimum, let maximum, minimum <= maximum, value.isFinite else { return value }

@@ -5,7 +5,7 @@ public struct TrainingStatus: Sendable, Equatable {
     /// The Training Status String, when flag bit 0 says one follows (UTF-8, rest of the value).
     public var statusString: String?
     public var truncated = false
-    /// Bytes after the status code when flag bit 0 says no string follows (SPEC §3: counted,
+    /// Bytes after the status code when flag bit 0 says no string follows (contract §3: counted,
     /// never silently dropped). With a string, the string runs to the end of the value.
     public var trailingBytes = 0
 

@@ -17,7 +17,7 @@ import Glibc
 /// accepts the two common spellings (`4402da` and `44 02 da`), and hands anything else, and
 /// every error, to ``Hex/parse(_:into:)``. Tests compare the two over random input.
 ///
-/// Line rules (SPEC §9): a line ends at `\n`, and one `\r` before it is dropped; a blank line or
+/// Line rules (contract §9): a line ends at `\n`, and one `\r` before it is dropped; a blank line or
 /// one whose first non-blank character is `#` is skipped; a line longer than
 /// ``maximumLineLength`` bytes is reported as one error, its bytes skipped without being held;
 /// a bad line becomes `{"line":N,"error":"…"}`; every line, skipped or not, counts in

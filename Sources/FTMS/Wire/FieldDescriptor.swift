@@ -1,14 +1,14 @@
 /// Everything the codec knows about one field: how it travels and what it means.
 public struct FieldDescriptor: Sendable {
-    /// The SPEC §3.1 JSON name, unit-suffixed. A `StaticString` so writing it never allocates.
+    /// The contract §3.1 JSON name, unit-suffixed. A `StaticString` so writing it never allocates.
     public let jsonName: StaticString
     public let format: WireFormat
     public let scale: Scale
     /// The raw value meaning "data not available". FTMS 1.0 defines one only for the energy
-    /// fields (SPEC §3); every other field carries a value even when it is implausible.
+    /// fields (contract §3); every other field carries a value even when it is implausible.
     public let notAvailable: Int32?
     /// Raw values outside this range are still reported, but flagged `implausible`: they are
-    /// how a machine with repurposed fields or a wrong resolution shows itself (notes P3, P9).
+    /// how a machine with repurposed fields or a wrong resolution shows itself (docs/ftms.md P3, P9).
     public let plausible: ClosedRange<Int32>?
 
     @inlinable

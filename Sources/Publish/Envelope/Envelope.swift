@@ -1,11 +1,11 @@
 import FTMS
 
-/// The seed 002 envelope's header: everything of a line except its payload.
+/// The contract §7 envelope's header: everything of a line except its payload.
 ///
 /// Keys are written in one fixed order (`type`, `machine`, `sessionId`, `timestamp`, `seq`,
 /// `version`, `payload`) so that a line's bytes are a function of its contents, which the tests
 /// pin and a `grep` can rely on. `machine` and `sessionId` are `null` when the message is not
-/// about one: readers of seed 002 expect the keys to be there.
+/// about one: readers of contract §7 expect the keys to be there.
 struct Envelope {
     static let version: StaticString = "1.0"
 

@@ -10,7 +10,7 @@ public struct JSONPayload: Sendable, Equatable {
     /// The object's bytes, without surrounding whitespace.
     public let bytes: [UInt8]
     /// The top-level `"state"` string, if any: `session_state` and `machine` payloads carry one
-    /// (SPEC §7), and the resync state needs to see `finished`.
+    /// (contract §7), and the resync state needs to see `finished`.
     let state: String?
 
     public init(validating bytes: some Collection<UInt8>) throws(PayloadError) {

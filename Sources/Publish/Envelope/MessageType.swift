@@ -1,6 +1,6 @@
-/// SPEC §7's message types, by their wire names.
+/// contract §7's message types, by their wire names.
 ///
-/// Open to types this build does not know (`other`), because seed 002's versioning rule is that
+/// Open to types this build does not know (`other`), because contract §7's versioning rule is that
 /// a new type is added without a version bump and old readers skip it; the daemon may publish
 /// a type before this enum names it. Equality and hashing go by the wire name, so
 /// `.other("sample")` is `.sample`.
@@ -55,7 +55,7 @@ public enum MessageType: RawRepresentable, Hashable, Sendable, CustomStringConve
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// Samples are superseded a fraction of a second later, so they are what a slow reader
-    /// loses first; every other type carries a change a reader cannot rebuild (SPEC §7).
+    /// loses first; every other type carries a change a reader cannot rebuild (contract §7).
     var isDroppable: Bool { self == .sample }
 
     /// `hello` and `error` are written to one reader and carry the current `seq` instead of

@@ -1,7 +1,7 @@
 import FTMS
 import NIOCore
 
-/// What a new reader needs to catch up (seed 002's resync): the latest `machine` message of
+/// What a new reader needs to catch up (contract §7's resync): the latest `machine` message of
 /// each machine, and the latest `session_state` of each machine's open session.
 ///
 /// Whole envelope lines are kept, not just payloads, because a payload does not name its

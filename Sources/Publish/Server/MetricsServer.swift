@@ -2,7 +2,7 @@ import FTMS
 public import NIOCore
 import NIOPosix
 
-/// The metrics socket (SPEC §7): NDJSON envelopes, numbered daemon-wide, fanned out to every
+/// The metrics socket (contract §7): NDJSON envelopes, numbered daemon-wide, fanned out to every
 /// local reader, none of which can slow the daemon or the others.
 ///
 /// An actor whose executor is the event loop its readers' channels live on. Its state (the
@@ -172,7 +172,7 @@ public actor MetricsServer {
     /// back, because its executor is the loop and not the generic one. In the daemon the workers
     /// run on this very loop (Swift Concurrency's global executor is NIO's singleton loop), so
     /// every sample and status paid two jobs, for a `seq += 1` when nobody reads
-    /// (docs/performance.md, round 4). On the loop the actor's isolation holds by construction:
+    /// (docs/performance.md). On the loop the actor's isolation holds by construction:
     /// the loop runs one job at a time, and `assumeIsolated` checks it is the current one.
     public nonisolated func publishIfReadOnLoop(
         _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,

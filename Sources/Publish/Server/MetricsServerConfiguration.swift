@@ -1,4 +1,4 @@
-/// Where and how the metrics socket listens (SPEC §7).
+/// Where and how the metrics socket listens (contract §7).
 public struct MetricsServerConfiguration: Sendable, Equatable {
     public static let defaultPath = "/run/ftms-bridge/metrics.sock"
     /// A reader's longest request line, without its newline.

@@ -1,6 +1,6 @@
 /// The claims of the access and refresh tokens this backend issues.
 ///
-/// Both are JWTs so a client can read `exp` to refresh ahead of expiry (seed 000 Flow 8: "check
+/// Both are JWTs so a client can read `exp` to refresh ahead of expiry (SolidFocus Flow 8: "check
 /// the access_token's exp claim"). `fam` names the login the token belongs to: logging out or
 /// presenting a rotated refresh token revokes the whole login at once. `seq` orders tokens
 /// within this process so the admin API can expire "every token issued so far".

@@ -1,6 +1,6 @@
-/// A refusal with its HTTP status and the seed's error code (`{"error": code, "message": …}`).
+/// A refusal with its HTTP status and SolidFocus's error code (`{"error": code, "message": …}`).
 ///
-/// Codes are the seed 000 error table's (`invalid_token`, `token_expired`,
+/// Codes are the SolidFocus error table's (`invalid_token`, `token_expired`,
 /// `device_already_bound`, `validation_error`, `duplicate_session`) plus the few a real server
 /// needs besides; docs/backend-api.md lists every one with the routes that return it.
 public struct BackendError: Error, Sendable, Equatable {

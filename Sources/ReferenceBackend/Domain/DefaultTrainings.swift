@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// The course list a fresh backend serves (`GET /trainings`), until `PUT /_admin/trainings`
-/// replaces it. Shaped after seed 000 Flow 1 §4.2–4.3 and Flow 3: metadata, `video_url`,
+/// replaces it. Shaped after SolidFocus Flow 1 §4.2–4.3 and Flow 3: metadata, `video_url`,
 /// `video_size`, and stages that set resistance or power over time.
 enum DefaultTrainings {
     static var list: [JSONValue] {

@@ -1,4 +1,4 @@
-/// The JSON bodies of successful answers, in the seed's names.
+/// The JSON bodies of successful answers, in SolidFocus's names.
 
 /// `POST /auth/sso/{provider}`.
 struct LoginResponse: Sendable, Codable {
@@ -28,7 +28,7 @@ struct RefreshResponse: Sendable, Codable {
     }
 }
 
-/// `POST /sessions/batch_upload` (seed 000, "API Response 處理邏輯").
+/// `POST /sessions/batch_upload` (SolidFocus, "API Response 處理邏輯").
 struct BatchUploadResponse: Sendable, Codable {
     var successCount: Int
     var duplicateCount: Int
@@ -62,7 +62,7 @@ struct FailedSession: Sendable, Hashable, Codable {
     }
 }
 
-/// `POST /sessions` (one session; seed 000's error table answers a repeat with 400
+/// `POST /sessions` (one session; SolidFocus's error table answers a repeat with 400
 /// `duplicate_session`).
 struct SingleUploadResponse: Sendable, Codable {
     let sessionID: String

@@ -1,7 +1,7 @@
 /// `PATCH /users/me/stats`: any subset of the six stats fields, applied over the current ones.
 ///
 /// Unknown keys are refused rather than ignored: a misspelt field would otherwise leave the
-/// server's figure standing while the gateway believes it won (SPEC §6, "the gateway wins").
+/// server's figure standing while the gateway believes it won (contract §6, "the gateway wins").
 struct StatsPatch: Sendable {
     let fields: [String: JSONValue]
 

@@ -2,7 +2,7 @@
 ///
 /// Sums are plain integer sums of exactly what was uploaded, so a gateway that sums the same
 /// sessions gets the same numbers. A session counts on the calendar day its `started_at` falls
-/// on in the backend's configured zone (`--time-zone`, SPEC §5: the gateway's zone), and the
+/// on in the backend's configured zone (`--time-zone`, contract §5: the gateway's zone), and the
 /// streak counts back from the latest such day while every day has a session; it is not cut
 /// by today's date.
 struct StatsTally: Sendable {

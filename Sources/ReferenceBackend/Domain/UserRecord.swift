@@ -1,4 +1,4 @@
-/// A user as the server keeps it (seed 000 "User"), keyed by the id token's subject.
+/// A user as the server keeps it (SolidFocus "User"), keyed by the id token's subject.
 struct UserRecord: Sendable, Hashable, Codable {
     let subject: String
     /// The provider of the first login (`apple`, `google`, `test`).
@@ -8,7 +8,7 @@ struct UserRecord: Sendable, Hashable, Codable {
     /// `user_info` as the first login sent it (Apple sends it only once).
     var userInfo: JSONValue?
     let createdAt: Int64
-    /// `User.bound_device_id`: set by the first login, cleared by logout (seed 000 §3).
+    /// `User.bound_device_id`: set by the first login, cleared by logout (contract §6 (device binding)).
     var boundDeviceID: String?
     /// What the last `PATCH /users/me/stats` set; cleared when a new session is accepted,
     /// because the server then computes the stats from the sessions again.

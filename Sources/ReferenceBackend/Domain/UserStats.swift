@@ -1,4 +1,4 @@
-/// Seed 000's `UserStats` (`updated_stats`, `GET`/`PATCH /users/me/stats`), in its names.
+/// SolidFocus's `UserStats` (`updated_stats`, `GET`/`PATCH /users/me/stats`), in its names.
 public struct UserStats: Sendable, Hashable, Codable {
     public var totalCount: Int64
     /// kcal.

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// The seed 000 routes (docs/backend-api.md, "API").
+/// The SolidFocus routes (docs/backend-api.md, "API").
 struct APIRoutes: Sendable {
     let backend: Backend
     let handle: APIHandler

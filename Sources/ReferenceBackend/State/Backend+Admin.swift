@@ -29,7 +29,7 @@ extension Backend {
         }
     }
 
-    /// Operator unbinding (seed 000: "contact support"): releases the binding and revokes the
+    /// Operator unbinding (SolidFocus: "contact support"): releases the binding and revokes the
     /// user's logins everywhere.
     func unbind(subject: String) throws(BackendError) {
         guard state.users[subject] != nil else { throw .notFound("no user \(subject)") }

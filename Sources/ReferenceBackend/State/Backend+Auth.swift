@@ -7,7 +7,7 @@ struct Principal: Sendable, Hashable {
     let familyID: String
 }
 
-/// Seed 000 Flow 2 (login and device binding), Flow 8 (rolling refresh) and Flow 6 (logout).
+/// SolidFocus Flow 2 (login and device binding), Flow 8 (rolling refresh) and Flow 6 (logout).
 extension Backend {
     static let providers: Set<String> = ["apple", "google", "test"]
 
@@ -89,7 +89,7 @@ extension Backend {
     /// Releases the device binding and revokes every login of that user on that device.
     ///
     /// The access token's signature is checked but not its expiry: a gateway logging out with
-    /// a stale token still means to release its binding (seed 000 Flow 6 goes on locally
+    /// a stale token still means to release its binding (SolidFocus Flow 6 goes on locally
     /// whatever the server says, and a binding left behind would lock the account out).
     func logout(bearer: String?, body: JSONValue) throws(BackendError) {
         guard let bearer else { throw .invalidToken("missing access token (Authorization: Bearer <access_token>)") }

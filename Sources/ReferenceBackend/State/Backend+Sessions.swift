@@ -1,4 +1,4 @@
-/// Seed 000 Flow 4 (batch upload and its per-session results), Flow 2's downloads, and stats.
+/// SolidFocus Flow 4 (batch upload and its per-session results), Flow 2's downloads, and stats.
 extension Backend {
     func uploadBatch(_ principal: Principal, body: JSONValue) throws(BackendError) -> BatchUploadResponse {
         guard case .array(let sessions)? = body["sessions"] else { throw .invalidRequest("the body must be {\"sessions\": [...]}") }
@@ -21,7 +21,7 @@ extension Backend {
         return response
     }
 
-    /// `POST /sessions`: one session; a repeat is `400 duplicate_session` (seed 000's error
+    /// `POST /sessions`: one session; a repeat is `400 duplicate_session` (SolidFocus's error
     /// table) rather than a count.
     func uploadOne(_ principal: Principal, body: JSONValue) throws(BackendError) -> SingleUploadResponse {
         var lines: [JournalLine] = []
@@ -69,7 +69,7 @@ extension Backend {
         state.stats(of: principal.subject)
     }
 
-    /// The gateway wins (SPEC §6): what it sends stands until the next accepted session.
+    /// The gateway wins (contract §6): what it sends stands until the next accepted session.
     func patchStats(_ principal: Principal, body: JSONValue) throws(BackendError) -> UserStats {
         let patched = try StatsPatch(body).applied(to: state.stats(of: principal.subject))
         var user = try user(principal.subject)

@@ -6,13 +6,13 @@ public struct BackendConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 picks a free port (printed on stdout).
     public var port = 8080
-    /// Access-token lifetime, seconds (`expires_in`; the seed suggests 15–60 min).
+    /// Access-token lifetime, seconds (`expires_in`; SolidFocus suggests 15–60 min).
     public var accessTokenLifetime = 1800
-    /// Refresh-token lifetime, seconds, renewed by every rotation (the seed: 30–90 days).
+    /// Refresh-token lifetime, seconds, renewed by every rotation (SolidFocus: 30–90 days).
     public var refreshTokenLifetime = 60 * 86_400
     /// Seconds during which the refresh token just replaced is still accepted once more.
     public var refreshGrace = 0
-    /// Most sessions one `batch_upload` may carry (the seed's 20).
+    /// Most sessions one `batch_upload` may carry (SolidFocus's 20).
     public var maxBatchSize = 20
     /// Largest request body, bytes.
     public var maxBodyBytes = 16 << 20

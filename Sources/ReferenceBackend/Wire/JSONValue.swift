@@ -2,7 +2,7 @@
 ///
 /// Sessions are stored and served back whole (`GET /sessions`), including fields this backend
 /// does not know (`detail`, `raw`, future additions), so a session is never narrowed to a
-/// struct: only the fields the seed's validation needs are read out of it.
+/// struct: only the fields SolidFocus's validation needs are read out of it.
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)

@@ -1,5 +1,5 @@
 /// An error reply, named and worded as bluetoothd or libdbus words it, because clients (bleak,
-/// ours) match on these exact strings (notes §1.6).
+/// ours) match on these exact strings (docs/bluez.md "Errors").
 struct BusFailure: Error, Sendable, Equatable {
     let name: String
     let message: String

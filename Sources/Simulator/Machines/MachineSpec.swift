@@ -16,7 +16,7 @@ public struct MachineSpec: Sendable, Equatable {
         public var hasGatt: Bool { self == .bike || self == .rower || self == .genericFTMS }
     }
 
-    /// Which Set Target Resistance Level parameter the machine's firmware takes (SPEC §4).
+    /// Which Set Target Resistance Level parameter the machine's firmware takes (contract §4).
     public enum ResistanceForm: String, Sendable, CaseIterable {
         /// FTMS 1.0's form: one byte at 0.1.
         case uint8

@@ -10,7 +10,7 @@ import Glibc
 /// bytes, so a test can compute what a client must receive. The physics is plausible rather
 /// than exact: cadence or stroke rate wander, harder resistance means more power (or, with a
 /// power target, the machine holds that power), and distance and energy integrate what was
-/// shown, energy at SPEC §5's 25 % efficiency.
+/// shown, energy at contract §5's 25 % efficiency.
 public struct RiderModel: MachineDataSource {
     public enum Kind: Sendable {
         case bike

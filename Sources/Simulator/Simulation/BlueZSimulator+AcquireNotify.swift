@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// `AcquireNotify` as BlueZ 5.66 serves it (`src/gatt-client.c` `characteristic_acquire_notify`,
-/// notes §1.5): one `SOCK_SEQPACKET` socketpair per subscription, the client's end in the
+/// docs/bluez.md "Reading, writing, notifications"): one `SOCK_SEQPACKET` socketpair per subscription, the client's end in the
 /// reply with the MTU, one datagram per notification, hung up when the link goes down (never
 /// re-established on reconnect), refused with NotSupported on a characteristic without
 /// `notify`, with NotPermitted "Notify acquired" while acquired, and with InProgress while any

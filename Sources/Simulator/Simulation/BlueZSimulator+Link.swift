@@ -109,7 +109,7 @@ extension BlueZSimulator {
         if !early {
             exportResolved(device)
             // Browsing and the resolved callback are separate main-loop turns in bluetoothd:
-            // the objects are out before ServicesResolved (notes §1.4).
+            // the objects are out before ServicesResolved (docs/bluez.md "Connecting").
             flush()
         }
         device.resolved = true
@@ -171,7 +171,7 @@ extension BlueZSimulator {
             for sender in characteristic.sessions.keys { characteristic.sessions[sender] = false }
         }
         device.controlPoint.loseControl()
-        // Acquired sockets hang up and are not re-established on reconnect (notes §1.5).
+        // Acquired sockets hang up and are not re-established on reconnect (docs/bluez.md "Reading, writing, notifications").
         releaseAcquired(device: device)
         device.connected = false
         device.disconnecting = false

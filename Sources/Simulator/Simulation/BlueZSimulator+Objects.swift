@@ -60,7 +60,7 @@ extension BlueZSimulator {
         if !advertisement.manufacturerData.isEmpty {
             let entries = advertisement.manufacturerData.sorted { $0.key < $1.key }.map { DBusDictEntry(.uint16($0.key), .variant(.bytes($0.value))) }
             let dictionary = DBusValue.dictionary(key: "q", value: "v", entries)
-            // dbusmock's bug, on request: an array *of* dictionaries (notes §5.1).
+            // dbusmock's bug, on request: an array *of* dictionaries (docs/simulator.md, fault bad-types).
             properties["ManufacturerData"] = badTypes ? .array(element: "a{qv}", [dictionary]) : dictionary
         }
         if !advertisement.serviceData.isEmpty {

@@ -42,7 +42,7 @@ extension GatewayStore {
     }
 
     /// Deletes the tokens and marks the gateway "login required" with `reason`, keeping every
-    /// session, the stats and the caches (seed 000 Flow 8: a failed refresh never clears data).
+    /// session, the stats and the caches (SolidFocus Flow 8: a failed refresh never clears data).
     public func dropTokens(reason: String) async throws {
         let now = clock.now().millisecondsSince1970
         try await write { db in
@@ -71,7 +71,7 @@ extension GatewayStore {
             accessExpiresAt: expires.map(UTCTime.init(millisecondsSince1970:)))
     }
 
-    /// Logout's wipe (seed 000 Flow 6 step 3): tokens, profile, every session (pending ones
+    /// Logout's wipe (SolidFocus Flow 6 step 3): tokens, profile, every session (pending ones
     /// too), checkpoints, stats, the trainings cache and the upload log go; `device_id` stays,
     /// so the next login rebinds the same gateway.
     public func wipeAccount() async throws {

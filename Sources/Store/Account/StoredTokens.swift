@@ -1,6 +1,6 @@
 public import Workout
 
-/// The backend's tokens as kept (seed 000 Flow 2 step 3). Never printed or logged: its
+/// The backend's tokens as kept (SolidFocus Flow 2 step 3). Never printed or logged: its
 /// description shows only the expiry.
 public struct StoredTokens: Sendable, Hashable, CustomStringConvertible {
     public var accessToken: String

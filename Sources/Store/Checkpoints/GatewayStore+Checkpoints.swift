@@ -2,7 +2,7 @@ import GRDB
 public import Workout
 import Foundation
 
-/// The open sessions' checkpoints (SPEC §5: "every few seconds, against a crash"), one per
+/// The open sessions' checkpoints (contract §5: "every few seconds, against a crash"), one per
 /// machine, as JSON of ``SessionSnapshot``.
 extension GatewayStore: SessionCheckpointStore {
     public func save(_ snapshot: SessionSnapshot) async throws {

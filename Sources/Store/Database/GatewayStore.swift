@@ -6,7 +6,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The gateway's durable state (SPEC §6): one SQLite database in the state directory
+/// The gateway's durable state (contract §6): one SQLite database in the state directory
 /// holding the device id, the tokens, the session queue, open-session checkpoints, the stats,
 /// the trainings cache and the last upload's result.
 ///

@@ -2,7 +2,7 @@ import GRDB
 public import Workout
 
 extension GatewayStore {
-    /// Stores a finished session as pending (seed 000 Flow 4 step 2), and in the same
+    /// Stores a finished session as pending (SolidFocus Flow 4 step 2), and in the same
     /// transaction removes the checkpoint of the machine it was recorded on if the checkpoint
     /// still holds it: a crash between the two can neither lose the session nor resume it.
     ///
@@ -62,7 +62,7 @@ extension GatewayStore {
         }
     }
 
-    /// Merges the backend's sessions after login (seed 000 Flow 2 step 4): unknown ones are
+    /// Merges the backend's sessions after login (SolidFocus Flow 2 step 4): unknown ones are
     /// stored as `uploaded`; a local session the backend already holds is `uploaded` too.
     public func mergeDownloaded(_ records: [SessionRecord]) async throws -> (added: Int, alreadyHeld: Int) {
         let now = clock.now()
@@ -152,7 +152,7 @@ extension GatewayStore {
     }
 
     /// A call that failed as a whole (network, timeout, 5xx) leaves its batch pending, each
-    /// session's `retry_count + 1` (seed 000 Flow 4: `upload_retry_count++`).
+    /// session's `retry_count + 1` (SolidFocus Flow 4: `upload_retry_count++`).
     public func recordFailedCall(sessionIDs: [String], error: String) async throws {
         try await record(Dictionary(uniqueKeysWithValues: sessionIDs.map { ($0, SessionOutcome.callFailed(error: error)) }))
     }

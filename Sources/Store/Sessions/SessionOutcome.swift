@@ -1,4 +1,4 @@
-/// What one upload attempt decided for one session (seed 000's per-session results).
+/// What one upload attempt decided for one session (SolidFocus's per-session results).
 public enum SessionOutcome: Sendable, Hashable {
     /// Accepted, or a duplicate the backend already holds.
     case uploaded

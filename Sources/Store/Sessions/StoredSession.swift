@@ -8,7 +8,7 @@ public struct StoredSession: Sendable, Hashable {
     public var totalEnergy: Int
     public var totalDistance: Int
     public var status: UploadStatus
-    /// Failed upload attempts: calls that failed plus per-session rejections (seed 000's
+    /// Failed upload attempts: calls that failed plus per-session rejections (SolidFocus's
     /// `retry_count`).
     public var retryCount: Int
     /// How many of those were the backend naming this session in `failed_sessions`: what

@@ -1,5 +1,5 @@
-/// Where a stored session stands with the backend (seed 000's `upload_status`, plus the
-/// dead-letter state of SPEC §6).
+/// Where a stored session stands with the backend (SolidFocus's `upload_status`, plus the
+/// dead-letter state of contract §6).
 public enum UploadStatus: String, Sendable, Hashable, CaseIterable, Codable {
     /// Waiting for (another) upload attempt.
     case pending

@@ -1,6 +1,6 @@
 public import Workout
 
-/// The cached `GET /trainings` answer (seed 000 Flow 1 step 4.2), with its `cache_timestamp`.
+/// The cached `GET /trainings` answer (SolidFocus Flow 1 step 4.2), with its `cache_timestamp`.
 public struct TrainingsCache: Sendable, Hashable {
     /// The `trainings` array as the backend sent it, JSON.
     public var body: String

@@ -1,5 +1,5 @@
 /// The daemon's side of systemd's service protocol: sd_notify, the watchdog and the
-/// directories systemd makes for the unit (SPEC §10, notes/daemon-sync.md §3).
+/// directories systemd makes for the unit (contract §10, docs/systemd.md).
 ///
 /// sd_notify is written here by hand rather than bound from libsystemd. libsystemd is the
 /// only implementation there is, and what it does for a service is one `sendmsg` of a few

@@ -76,7 +76,7 @@ public final class DaemonMetrics: Sendable {
 
     public func setMachinesConnected(_ count: Int) { machinesConnected.set(Int64(max(0, count))) }
 
-    /// `characteristic` is the SPEC §3.1 name (`indoor_bike_data`); others count as `other`.
+    /// `characteristic` is the contract §3.1 name (`indoor_bike_data`); others count as `other`.
     /// One notification counted, for a caller that counts rarely; the daemon's workers keep
     /// ``notificationCounter(characteristic:)`` instead. One lookup path for both.
     public func notificationReceived(characteristic: String) { notificationCounter(characteristic: characteristic).increment() }
@@ -86,7 +86,7 @@ public final class DaemonMetrics: Sendable {
     /// The notification counter of one characteristic, looked up once, for a caller that counts
     /// every notification: ``notificationReceived(characteristic:)`` bounds and looks up its
     /// label each time (a string built, hashed twice, compared with the list), 1.6 % of the event
-    /// loop's CPU with ten machines riding (docs/performance.md, round 4). Same series, same
+    /// loop's CPU with ten machines riding (docs/performance.md). Same series, same
     /// `other` for a name not on the list.
     public func notificationCounter(characteristic: String) -> CounterHandle {
         CounterHandle(notifications.counter(characteristic))
@@ -133,7 +133,7 @@ public final class DaemonMetrics: Sendable {
 
     // MARK: Sockets
 
-    /// `command` is SPEC §7's command name; `result` is `ok`, `refused` or `error`.
+    /// `command` is contract §7's command name; `result` is `ok`, `refused` or `error`.
     public func controlCommand(_ command: String, result: String) { controlCommands.increment(command, result) }
 
     public func setMetricsSocketReaders(_ count: Int) { socketReaders.set(Int64(max(0, count))) }

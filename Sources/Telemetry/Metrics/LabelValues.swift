@@ -25,7 +25,7 @@ struct LabelValues: Sendable {
 }
 
 extension LabelValues {
-    /// SPEC §3.1's characteristic names (the FTMS module's `Characteristic.jsonName`).
+    /// contract §3.1's characteristic names (the FTMS module's `Characteristic.jsonName`).
     static let characteristic = LabelValues("characteristic", [
         "fitness_machine_feature", "rower_data", "indoor_bike_data", "training_status", "supported_speed_range",
         "supported_inclination_range", "supported_resistance_level_range", "supported_heart_rate_range",

@@ -1,5 +1,5 @@
 /// A training as the backend sent it, every field read leniently (``JSONField``); unknown
-/// fields are ignored, as seed 000's clients must let the backend add them.
+/// fields are ignored, as SolidFocus's clients must let the backend add them.
 struct TrainingRecord: Decodable {
     private enum Key: String, CodingKey {
         case id, title, duration, stages

@@ -1,4 +1,4 @@
-/// One of seed 000's trainings as something a runner can follow: which target holds at each
+/// One of SolidFocus's trainings as something a runner can follow: which target holds at each
 /// moment since the training started, and when it ends.
 ///
 /// The rule for stages that overlap or leave gaps, fixed here so that every runner and every

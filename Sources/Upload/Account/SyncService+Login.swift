@@ -1,8 +1,8 @@
 import Store
 public import Workout
 
-/// What a login brought down (seed 000 Flow 2 steps 4 and 5). A failed download is kept as
-/// its reason: the login itself stands (seed 000's known issue 1), the data comes later.
+/// What a login brought down (SolidFocus Flow 2 steps 4 and 5). A failed download is kept as
+/// its reason: the login itself stands (SolidFocus's known issue 1), the data comes later.
 public struct LoginResult: Sendable {
     public var userProfile: String?
     /// Backend sessions stored here for the first time, as `uploaded`.
@@ -17,7 +17,7 @@ public struct LoginResult: Sendable {
 }
 
 extension SyncService {
-    /// Seed 000 Flow 2: `POST /auth/sso/{provider}`, the tokens stored, then `GET /sessions`
+    /// SolidFocus Flow 2: `POST /auth/sso/{provider}`, the tokens stored, then `GET /sessions`
     /// merged by id and `GET /users/me/stats` adopted. Local data is never cleared: after a
     /// refresh token expired, the gateway's pending sessions are still there to upload.
     ///

@@ -1,4 +1,4 @@
-/// How `logout` treats sessions not yet uploaded (seed 000 Flow 6 step 1.1).
+/// How `logout` treats sessions not yet uploaded (SolidFocus Flow 6 step 1.1).
 public enum LogoutMode: Sendable, Hashable {
     /// Refuse while any session is pending (the dialog's "cancel").
     case refuseIfPending
@@ -35,7 +35,7 @@ public struct LogoutResult: Sendable {
 }
 
 extension SyncService {
-    /// Seed 000 Flow 6: refuse while sessions are pending unless told to upload first or to
+    /// SolidFocus Flow 6: refuse while sessions are pending unless told to upload first or to
     /// force, then `POST /auth/logout`, then — whatever the network said — wipe everything
     /// but `device_id`.
     @discardableResult

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 public import Store
 
-/// The gateway's side of the SolidFocus account (SPEC §6), composed once: the store, the
+/// The gateway's side of the SolidFocus account (contract §6), composed once: the store, the
 /// backend client, the token authority shared by every call, and the batch upload
 /// procedure. The CLI builds one per command; the daemon one for its lifetime.
 public struct SyncService: Sendable {

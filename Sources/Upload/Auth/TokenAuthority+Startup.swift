@@ -1,6 +1,6 @@
 import Store
 
-/// What the start-up token check found (seed 000 Flow 1 step 3).
+/// What the start-up token check found (SolidFocus Flow 1 step 3).
 public enum TokenCheck: Sendable, Equatable {
     /// Tokens held and valid (`refreshed` when this check renewed them).
     case valid(refreshed: Bool)

@@ -1,7 +1,7 @@
 public import Store
 import Workout
 
-/// The gateway's tokens in use (seed 000 Flow 8): it hands calls a valid access token,
+/// The gateway's tokens in use (SolidFocus Flow 8): it hands calls a valid access token,
 /// refreshes ahead of expiry and on `401 token_expired`, and runs **one refresh at a time**
 /// however many calls wait, because the backend rotates refresh tokens and treats a second
 /// use of the old one as theft (revoking the whole login).

@@ -2,7 +2,7 @@ import Foundation
 public import Store
 public import Workout
 
-/// The SolidFocus backend's routes (seed 000), as typed calls. Stateless: tokens come in
+/// The SolidFocus backend's routes (SolidFocus), as typed calls. Stateless: tokens come in
 /// per call, and ``TokenAuthority`` decides which.
 ///
 /// Every call has a timeout for the whole exchange. Nothing here logs, and errors carry
@@ -126,7 +126,7 @@ public struct BackendClient: Sendable {
         try await transport.send(request, timeout: timeout)
     }
 
-    /// Maps a non-2xx status to the error the seed's tables name.
+    /// Maps a non-2xx status to the error SolidFocus's tables name.
     func check(_ reply: BackendReply) throws {
         guard !(200..<300).contains(reply.status) else { return }
         let error = ErrorBody(reply.body)

@@ -1,5 +1,5 @@
-/// Why a backend call did not succeed, one line each, with the cases the seed tells apart
-/// kept apart (seed 000's error table, Flow 2 and Flow 8).
+/// Why a backend call did not succeed, one line each, with the cases SolidFocus tells apart
+/// kept apart (SolidFocus's error table, Flow 2 and Flow 8).
 public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `403 device_already_bound`: the account is bound to another device, or this gateway to
     /// another account. An operator must log out there or ask support to unbind.

@@ -1,4 +1,4 @@
-/// The backend's error object: `{"error": "<code>", "message": "…"}` (seed 000 checks
+/// The backend's error object: `{"error": "<code>", "message": "…"}` (SolidFocus checks
 /// `error.code`, so `{"error": {"code": …, "message": …}}` is read too).
 struct ErrorBody: Equatable {
     var code: String?

@@ -39,7 +39,7 @@ enum JSONFields {
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Seed 000's stats object (`updated_stats`, `GET /users/me/stats`).
+    /// SolidFocus's stats object (`updated_stats`, `GET /users/me/stats`).
     static func stats(_ value: Any?, _ what: String) throws -> WorkoutStats {
         guard let object = value as? [String: Any] else { throw BackendError.badResponse("\(what): no stats object") }
         func field(_ name: String) throws -> Int {

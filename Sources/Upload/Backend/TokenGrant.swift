@@ -1,6 +1,6 @@
 public import Workout
 
-/// What login and refresh answer (seed 000 Flow 2 step 2, Flow 8 step 3).
+/// What login and refresh answer (SolidFocus Flow 2 step 2, Flow 8 step 3).
 public struct TokenGrant: Sendable, CustomStringConvertible {
     public var accessToken: String
     /// The rolling refresh token; a refresh that returns none keeps the old one.
@@ -13,7 +13,7 @@ public struct TokenGrant: Sendable, CustomStringConvertible {
     public var description: String { "grant(expires in \(expiresIn) s)" }
 }
 
-/// `POST /sessions/batch_upload`'s answer (seed 000's Batch Upload Procedure).
+/// `POST /sessions/batch_upload`'s answer (SolidFocus's Batch Upload Procedure).
 public struct BatchUploadAnswer: Sendable, Hashable {
     public struct Failure: Sendable, Hashable {
         public var sessionID: String

@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import Store
 import Workout
 
-/// Seed 000's Batch Upload Procedure, on the gateway (SPEC §6):
+/// SolidFocus's Batch Upload Procedure, on the gateway (contract §6):
 ///
 /// 1. pending sessions, oldest first (`started_at`), in batches of at most 20, each to
 ///    `POST /sessions/batch_upload`;
@@ -29,7 +29,7 @@ public struct BatchUploadProcedure: Sendable {
     public let store: GatewayStore
     public let client: BackendClient
     public let authority: TokenAuthority
-    /// The zone whose days make the streak (SPEC §5); the backend must use the same one, or
+    /// The zone whose days make the streak (contract §5); the backend must use the same one, or
     /// the stats differ and the gateway's win.
     public var timeZone: TimeZone
     public var policy = RejectionPolicy()
@@ -115,7 +115,7 @@ public struct BatchUploadProcedure: Sendable {
         try await store.record(outcomes)
     }
 
-    /// Seed 000's stats step, once, after the last batch.
+    /// SolidFocus's stats step, once, after the last batch.
     private func settleStats(_ server: WorkoutStats, patch: Bool) async throws -> StatsSyncResult {
         let local = try await store.localStats(timeZone: timeZone)
         if local == server {

@@ -1,6 +1,6 @@
 public import Store
 
-/// What a `failed_sessions` entry does to a session (SPEC §6: stays pending with
+/// What a `failed_sessions` entry does to a session (contract §6: stays pending with
 /// `retry_count + 1`, or goes to dead-letter when permanently invalid).
 ///
 /// "Permanently" is judged by repetition, not by one answer: a backend may refuse a session
@@ -10,9 +10,9 @@ public import Store
 /// ``otherLimit`` times (a poison session must not be retried forever). A duplicate reported
 /// as a failure is a success: the backend holds the session.
 public struct RejectionPolicy: Sendable, Hashable {
-    /// Codes meaning "this session is wrong" (seed 000: `validation_error`).
+    /// Codes meaning "this session is wrong" (SolidFocus: `validation_error`).
     public var permanentCodes: Set<String> = ["validation_error", "invalid_session", "schema_error", "invalid_request"]
-    /// Codes meaning "already stored" (seed 000's error table: `duplicate_session`).
+    /// Codes meaning "already stored" (SolidFocus's error table: `duplicate_session`).
     public var duplicateCodes: Set<String> = ["duplicate_session", "duplicate"]
     public var permanentLimit = 3
     public var otherLimit = 10

@@ -25,7 +25,7 @@ public struct BatchReport: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What the stats step after the last batch did (seed 000's Stats sync strategy).
+/// What the stats step after the last batch did (SolidFocus's Stats sync strategy).
 public enum StatsSyncResult: Sendable, Hashable, CustomStringConvertible {
     /// No batch returned `updated_stats`, or the run was stopped.
     case notChecked

@@ -1,5 +1,5 @@
 /// When to try again after a run that left work undone: exponential backoff with full
-/// jitter, capped (SPEC §6: "cap ~15 min"), and `Retry-After` honoured.
+/// jitter, capped (contract §6: "cap ~15 min"), and `Retry-After` honoured.
 ///
 /// Full jitter (`random(0, min(cap, base · 2ⁿ⁻¹))`) because a gym's gateways all lose the
 /// backend at once and must not all come back at the same instant.

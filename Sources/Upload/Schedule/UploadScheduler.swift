@@ -1,8 +1,8 @@
 import Workout
 
-/// When the daemon uploads (SPEC §6): at start-up, after every finished session, and on a
+/// When the daemon uploads (contract §6): at start-up, after every finished session, and on a
 /// retry timer with backoff and jitter that honours `Retry-After` — because a daemon, unlike
-/// the seed's phone app, has no "next app start" to retry on.
+/// SolidFocus's phone app, has no "next app start" to retry on.
 ///
 /// The daemon runs ``run()`` in a task for its lifetime and calls ``sessionFinished()``
 /// when the engine stores a session. Triggers that arrive during a run are coalesced into one

@@ -1,6 +1,6 @@
 public import Store
 
-/// The course list after a refresh attempt (seed 000 Flow 1 step 4.2).
+/// The course list after a refresh attempt (SolidFocus Flow 1 step 4.2).
 public struct TrainingsResult: Sendable {
     /// What the gateway holds now: fresh, or the old cache kept.
     public var cache: TrainingsCache?

@@ -22,7 +22,7 @@ struct SampleReading: Sendable, Hashable, Codable {
         strokeRate = values.raw(.strokeRate)
     }
 
-    /// Real movement (SPEC §5): cadence, speed, stroke rate or power above zero.
+    /// Real movement (contract §5): cadence, speed, stroke rate or power above zero.
     var isMoving: Bool {
         (cadence ?? 0) > 0 || (speed ?? 0) > 0 || (strokeRate ?? 0) > 0 || (power ?? 0) > 0
     }

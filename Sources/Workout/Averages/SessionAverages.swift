@@ -1,7 +1,7 @@
 /// The time-weighted averages and the maxima of one session, over counted (moving, active)
 /// time only.
 ///
-/// Zeros inside moving time count (coasting on a bike is real), as notes §6.5 recommends;
+/// Zeros inside moving time count (coasting on a bike is real), as contract §5 recommends;
 /// heart rate 0 means no strap and never counts. Negative power (some machines report
 /// braking) averages as zero.
 struct SessionAverages: Sendable, Hashable, Codable {

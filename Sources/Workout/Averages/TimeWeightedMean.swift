@@ -1,6 +1,6 @@
 /// ∫ value dt / ∫ dt over the time a value was held.
 ///
-/// Time-weighted rather than per sample (SPEC §5): a machine that notifies at 4 Hz while
+/// Time-weighted rather than per sample (contract §5): a machine that notifies at 4 Hz while
 /// sprinting and 1 Hz while cruising must not make the sprint count four times.
 struct TimeWeightedMean: Sendable, Hashable, Codable {
     private(set) var integral = 0.0

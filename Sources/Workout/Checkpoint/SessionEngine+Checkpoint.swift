@@ -28,7 +28,7 @@ extension SessionEngine {
         return snapshot(at: time)
     }
 
-    /// An engine that carries on a checkpointed session after a restart (SPEC §5: "resumed
+    /// An engine that carries on a checkpointed session after a restart (contract §5: "resumed
     /// or closed, never lost").
     ///
     /// The daemon being down is treated as the link dropping at the moment of the snapshot:

@@ -1,4 +1,4 @@
-/// An open session frozen for the store (seed 000: "every N seconds, against a crash").
+/// An open session frozen for the store (SolidFocus: "every N seconds, against a crash").
 ///
 /// `Codable` so the SQLite store can keep it as JSON. Monotonic instants inside are on the
 /// saving process's clock; ``savedAt`` (wall clock) is how a new process re-anchors them, see

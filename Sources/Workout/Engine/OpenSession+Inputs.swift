@@ -71,7 +71,7 @@ extension OpenSession {
     /// reported.
     func dueTimers(at now: Int64, disconnectedAt: Int64?, rules: ResolvedRules) -> DueTimers {
         // While the link is down the idle clock stands still: nobody can tell whether the
-        // rider is idle, and the gap may be the gateway's own (SPEC §5). Only the grace ends
+        // rider is idle, and the gap may be the gateway's own (contract §5). Only the grace ends
         // a disconnected session.
         let idleEnd = disconnectedAt == nil ? Nanoseconds.add(lastActivity, rules.endAfterIdle) : .max
         let graceEnd = disconnectedAt.map { Nanoseconds.add($0, rules.disconnectGrace) } ?? .max

@@ -58,7 +58,7 @@ struct OpenSession: Sendable, Hashable, Codable {
         integrated.add(held.reading, for: seconds)
     }
 
-    /// The time of an outage the machine's counters say was ridden (SPEC §5: the gap is the
+    /// The time of an outage the machine's counters say was ridden (contract §5: the gap is the
     /// gateway's, not the rider's), counted as movement up to `time`. Only movement: the
     /// averages never see the gap, so it stays a capped dropout for them and is not effort.
     mutating func bridgeOutage(from start: Int64, to time: Int64, atMost limit: Int64?) {

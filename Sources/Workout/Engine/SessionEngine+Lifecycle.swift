@@ -1,6 +1,6 @@
 import FTMS
 
-/// The transitions of SPEC §5, shared by every input.
+/// The transitions of contract §5, shared by every input.
 ///
 /// The open session is reached through optional chaining (`session?.…`) so it is mutated in
 /// place: copying it out and back would copy a few hundred bytes per input. Settings passed
@@ -36,7 +36,7 @@ extension SessionEngine {
         session?.outageSince = stoppedAt
     }
 
-    /// A sample with no session open: the first real movement starts one (SPEC §5).
+    /// A sample with no session open: the first real movement starts one (contract §5).
     mutating func startIfMoving(
         _ reading: SampleReading, values: FieldValues, at now: Int64, wall: UTCTime, into events: inout SessionEvents
     ) {

@@ -1,6 +1,6 @@
 public import FTMS
 
-/// One machine's session lifecycle (SPEC §5): merged samples, Status events, link events and
+/// One machine's session lifecycle (contract §5): merged samples, Status events, link events and
 /// ticks in; ``SessionEvent``s out.
 ///
 /// A value type, not a class: each machine's engine is owned by exactly one actor (the
@@ -39,7 +39,7 @@ public struct SessionEngine: Sendable {
     /// The open session's id, if one is open.
     public var openSessionID: String? { session?.id }
 
-    /// The open session's progress at `time` (for SPEC §7's `hello` resync), without
+    /// The open session's progress at `time` (for contract §7's `hello` resync), without
     /// advancing the engine.
     public func progress(at time: Timestamp) -> SessionProgress? {
         session?.progress(at: max(Nanoseconds.of(time.monotonic), now), rules: resolved)

@@ -9,7 +9,7 @@ public indirect enum SessionEvent: Sendable, Hashable {
     case resumed(SessionProgress)
     /// A session worth keeping: store and upload ``SessionSummary``.
     case finished(SessionProgress, SessionSummary)
-    /// A session below the minimum (SPEC §5): log the reason, keep nothing.
+    /// A session below the minimum (contract §5): log the reason, keep nothing.
     case dropped(SessionProgress, DropReason, SessionSummary)
 
     public var progress: SessionProgress {
@@ -22,7 +22,7 @@ public indirect enum SessionEvent: Sendable, Hashable {
 
     public var sessionID: String { progress.sessionID }
 
-    /// SPEC §7 `session_state`'s `state`. A dropped session also ends its readers' view of
+    /// contract §7 `session_state`'s `state`. A dropped session also ends its readers' view of
     /// it, so it is `finished` there; the publisher adds the drop reason.
     public var state: StaticString {
         switch self {

@@ -1,11 +1,11 @@
-/// Where an open session stands at an event: what SPEC §7's `session_state` carries.
+/// Where an open session stands at an event: what contract §7's `session_state` carries.
 public struct SessionProgress: Sendable, Hashable {
     /// The session's UUID, lowercase (the summary's `session_id`, the socket's `sessionId`).
     public var sessionID: String
     /// Wall-clock start, to the millisecond; `startEpoch` is its seconds.
     public var startedAt: UTCTime
     /// Time since the start, pauses included, at the event: `elapsedMs`. Never decreases
-    /// within a session, so a reader can use it to order `session_state` messages (seed 002).
+    /// within a session, so a reader can use it to order `session_state` messages (contract §7).
     public var elapsed: Duration
     /// Time of movement so far (the workout timer).
     public var moving: Duration
@@ -24,10 +24,10 @@ public struct SessionProgress: Sendable, Hashable {
         self.energy = energy
     }
 
-    /// SPEC §7 `startEpoch`: unix seconds of the start.
+    /// contract §7 `startEpoch`: unix seconds of the start.
     public var startEpoch: Int64 { startedAt.secondsSince1970 }
 
-    /// SPEC §7 `elapsedMs`.
+    /// contract §7 `elapsedMs`.
     public var elapsedMilliseconds: Int64 { Nanoseconds.of(elapsed) / Nanoseconds.perMillisecond }
 
     public var movingMilliseconds: Int64 { Nanoseconds.of(moving) / Nanoseconds.perMillisecond }

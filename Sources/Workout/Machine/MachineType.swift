@@ -9,7 +9,7 @@ public enum MachineType: String, Sendable, Hashable, Codable, CaseIterable {
     case bike
     case rower
 
-    /// The type a data characteristic implies (SPEC §2: 0x2AD2 bike, 0x2AD1 rower).
+    /// The type a data characteristic implies (contract §2: 0x2AD2 bike, 0x2AD1 rower).
     public init(_ kind: DataRecord.Kind) {
         switch kind {
         case .indoorBikeData: self = .bike

@@ -1,7 +1,7 @@
 public import FTMS
 
 /// One machine's path from raw notifications to session events: decode, merge split
-/// records, feed the engine (SPEC §1: "one code path from decoded sample onwards").
+/// records, feed the engine (contract §1: "one code path from decoded sample onwards").
 ///
 /// Live BLE and replay both drive this, with the only difference being where the bytes and
 /// the times come from. Value type, one owner, no allocation per notification.

@@ -1,6 +1,6 @@
 public import FoundationEssentials
 
-/// A calendar day in some time zone: seed 000's `last_workout_date` (`2025-12-24`).
+/// A calendar day in some time zone: SolidFocus's `last_workout_date` (`2025-12-24`).
 public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// Days since 1970-01-01 in the proleptic Gregorian calendar.
     public let dayNumber: Int64

@@ -1,7 +1,7 @@
 public import FTMS
 
 extension WorkoutStats {
-    /// Seed 000's `updated_stats` object, keys in the seed's order; `last_workout_date` is
+    /// SolidFocus's `updated_stats` object, keys in SolidFocus's order; `last_workout_date` is
     /// `null` before the first session.
     public func writeJSON(into json: inout JSONBuffer) {
         json.append(UInt8(ascii: "{"))

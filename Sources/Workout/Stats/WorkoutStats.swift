@@ -1,8 +1,8 @@
 public import FoundationEssentials
 
-/// The user's totals (seed 000's `updated_stats`), computed from the kept summaries.
+/// The user's totals (SolidFocus's `updated_stats`), computed from the kept summaries.
 ///
-/// The gateway's copy is the source of truth ("APP wins", SPEC §6), so it is computed from
+/// The gateway's copy is the source of truth ("APP wins", contract §6), so it is computed from
 /// exactly the integers that were uploaded: a backend summing the same sessions gets the
 /// same numbers.
 public struct WorkoutStats: Sendable, Hashable, Codable {
@@ -30,12 +30,12 @@ public struct WorkoutStats: Sendable, Hashable, Codable {
         self.lastWorkoutDate = lastWorkoutDate
     }
 
-    /// Stats of `summaries` with days in the gateway's configured `timeZone` (SPEC §5).
+    /// Stats of `summaries` with days in the gateway's configured `timeZone` (contract §5).
     ///
     /// A session belongs to the local day it started on: a ride from 23:40 to 00:20 is the
     /// evening's workout. The streak counts back from the latest such day, one day at a time,
     /// while every day has a session; it is not cut by today's date, which a pure function
-    /// does not know (the seed's server computes it the same way from the sessions alone).
+    /// does not know (SolidFocus's server computes it the same way from the sessions alone).
     public init(summaries: some Sequence<SessionSummary>, timeZone: TimeZone) {
         var count = 0
         var energy = 0

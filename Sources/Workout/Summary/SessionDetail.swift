@@ -1,4 +1,4 @@
-/// The summary's `detail` object (seed 000: JSONB with `avg_hr`, `avg_power`, …).
+/// The summary's `detail` object (SolidFocus: JSONB with `avg_hr`, `avg_power`, …).
 ///
 /// Averages are rounded once, when the summary is built, to what the JSON prints (one decimal;
 /// two for speed), so a summary read back from its JSON equals the one that wrote it. A figure

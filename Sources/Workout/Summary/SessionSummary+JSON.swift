@@ -2,7 +2,7 @@ public import FTMS
 
 extension SessionSummary {
     /// The summary as uploaded and as `replay --json` prints it: keys in a fixed order
-    /// (seed 000's, then `raw`), integers for totals and times, averages at fixed precision in
+    /// (SolidFocus's, then `raw`), integers for totals and times, averages at fixed precision in
     /// their shortest form (`152.3`, `150`, `25.35`), absent figures left out. Written with the
     /// FTMS module's ``JSONBuffer`` so the decoded frames and the summaries share one number
     /// format.

@@ -1,8 +1,8 @@
-/// A finished session, in seed 000 Flow 4's names (SPEC §5): what is stored, uploaded and
+/// A finished session, in SolidFocus Flow 4's names (contract §5): what is stored, uploaded and
 /// printed by `replay --json`.
 ///
 /// Totals and times are whole numbers (kcal, metres, seconds) because the backend sums them
-/// into the stats of seed 000, and the gateway's stats must equal the server's sum of exactly
+/// into the stats of SolidFocus, and the gateway's stats must equal the server's sum of exactly
 /// what was uploaded. `ended_at − started_at == detail.elapsed` and
 /// `duration + detail.paused == detail.elapsed` hold exactly.
 public struct SessionSummary: Sendable, Hashable {

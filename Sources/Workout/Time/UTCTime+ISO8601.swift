@@ -1,5 +1,5 @@
 extension UTCTime {
-    /// `2026-11-21T08:00:00Z`: ISO 8601 / RFC 3339 in UTC, whole seconds (seed 000's
+    /// `2026-11-21T08:00:00Z`: ISO 8601 / RFC 3339 in UTC, whole seconds (SolidFocus's
     /// `started_at` / `ended_at`). Milliseconds are dropped, rounding down.
     public var iso8601: String {
         let seconds = secondsSince1970

@@ -1,6 +1,6 @@
 /// A wall-clock instant in UTC, in milliseconds since 1970-01-01T00:00:00Z.
 ///
-/// Milliseconds are what SPEC §7's `timestamp` and `startEpoch` carry, and an integer keeps
+/// Milliseconds are what contract §7's `timestamp` and `startEpoch` carry, and an integer keeps
 /// checkpoints and summaries exact. Foundation's `Date` is a `Double`, and the engine has no
 /// other use for Foundation, so the daemon converts at its edge.
 public struct UTCTime: Sendable, Hashable, Comparable, Codable {
@@ -14,7 +14,7 @@ public struct UTCTime: Sendable, Hashable, Comparable, Codable {
         millisecondsSince1970 = Nanoseconds.multiply(secondsSince1970, 1000)
     }
 
-    /// Whole seconds since the epoch, rounded down (SPEC §7's `startEpoch`).
+    /// Whole seconds since the epoch, rounded down (contract §7's `startEpoch`).
     public var secondsSince1970: Int64 {
         CivilDate.floorDivide(millisecondsSince1970, 1000)
     }

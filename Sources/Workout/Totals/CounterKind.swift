@@ -3,7 +3,7 @@ public import FTMS
 /// The machine counters a session takes deltas of, with their wire widths.
 ///
 /// The modulus is where the counter wraps: Total Distance is uint24 metres, Total Energy,
-/// Elapsed Time and Stroke Count are uint16 (FTMS 1.0; notes §6.4).
+/// Elapsed Time and Stroke Count are uint16 (FTMS 1.0; contract §5).
 public enum CounterKind: String, Sendable, Hashable, Codable, CaseIterable {
     case distance
     case energy

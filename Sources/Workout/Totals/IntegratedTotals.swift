@@ -1,5 +1,5 @@
 /// Distance and work integrated from instantaneous speed and power over counted time: the
-/// fallback for machines that report no Total Distance or Total Energy (SPEC §5).
+/// fallback for machines that report no Total Distance or Total Energy (contract §5).
 struct IntegratedTotals: Sendable, Hashable, Codable {
     private(set) var metres = 0.0
     private(set) var joules = 0.0

@@ -33,7 +33,7 @@ struct SessionCounters: Sendable, Hashable, Codable {
         return fellBack
     }
 
-    /// Total Energy's "data not available" (SPEC §3): present on the wire, but no value.
+    /// Total Energy's "data not available" (contract §3): present on the wire, but no value.
     private static let energyNotAvailable: Int32 = 0xFFFF
 
     func shifted(by offset: Int64) -> SessionCounters {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import FTMS
 
-/// Parses a CHARACTERISTIC argument (SPEC §9) with a one-line reason on failure.
+/// Parses a CHARACTERISTIC argument (contract §9) with a one-line reason on failure.
 func parseCharacteristic(_ text: String) throws -> Characteristic {
     guard let characteristic = Characteristic(parsing: text) else {
         let known = Characteristic.allCases.map(\.argumentName).joined(separator: ", ")

@@ -5,7 +5,7 @@ import FTMS
 import Foundation
 
 /// `ftms-bridge control MACHINE --resistance L | --power W | --start | --stop | --pause | --reset`
-/// (SPEC §9): one Control Point command with SPEC §4's policy. Through the running daemon's
+/// (contract §9): one Control Point command with contract §4's policy. Through the running daemon's
 /// control socket when there is one (the daemon holds the machine's link), else standalone
 /// over BlueZ.
 struct ControlCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Control
 
-/// `--control-socket`: where a running daemon answers (SPEC §7). Commands that can act
+/// `--control-socket`: where a running daemon answers (contract §7). Commands that can act
 /// through the daemon try it first, and work standalone when no daemon listens there.
 struct DaemonSocketOptions: ParsableArguments {
     @Option(name: .customLong("control-socket"), help: "The running daemon's control socket (default \(ControlServerConfiguration.defaultPath)).")

@@ -5,7 +5,7 @@ import FTMS
 import Glibc
 #endif
 
-/// `ftms-bridge decode CHARACTERISTIC [HEX ...]` (SPEC §3.1, §9).
+/// `ftms-bridge decode CHARACTERISTIC [HEX ...]` (contract §3.1, §9).
 ///
 /// One JSON object per frame, one per line, streamed: stdin is read in chunks of whole lines
 /// that threads decode in parallel and write in order (``ParallelDecodeStream``), or with

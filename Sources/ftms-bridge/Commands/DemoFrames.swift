@@ -1,7 +1,7 @@
 import FTMS
 
 /// The frames the demo decodes when no machine is around: one of each characteristic, from
-/// real machines where `../shared/vectors/real-ftms-frames.md` has one, so a new operator sees
+/// real machines where `Tests/FTMSTests/Vectors/real-ftms-frames.md` has one, so a new operator sees
 /// what the gateway makes of real traffic in the first minute.
 struct DemoFrame {
     let label: String

@@ -3,7 +3,7 @@ import Foundation
 import Store
 import Upload
 
-/// The options every command touching the store or the backend takes (SPEC §9), parsed in
+/// The options every command touching the store or the backend takes (contract §9), parsed in
 /// this one place so that several gateways can run side by side in tests, each with its own
 /// `--state-dir` and `--backend`. (The config file, which these override, comes with `run`.)
 struct GatewayOptions: ParsableArguments {
@@ -59,7 +59,7 @@ struct StateOptions: ParsableArguments {
     }
 }
 
-/// Runs a command's body, turning any failure into SPEC §9's one line on stderr and exit
+/// Runs a command's body, turning any failure into contract §9's one line on stderr and exit
 /// status 1. Argument errors keep ArgumentParser's usage message.
 func reportingFailure(_ command: String, _ body: () async throws -> Void) async throws {
     do {

@@ -3,7 +3,7 @@ import Foundation
 import Store
 import Upload
 
-/// `ftms-bridge login --provider P --id-token-file F` (seed 000 Flow 2). The id token comes
+/// `ftms-bridge login --provider P --id-token-file F` (SolidFocus Flow 2). The id token comes
 /// from a file or stdin, never the command line, where `ps` and shell history would show it.
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

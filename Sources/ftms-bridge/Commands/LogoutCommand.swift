@@ -1,7 +1,7 @@
 import ArgumentParser
 import Upload
 
-/// `ftms-bridge logout [--upload-first | --force]` (seed 000 Flow 6).
+/// `ftms-bridge logout [--upload-first | --force]` (SolidFocus Flow 6).
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",

@@ -3,7 +3,7 @@ import BlueZ
 import FTMS
 import Foundation
 
-/// `ftms-bridge monitor MACHINE [--json]` (SPEC §9): connect, initialise, stream decoded frames.
+/// `ftms-bridge monitor MACHINE [--json]` (contract §9): connect, initialise, stream decoded frames.
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
@@ -14,7 +14,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @Argument(help: "The machine's name or address.")
     var machine: String
 
-    @Flag(help: "One JSON object per frame (SPEC §3.1 names).")
+    @Flag(help: "One JSON object per frame (contract §3.1 names).")
     var json = false
 
     @Option(help: "Stop after this many frames.")

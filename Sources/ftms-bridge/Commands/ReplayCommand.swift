@@ -7,7 +7,7 @@ import Foundation
 import Store
 import Workout
 
-/// `ftms-bridge replay FILE... [--realtime] [--json] [--queue]` (SPEC §8, §9): captures through
+/// `ftms-bridge replay FILE... [--realtime] [--json] [--queue]` (contract §8, §9): captures through
 /// the same decoder, merger and engine as live data; with `--queue`, into the upload queue too.
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

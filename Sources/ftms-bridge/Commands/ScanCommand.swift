@@ -2,7 +2,7 @@ import ArgumentParser
 import BlueZ
 import Foundation
 
-/// `ftms-bridge scan [--timeout S] [--json]` (SPEC §9): machines in range.
+/// `ftms-bridge scan [--timeout S] [--json]` (contract §9): machines in range.
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",

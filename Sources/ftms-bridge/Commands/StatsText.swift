@@ -1,7 +1,7 @@
 import Foundation
 import Workout
 
-/// Seed 000's stats as one readable line.
+/// SolidFocus's stats as one readable line.
 enum StatsText {
     static func line(_ stats: WorkoutStats) -> String {
         "\(stats.totalCount) workouts, \(stats.totalEnergy) kcal, \(stats.totalDistance) m, "

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Upload
 
-/// `ftms-bridge upload`: the batch upload procedure once, now (SPEC §6).
+/// `ftms-bridge upload`: the batch upload procedure once, now (contract §6).
 struct UploadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",

@@ -3,7 +3,7 @@ import Dashboard
 import Foundation
 import Publish
 
-/// `ftms-bridge watch [--socket PATH]` (SPEC §9): the metrics socket as a live table, one row
+/// `ftms-bridge watch [--socket PATH]` (contract §9): the metrics socket as a live table, one row
 /// per machine redrawn in place (the default on a terminal), as lines a person reads (the
 /// default on a pipe, or `--lines`), or, with `--json`, exactly as it comes.
 struct WatchCommand: ParsableCommand {

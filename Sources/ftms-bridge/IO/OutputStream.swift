@@ -56,7 +56,7 @@ struct BufferedOutput {
     }
 }
 
-/// One line on stderr, the way every command reports a failure (SPEC §9).
+/// One line on stderr, the way every command reports a failure (contract §9).
 func printError(_ message: String) {
     var line = Array("ftms-bridge: \(message)\n".utf8)
     BufferedOutput(descriptor: 2).drain(&line, force: true)

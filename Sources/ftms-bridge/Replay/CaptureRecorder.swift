@@ -3,7 +3,7 @@ import Capture
 import FTMS
 import Foundation
 
-/// `monitor --record FILE`: what the link saw, as `.ftmscap` (SPEC §8), one line written
+/// `monitor --record FILE`: what the link saw, as `.ftmscap` (contract §8), one line written
 /// as each event happens so a crash or a pulled plug loses at most the line in flight.
 ///
 /// Times are measured from the recorder's creation on the monotonic clock; the header's

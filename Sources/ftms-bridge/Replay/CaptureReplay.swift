@@ -3,7 +3,7 @@ import FTMS
 import Workout
 
 /// Runs one capture through the live pipeline (decode → merge → engine), on a virtual clock
-/// taken from the capture (SPEC §8): as fast as possible, or in real time on request.
+/// taken from the capture (contract §8): as fast as possible, or in real time on request.
 ///
 /// The capture's `t` is the engine's monotonic time and, added to the header's `start`, its
 /// wall clock; a capture without `start` is dated from the Unix epoch, so its sessions still

@@ -58,7 +58,7 @@ struct AuthRouteTests {
         }
     }
 
-    @Test("the device binding table of seed 000 §3, row by row")
+    @Test("the device binding table (contract §6), row by row")
     func bindingTable() async throws {
         try await withBackend { api, _ in
             // First login: binds.

@@ -17,7 +17,7 @@ struct SessionRouteTests {
         }
     }
 
-    @Test("the seed's mixed batch: 17 new, 2 duplicates (one within the batch, any case), 1 invalid")
+    @Test("SolidFocus's mixed batch: 17 new, 2 duplicates (one within the batch, any case), 1 invalid")
     func mixedBatch() async throws {
         try await withBackend { api, _ in
             let login = try await api.login("alice")
@@ -131,7 +131,7 @@ struct SessionRouteTests {
         }
     }
 
-    @Test("GET /trainings: the built-in courses with the seed's fields")
+    @Test("GET /trainings: the built-in courses with SolidFocus's fields")
     func trainings() async throws {
         try await withBackend { api, _ in
             let login = try await api.login("alice")

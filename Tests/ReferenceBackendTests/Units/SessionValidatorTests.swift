@@ -1,7 +1,7 @@
 import Testing
 @testable import ReferenceBackend
 
-@Suite("Session validation (seed 000 Flow 4)")
+@Suite("Session validation (SolidFocus Flow 4)")
 struct SessionValidatorTests {
     @Test("a complete session is accepted, with its figures and a lower-cased key")
     func accepted() throws {

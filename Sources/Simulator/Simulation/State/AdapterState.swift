@@ -6,7 +6,7 @@ final class AdapterState {
     var powered = true
     /// Clients (unique bus names) with a discovery session.
     var sessions: Set<String> = []
-    /// Per-client filters; BlueZ ORs them (notes §1.2).
+    /// Per-client filters; BlueZ ORs them (docs/bluez.md "Discovery").
     var filters: [String: DiscoveryFilter] = [:]
     var discovering = false
     /// StartDiscovery calls still to refuse with InProgress (the kernel said no).
