@@ -40,7 +40,7 @@ extension MachineFleet {
                     do {
                         try await client.acquireDiscovery(filter: settings.filter)
                         held = true
-                        logger.debug("discovering on \(adapters.filter(\.value).keys.sorted().map(AdapterBudget.name))")
+                        logger.debug("discovering on \(adapters.filter { $0.value && settings.filter.allows(adapter: $0.key) }.keys.sorted().map(AdapterBudget.name))")
                     } catch {
                         await client.releaseDiscovery()
                         held = false
