@@ -15,9 +15,16 @@ dump_objects "$RESULTS/scan-objects.txt"
 grep -q 'SF-Bike-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Bike-0001"
 grep -q 'SF-Rower-0001' "$RESULTS/scan.out" || fail "scan did not find SF-Rower-0001"
 grep -q 'SF-Bike-9999' "$RESULTS/scan.out" && fail "scan listed the decoy SF-Bike-9999 (no 0xFE01)"
-"$BIN/ftms-bridge" scan --adapter hci0 --timeout 6 --any-ftms > "$RESULTS/scan-any.out" 2>&1 || fail "scan --any-ftms exited $?"
+# The decoy's one answer to a scan (btvirt's duplicate filtering, see heard_by_gateway) may have
+# come before the kernel marked an earlier window started: up to three windows, as for the machines.
+any_windows=0
+for window in 1 2 3; do
+  "$BIN/ftms-bridge" scan --adapter hci0 --timeout 6 --any-ftms > "$RESULTS/scan-any.out" 2>&1 || fail "scan --any-ftms exited $?"
+  grep -q 'SF-Bike-9999' "$RESULTS/scan-any.out" && { any_windows=$window; break; }
+done
 cat "$RESULTS/scan-any.out"
 dump_objects "$RESULTS/scan-any-objects.txt"
-grep -q 'SF-Bike-9999' "$RESULTS/scan-any.out" || fail "scan --any-ftms did not list the FTMS decoy SF-Bike-9999"
+[ "$any_windows" -gt 0 ] || fail "scan --any-ftms did not list the FTMS decoy SF-Bike-9999 in 3 windows"
+figure "scan --any-ftms listed the decoy in window $any_windows"
 grep -q ' 127 dBm' "$RESULTS/scan.out" && echo "note: RSSI 127 (HCI's 'not available') printed as a level"
 figure "scan found 2 machines, decoy ignored, $(seconds_since "$start") s"
