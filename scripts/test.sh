@@ -98,7 +98,9 @@ else
 fi
 # Real bluetoothd 5.66 and the kernel's Bluetooth stack in a qemu guest (scripts/vm, README "Real
 # Bluetooth stack tests"): scan, control, monitor and the daemon against ftms-sim --peripheral.
-if bash scripts/vm/test.sh; then
+# btvirt is not deterministic (a scan it answers once, links it does not report dropped): one
+# failed boot gets one fresh boot before the step fails; both runs' summaries are printed.
+if bash scripts/vm/test.sh || { echo "vm/test: failed once; again in a fresh guest" >&2; bash scripts/vm/test.sh; }; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
