@@ -24,15 +24,15 @@ struct GattMap: Sendable {
             found.append((short, path, service, properties["Flags"]?.strings ?? []))
             perService[service, default: 0] += 1
         }
-        var chosenService: [UInt16: String] = [:]
-        for entry in found {
-            if let current = chosenService[entry.short], perService[current, default: 0] >= perService[entry.service, default: 0] {
-                continue
-            }
-            chosenService[entry.short] = entry.service
-            characteristics[entry.short] = entry.path
+        // Larger services first, then BlueZ's order (paths name handles); the first copy wins.
+        let ranked = found.enumerated().sorted { a, b in
+            let (sizeA, sizeB) = (perService[a.element.service, default: 0], perService[b.element.service, default: 0])
+            return sizeA != sizeB ? sizeA > sizeB : a.offset < b.offset
         }
-        for entry in found where characteristics[entry.short] == entry.path { flags[entry.path] = entry.flags }
+        for (_, entry) in ranked where characteristics[entry.short] == nil {
+            characteristics[entry.short] = entry.path
+            flags[entry.path] = entry.flags
+        }
     }
 
     subscript(_ uuid: UInt16) -> String? { characteristics[uuid] }

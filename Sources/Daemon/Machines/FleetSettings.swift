@@ -53,9 +53,4 @@ public struct FleetSettings: Sendable {
         self.supervisorTiming = supervisorTiming
         self.busBackoff = busBackoff
     }
-
-    /// Whether a discovered machine sits on an adapter the gateway may use.
-    public func allows(adapter path: String) -> Bool {
-        filter.allows(adapter: path)
-    }
 }

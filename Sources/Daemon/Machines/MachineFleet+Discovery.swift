@@ -81,7 +81,7 @@ extension MachineFleet {
                 _ = await client.wait(until: { tree in
                     if Self.adapterSignature(tree) != adapters { return true }
                     if adopting, tree.machines(passing: settings.filter).contains(where: {
-                        !known.contains($0.address.uppercased()) && settings.allows(adapter: $0.adapter)
+                        !known.contains($0.address.uppercased())
                     }) { return true }
                     guard !waiting.isEmpty else { return false }
                     let now = Self.advertisements(of: waiting, in: tree, filter: settings.filter)

@@ -226,7 +226,7 @@ public actor MachineFleet {
 
     private func manage(_ client: BlueZClient) async {
         let settings = settings
-        budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.allows(adapter: $0) })
+        budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.filter.allows(adapter: $0) })
         if !settings.allow.isEmpty {
             // Sessions restored for machines no longer on the list close by their timers.
             for entry in settings.allow.prefix(settings.maxConnected) {
@@ -245,7 +245,7 @@ public actor MachineFleet {
     /// Starts supervisors for machines BlueZ already knows that the fleet does not.
     func adoptKnown(_ client: BlueZClient) async -> Int {
         var adopted = 0
-        for machine in await client.machines(passing: settings.filter) where settings.allows(adapter: machine.adapter) {
+        for machine in await client.machines(passing: settings.filter) {
             let key = machine.address.uppercased()
             guard supervised[key] == nil, supervised.count < settings.maxConnected else { continue }
             logger.info("found \(machine.name) (\(machine.address)) on \(machine.adapter)")
