@@ -32,7 +32,7 @@ import argparse, importlib.util, json, os, shutil, signal, socket, sqlite3, stat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import stop_processes, wait_for, percentile, Failure  # noqa: E402
+from harness import MetricsReader, stop_processes, wait_for, percentile, Failure  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("bench_daemon", os.path.join(ROOT, "scripts", "bench-daemon.py"))
 bench_daemon = importlib.util.module_from_spec(_spec)
@@ -72,37 +72,6 @@ class Lines(threading.Thread):
     def all(self, text):
         with self.lock:
             return [(t, line) for t, line in self.lines if text in line]
-
-
-class Reader(threading.Thread):
-    """A metrics-socket reader keeping every message with its arrival time; reconnects."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.path, self.messages, self.lock, self.stopped = path, [], threading.Lock(), False
-        self.start()
-
-    def run(self):
-        while not self.stopped:
-            try:
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.connect(self.path)
-            except OSError:
-                time.sleep(0.05)
-                continue
-            with sock, sock.makefile("r", encoding="utf-8") as lines:
-                try:
-                    for line in lines:
-                        message = json.loads(line)
-                        with self.lock:
-                            self.messages.append((time.monotonic(), message))
-                except (OSError, ValueError):
-                    pass
-            time.sleep(0.05)
-
-    def of(self, kind, machine=None, since=0.0):
-        with self.lock:
-            return [(t, m) for t, m in self.messages if t >= since and m.get("type") == kind and (machine is None or m.get("machine") == machine)]
 
 
 class Gateway:
@@ -215,7 +184,7 @@ def wake_to_sample(gateway, reader, names, since):
     delays = []
     for name in names:
         awake = wait_for(f"{name} awake", lambda: gateway.sim_log.first(f"{name} awake", since), 900)
-        first = wait_for(f"a sample of {name}", lambda: next((t for t, _ in reader.of("sample", name, awake)), None), 120)
+        first = wait_for(f"a sample of {name}", lambda: next((t for t, _ in reader.timed_of("sample", name, awake)), None), 120)
         delays.append(first - awake)
     return delays
 
@@ -230,7 +199,8 @@ def wake_new(args, work):
             on = 6000 + 4000 * run
             gateway.start_sim("--bikes", str(args.machines), "--rate", "4", "--fault", f"switch-on={on}")
             gateway.start_daemon()
-            reader = Reader(gateway.metrics)
+            reader = MetricsReader(gateway.metrics)
+            reader.start()
             delays += wake_to_sample(gateway, reader, names, 0)
             reader.stopped = True
         finally:
@@ -249,8 +219,9 @@ def wake_known(args, work):
             asleep = int(args.asleep * 1000) + 7000 * run
             gateway.start_sim("--bikes", str(args.machines), "--rate", "4", "--known", "--fault", f"sleep=8000:{asleep}")
             gateway.start_daemon()
-            reader = Reader(gateway.metrics)
-            wait_for("every machine sending", lambda: all(reader.of("sample", name) for name in names), 60)
+            reader = MetricsReader(gateway.metrics)
+            reader.start()
+            wait_for("every machine sending", lambda: all(reader.timed_of("sample", name) for name in names), 60)
             slept = wait_for("asleep", lambda: gateway.sim_log.first(f"{names[-1]} asleep"), 60)
             delays += wake_to_sample(gateway, reader, names, slept)
             reader.stopped = True
@@ -298,9 +269,10 @@ def outage(args, work):
         try:
             gateway.start_sim("--bikes", "2", "--rate", "4", "--known", "--ride-on")
             daemon = gateway.start_daemon()
-            reader = Reader(gateway.metrics)
+            reader = MetricsReader(gateway.metrics)
+            reader.start()
             sessions = wait_for("sessions on both", lambda: (lambda s: s if set(s) >= set(names) else None)(
-                {m["machine"]: m["sessionId"] for _, m in reader.of("sample") if m.get("sessionId")}), 60)
+                {m["machine"]: m["sessionId"] for _, m in reader.timed_of("sample") if m.get("sessionId")}), 60)
             time.sleep(args.ride)
             if mode == "freeze":
                 daemon.send_signal(signal.SIGSTOP)
@@ -314,7 +286,7 @@ def outage(args, work):
                 time.sleep(20)
             restarted = time.monotonic()
             gateway.start_daemon()
-            wait_for("samples from both after the restart", lambda: all(reader.of("sample", n, restarted) for n in names), 60)
+            wait_for("samples from both after the restart", lambda: all(reader.timed_of("sample", n, restarted) for n in names), 60)
             time.sleep(args.ride)
             for name in names:
                 subprocess.run([os.path.join(args.bin, "ftms-bridge"), "control", name, "--stop", "--control-socket", gateway.control],
@@ -326,7 +298,7 @@ def outage(args, work):
             for name in names:
                 mine = [s for s in stored if s["machine"] == name]
                 # The machine's own counter over the ride: its first and last values the gateway heard.
-                counters = [m["payload"].get("total_distance_m") for t, m in reader.of("sample", name) if t <= stopped]
+                counters = [m["payload"].get("total_distance_m") for t, m in reader.timed_of("sample", name) if t <= stopped]
                 counters = [c for c in counters if c is not None]
                 ridden = counters[-1] - counters[0]
                 if len(mine) != 1:

@@ -23,49 +23,12 @@ import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, th
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import NotifySocket, stop_processes, Failure, wait_for  # noqa: E402
+from harness import MetricsReader, NotifySocket, stop_processes, Failure, wait_for  # noqa: E402
 
 
 
 def step(text):
     print(f"e2e: {text}", flush=True)
-
-
-class Reader(threading.Thread):
-    """A metrics-socket reader that keeps every message; reconnects if the daemon restarts."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.path, self.messages, self.lock, self.stopped = path, [], threading.Lock(), False
-        self.connections = 0
-
-    def run(self):
-        while not self.stopped:
-            try:
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.connect(self.path)
-            except OSError:
-                time.sleep(0.1)
-                continue
-            self.connections += 1
-            with sock, sock.makefile("r", encoding="utf-8") as lines:
-                for line in lines:
-                    try:
-                        message = json.loads(line)
-                    except ValueError:
-                        raise SystemExit(f"e2e: FAIL: the metrics socket sent a line that is not JSON: {line!r}")
-                    with self.lock:
-                        self.messages.append(message)
-            time.sleep(0.1)
-
-    def of(self, kind, since=0):
-        with self.lock:
-            return [m for m in self.messages[since:] if m.get("type") == kind]
-
-    def count(self):
-        with self.lock:
-            return len(self.messages)
-
 
 
 def main():
@@ -158,7 +121,7 @@ level = "debug"
             return spawn([bridge, "run", "--config", config], f"daemon{number}.log", env=dict(env, **extra))
 
         daemon = start_daemon(1)
-        reader = Reader(os.path.join(run, "metrics.sock"))
+        reader = MetricsReader(os.path.join(run, "metrics.sock"), strict="e2e")
         reader.start()
 
         # 1. Two machines riding, seen on the socket.
@@ -203,10 +166,10 @@ level = "debug"
         daemon = start_daemon(2)
         # The new daemon may announce its machines ready before the reader reconnects (its
         # `hello` then carries that state), so samples from both are the sign they are back.
-        wait_for("samples from both machines after the restart", lambda: {m["machine"] for m in reader.of("sample", before)} >= set(machines), 60)
-        carried = {m["machine"]: m["sessionId"] for m in reader.of("sample", before + 1) if m.get("sessionId")}
+        wait_for("samples from both machines after the restart", lambda: {m["machine"] for m in reader.of("sample", since=before)} >= set(machines), 60)
+        carried = {m["machine"]: m["sessionId"] for m in reader.of("sample", since=before + 1) if m.get("sessionId")}
         wait_for("the restored sessions carried on", lambda: all(
-            any(m["sessionId"] == started[name] for m in reader.of("sample", before) if m["machine"] == name) for name in machines), 30)
+            any(m["sessionId"] == started[name] for m in reader.of("sample", since=before) if m["machine"] == name) for name in machines), 30)
         step(f"SIGKILL and restart: sessions {sorted(started[n] for n in machines)} carried on, "
              f"with {sorted(series_before[started[n]][0] for n in machines)} series points stored before the kill")
         time.sleep(6)  # ride on, so each session holds well over the minimum movement

@@ -1,5 +1,59 @@
-"""What the whole-process scripts (e2e.py, mqtt-fleet.py, dashboard-browser.py, bench-daemon.py) need around the daemon they run."""
-import signal, socket, subprocess, threading, time
+"""What the whole-process scripts (e2e.py, mqtt-fleet.py, dashboard-browser.py, bench-daemon.py, bench-ride.py) need around the daemon they run."""
+import json, signal, socket, subprocess, threading, time
+
+
+class MetricsReader(threading.Thread):
+    """A metrics-socket reader keeping every message with its arrival time (time.monotonic());
+    it connects again whenever the daemon restarts. `strict`: a line that is not JSON ends the
+    script with that prefix's failure line; otherwise the connection is dropped and made again."""
+
+    def __init__(self, path, strict=None):
+        super().__init__(daemon=True)
+        self.path, self.strict, self.stopped = path, strict, False
+        self.timed, self.lock, self.connections = [], threading.Lock(), 0
+
+    def run(self):
+        while not self.stopped:
+            try:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(self.path)
+            except OSError:
+                time.sleep(0.05)
+                continue
+            self.connections += 1
+            with sock, sock.makefile("r", encoding="utf-8") as lines:
+                try:
+                    for line in lines:
+                        try:
+                            message = json.loads(line)
+                        except ValueError:
+                            if self.strict:
+                                raise SystemExit(f"{self.strict}: FAIL: the metrics socket sent a line that is not JSON: {line!r}")
+                            break
+                        with self.lock:
+                            self.timed.append((time.monotonic(), message))
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    @property
+    def messages(self):
+        with self.lock:
+            return [m for _, m in self.timed]
+
+    def count(self):
+        with self.lock:
+            return len(self.timed)
+
+    def of(self, kind, machine=None, since=0):
+        """Messages of `kind` (of `machine`), from the `since`-th message received on."""
+        with self.lock:
+            return [m for _, m in self.timed[since:] if m.get("type") == kind and machine in (None, m.get("machine"))]
+
+    def timed_of(self, kind, machine=None, after=0.0):
+        """(arrival, message) pairs of `kind` (of `machine`) that arrived at or after `after`."""
+        with self.lock:
+            return [(t, m) for t, m in self.timed if t >= after and m.get("type") == kind and machine in (None, m.get("machine"))]
 
 
 class NotifySocket:

@@ -91,3 +91,26 @@ heard_by_gateway() {
   done
   echo "$window"; return 1
 }
+
+# daemon_config FILE WORK STATE ADAPTERS [MACHINES_LINES [TABLES]]: a scenario's config for
+# `ftms-bridge run`: machines.adapters = ADAPTERS (a TOML array), the store in STATE, the sockets
+# in WORK, no Prometheus, debug log; MACHINES_LINES go under [machines], TABLES after it.
+daemon_config() {
+  mkdir -p "$3"
+  cat > "$1" <<TOML
+[machines]
+adapters = $4
+${5:-}
+${6:-}
+[state]
+directory = "$3"
+[metrics_socket]
+path = "$2/metrics.sock"
+[control_socket]
+path = "$2/control.sock"
+[prometheus]
+enabled = false
+[log]
+level = "debug"
+TOML
+}

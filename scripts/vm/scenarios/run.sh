@@ -16,26 +16,10 @@ set -u
 restarts=${RUN_RESTARTS:-10}
 work=$(mktemp -d)
 config="$work/config.toml"
-# write_config STATE_DIR: the daemon's config, its store in STATE_DIR.
+# write_config STATE_DIR: the daemon's config, its store in STATE_DIR (kept in $state).
 write_config() {
-  state=$1; mkdir -p "$state"
-  cat > "$config" <<TOML
-[machines]
-adapters = ["hci0", "hci3"]
-max_per_adapter = 1
-[sessions]
-disconnect_grace = 20
-[state]
-directory = "$state"
-[metrics_socket]
-path = "$work/metrics.sock"
-[control_socket]
-path = "$work/control.sock"
-[prometheus]
-enabled = false
-[log]
-level = "debug"
-TOML
+  state=$1
+  daemon_config "$config" "$work" "$state" '["hci0", "hci3"]' "max_per_adapter = 1" "$(printf '[sessions]\ndisconnect_grace = 20')"
 }
 write_config "$work/state"
 start_peripheral hci1 bike:SF-Bike-0001 --rate 2

@@ -14,21 +14,8 @@ runs=${WAKE_RUNS:-1}
 asleep=${ASLEEP:-60}
 work=$(mktemp -d)
 config="$work/config.toml"
-cat > "$config" <<TOML
-[machines]
-adapters = ["hci0"]
-[state]
-directory = "$work/state"
-[metrics_socket]
-path = "$work/metrics.sock"
-[control_socket]
-path = "$work/control.sock"
-[prometheus]
-enabled = false
-[log]
-level = "debug"
-TOML
-log="$RESULTS/wake.log"
+daemon_config "$config" "$work" "$work/state" '["hci0"]'
+log="$RESULTS/wake-daemon.log"
 "$BIN/ftms-bridge" run --config "$config" > /dev/null 2> "$log" &
 started_pids+=($!)
 wait_for_line "$log" "READY|ready|discover" 30 || true
