@@ -114,6 +114,18 @@ struct ReconnectTests {
         #expect(await rig.client.pendingWaits == 0)
     }
 
+    @Test func stoppingAReadySupervisorDisconnectsTheMachine() async throws {
+        let rig = try await FakeRig()
+        defer { rig.stop() }
+        let running = await supervise(rig)
+        _ = try await running.until(Self.isReady)
+        #expect(await rig.client.tree.properties(rig.device, BlueZNames.device)?["Connected"]?.bool == true)
+        await running.stop()
+        let device = rig.device
+        let released = await rig.client.wait(until: { $0.properties(device, BlueZNames.device)?["Connected"]?.bool == false }, timeout: .seconds(5))
+        #expect(released, "a stopped supervisor left the machine connected")
+    }
+
     @Test func aConnectAbortIsRetriedUntilItWorks() async throws {
         let rig = try await FakeRig()
         defer { rig.stop() }

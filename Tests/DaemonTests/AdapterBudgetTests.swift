@@ -26,6 +26,21 @@ struct AdapterBudgetTests {
             == .use(adapter: "/org/bluez/hci1", reason: "least loaded of 3 adapter(s) that hear it (2/2 links)"))
     }
 
+    /// Links BlueZ holds that the fleet did not make (another client's, a crashed instance's)
+    /// take slots too; a machine's own link does not count against it.
+    @Test func linksOthersMadeTakeSlotsAndAMachinesOwnLinkIsItsSlot() async {
+        let budget = AdapterBudget(perAdapter: 1)
+        let linked = ["/org/bluez/hci0": Set(["AA:00:00:00:00:01"])]
+        #expect(await budget.claim("B", seenOn: Self.all, present: Self.all, linked: linked)
+            == .use(adapter: "/org/bluez/hci1", reason: "least loaded of 3 adapter(s) that hear it (1/1 links)"))
+        #expect(await budget.claim("AA:00:00:00:00:01", seenOn: ["/org/bluez/hci0"], present: Self.all, linked: linked)
+            == .use(adapter: "/org/bluez/hci0", reason: "least loaded of 1 adapter(s) that hear it (1/1 links)"))
+        // A fleet machine's claim and its own BlueZ link are one link, not two.
+        #expect(await budget.load("/org/bluez/hci0", linked: ["AA:00:00:00:00:01"]) == 1)
+        #expect(await budget.claim("C", seenOn: ["/org/bluez/hci0", "/org/bluez/hci1"], present: Self.all, linked: linked)
+            == .wait(reason: "waiting for a free link: every adapter that hears it is full (hci0 1/1, hci1 1/1)"))
+    }
+
     @Test func onlyAdaptersThatHearItThatAreAllowedAndPresent() async {
         let budget = AdapterBudget(perAdapter: 7, allows: { $0 != "/org/bluez/hci0" })
         #expect(await budget.claim("A", seenOn: ["/org/bluez/hci0"], present: Self.all)

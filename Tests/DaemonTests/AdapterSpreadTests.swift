@@ -61,6 +61,26 @@ struct AdapterSpreadTests {
         await rig.stop()
     }
 
+    /// Machines left connected through different adapters (a crashed instance's links) are
+    /// adopted where they are, the budget counting those links: SF-Bike-0001 is linked
+    /// through hci1, SF-Bike-0002 through hci0 (both also known on the other adapter, heard
+    /// there before), and neither is asked for a second link.
+    @Test func machinesLeftConnectedAreAdoptedOnTheAdapterOfTheirLink() async throws {
+        let rig = try await FleetRig(simulator: ["--adapters", "2", "--bikes", "2", "--rate", "4", "--known", "--fault", "connected-at-start"], maxConnected: 2, maxPerAdapter: 1)
+        defer { rig.removeState() }
+        #expect(await eventually(.seconds(10)) { (try? await rig.links()) == ["hci0": 1, "hci1": 1] })
+        try await rig.start()
+        let ready = await eventually(.seconds(20)) {
+            let machines = await rig.statuses()
+            return machines.count == 2 && machines.values.allSatisfy { $0.state == .ready }
+        }
+        let machines = await rig.statuses()
+        #expect(ready, "\(machines.values.map { "\($0.name) \($0.state) \($0.adapter ?? "-") \($0.adapterReason ?? "")" })")
+        #expect(machines["SF-Bike-0001"]?.adapter == "hci1" && machines["SF-Bike-0002"]?.adapter == "hci0")
+        #expect(try await rig.links() == ["hci0": 1, "hci1": 1])
+        await rig.stop()
+    }
+
     @Test func machinesBeyondTheBudgetWaitWithAReasonAndTakeAFreedLink() async throws {
         let rig = try await FleetRig(simulator: ["--adapters", "2", "--bikes", "6", "--rate", "4", "--known"], maxConnected: 6, maxPerAdapter: 2)
         defer { rig.removeState() }

@@ -233,6 +233,19 @@ public actor BlueZClient {
 
     public var adapters: [String] { tree.paths(with: BlueZNames.adapter) }
 
+    /// Adapter path → upper-case addresses of the devices connected through it, whoever
+    /// connected them (the link budget counts them all).
+    public var links: [String: Set<String>] {
+        var links: [String: Set<String>] = [:]
+        for path in tree.paths(with: BlueZNames.device) {
+            guard let properties = tree.properties(path, BlueZNames.device), properties["Connected"]?.bool == true,
+                let machine = DiscoveredMachine(path: path, properties: properties)
+            else { continue }
+            links[machine.adapter, default: []].insert(machine.address.uppercased())
+        }
+        return links
+    }
+
     /// Devices that pass `filter`, sorted by name.
     public func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
         tree.machines(passing: filter)

@@ -7,8 +7,11 @@
 public protocol AdapterAllocator: Sendable {
     /// Picks an adapter for `machine`'s next link among `seenOn` (the adapter paths whose
     /// Device1 copies of it are on the bus; `present` is every adapter on the bus), or says
-    /// why it has to wait. A machine holds at most one claim: claiming again replaces it.
-    func claim(_ machine: String, seenOn: [String], present: [String]) async -> AdapterChoice
+    /// why it has to wait. `linked` is, per adapter path, the (upper-case) addresses of the
+    /// devices BlueZ has connected through it, whoever connected them: a link another client
+    /// made takes a controller's slot as surely as one of ours. A machine holds at most one
+    /// claim: claiming again replaces it.
+    func claim(_ machine: String, seenOn: [String], present: [String], linked: [String: Set<String>]) async -> AdapterChoice
     /// Gives back `machine`'s claim (its attempt failed or its link ended).
     func release(_ machine: String) async
     /// Returns once a claim might succeed that could not before (a slot was given back), or

@@ -105,10 +105,12 @@ public actor MachineSupervisor {
                 attempt = 0
                 gate.open(ready: info)
                 reason = await stream(link, path: machine.path)
+                // Stopped while connected: the loop's end asks BlueZ to disconnect, so the
+                // machine is free for a rider's phone (or the next instance) at once.
+                if Task.isCancelled { break }
                 await link.close()
                 self.link = nil
                 await allocator?.release(allocationKey)
-                if Task.isCancelled { break }
                 continuation.yield(.disconnected(reason: reason))
             } catch {
                 await allocator?.release(allocationKey)
@@ -165,8 +167,13 @@ public actor MachineSupervisor {
     private func place(_ found: DiscoveredMachine, waitingFor: inout String?) async throws -> DiscoveredMachine? {
         guard let allocator else { return found }
         let copies = await client.machines(passing: filter).filter(target.matches)
-        let seenOn = copies.isEmpty ? [found.adapter] : copies.map(\.adapter)
-        switch await allocator.claim(allocationKey, seenOn: seenOn, present: await client.adapters) {
+        let links = await client.links
+        // A machine BlueZ already has a link to (left by another client, or by an instance
+        // that crashed) is adopted on that link: connecting it again through another adapter
+        // would ask it for a second link, which most machines refuse.
+        let linked = copies.filter { links[$0.adapter]?.contains($0.address.uppercased()) == true }
+        let seenOn = !linked.isEmpty ? linked.map(\.adapter) : copies.isEmpty ? [found.adapter] : copies.map(\.adapter)
+        switch await allocator.claim(allocationKey, seenOn: seenOn, present: await client.adapters, linked: links) {
         case .use(let adapter, let reason):
             waitingFor = nil
             continuation.yield(.placed(adapter: adapter, reason: reason))

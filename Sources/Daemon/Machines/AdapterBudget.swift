@@ -25,16 +25,20 @@ public actor AdapterBudget: AdapterAllocator {
         self.allows = allows
     }
 
-    /// Links held (or being made) through `adapter`.
-    public func load(_ adapter: String) -> Int {
-        claims.values.reduce(0) { $0 + ($1 == adapter ? 1 : 0) }
+    /// Links held (or being made) through `adapter`: the fleet's claims on it, and the other
+    /// links BlueZ reports there (`linked`, machine keys or addresses), each machine once.
+    public func load(_ adapter: String, linked: Set<String> = []) -> Int {
+        Set(claims.compactMap { $0.value == adapter ? $0.key : nil }).union(linked).count
     }
 
     /// The adapter `machine` holds a claim on, if any.
     public func adapter(of machine: String) -> String? { claims[machine] }
 
-    public func claim(_ machine: String, seenOn: [String], present: [String]) -> AdapterChoice {
+    public func claim(_ machine: String, seenOn: [String], present: [String], linked: [String: Set<String>] = [:]) -> AdapterChoice {
         if claims.removeValue(forKey: machine) != nil { wakeWaiters() }
+        // The machine's own link, if BlueZ already has one, is the one it is about to use.
+        let others = linked.mapValues { $0.subtracting([machine]) }
+        let load = { (adapter: String) in self.load(adapter, linked: others[adapter] ?? []) }
         let candidates = Set(seenOn).filter { allows($0) && present.contains($0) }.sorted()
         guard !candidates.isEmpty else {
             return .wait(reason: seenOn.isEmpty ? "no adapter hears it" : "only adapters the configuration leaves out hear it (\(Self.names(seenOn)))")

@@ -10,7 +10,14 @@ extension BlueZSimulator {
             case .connectReplyFirst(let times): script(.replyFirst, times)
             case .connectSilent(let times): script(.silent, times)
             case .connectedAtStart:
-                for device in devices.values.sorted(by: { $0.path < $1.path }) where adapters[device.adapterPath]?.powered == true {
+                // One link per machine, as a crashed instance leaves them: the machines take
+                // the powered adapters from the last one down (the first machine on the last
+                // adapter), so a client that ignores where a link already is picks wrongly.
+                let powered = adapters.values.filter(\.powered).map(\.path).sorted()
+                let addresses = Set(devices.values.map(\.spec.address)).sorted()
+                for (index, address) in addresses.enumerated() where !powered.isEmpty {
+                    let adapter = powered[powered.count - 1 - index % powered.count]
+                    guard let device = devices.values.first(where: { $0.spec.address == address && $0.adapterPath == adapter }) else { continue }
                     device.known = true
                     exportDevice(device, announce: true, withGatt: false)
                     linkUp(device, mode: .ok)

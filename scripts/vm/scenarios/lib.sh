@@ -53,6 +53,15 @@ restart_bluetoothd() {
   echo $! > /run/ftms-vm/bluetoothd.pid
 }
 
+# drop_links INDEX: the controller hciINDEX disconnects every central linked to it (as a machine
+# does when it drops the link), and prints their addresses. All of them, not the first listed: a
+# link another client left would otherwise take the drop while the daemon's own stayed up.
+drop_links() {
+  local centrals; centrals=$(btmgmt --index "$1" con | awk '{ print $1 }')
+  for central in $centrals; do btmgmt --index "$1" disconnect -t 1 "$central" > /dev/null; done
+  echo $centrals
+}
+
 # wait_for_line FILE PATTERN SECONDS: waits until FILE has a line matching PATTERN (grep -E); 1 on timeout.
 wait_for_line() {
   local deadline; deadline=$(awk -v n="$(now)" -v s="$3" 'BEGIN { print n + s }')

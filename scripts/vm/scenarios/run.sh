@@ -8,8 +8,8 @@
 #  1. restarted RUN_RESTARTS times (default 10): both machines ready on their first attempt each time;
 #     hci1/hci2 never discovering (machines.adapters keeps discovery off them).
 #  2. a machine left connected before run starts (bluetoothctl connect) is adopted within 3 s.
-#  3. a ride through a link drop (hci1 powered off and on), a bluetoothd restart and a gateway
-#     adapter reset; the machines then go away and both sessions end, stored in the state dir;
+#  3. a ride through a link drop, a bluetoothd restart, a gateway adapter reset and the bike's
+#     controller powered off and on; the machines then go away and both sessions end, stored in the state dir;
 #     the btmon capture of the ride replays through `ftms-bridge replay` to the same sessions.
 set -u
 . "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
@@ -103,59 +103,69 @@ timeout 4 "$BIN/ftms-bridge" watch --socket "$work/metrics.sock" --json > "$RESU
 notify=$(grep -o '"notify":"[a-z_]*"' "$RESULTS/run-watch.json" | sort | uniq -c | tr -s ' \n' ' ')
 figure "data notifications delivered by:${notify:- (no state message)}"
 sleep 4
+# mark NAME...: how often each machine has lost its link and been ready so far, and when, before
+# an interruption.
+mark() {
+  marked_names=("$@"); dropped_before=(); ready_before=()
+  for name in "$@"; do
+    dropped_before+=("$(count_lines "$log" "$name disconnected")"); ready_before+=("$(count_lines "$log" "$name ready")")
+  done
+  step=$(now)
+}
+# ready_again LIMIT WHAT (after `mark NAME...`): waits until every marked machine that lost its
+# link since the mark (the interruption's victims: an adapter reset only touches the machines
+# linked through it) is ready once more, at most LIMIT s, and prints the figure; past the limit it
+# is a reported bar (`missed`), as btvirt does not reliably report dropped links (docs/simulator.md).
+ready_again() {
+  local limit=$1 what=$2 i victims back
+  while :; do
+    victims=(); back=0
+    for i in "${!marked_names[@]}"; do
+      [ "$(count_lines "$log" "${marked_names[$i]} disconnected")" -gt "${dropped_before[$i]}" ] || continue
+      victims+=("${marked_names[$i]}")
+      [ "$(count_lines "$log" "${marked_names[$i]} ready")" -gt "${ready_before[$i]}" ] && back=$((back + 1))
+    done
+    [ "${#victims[@]}" -gt 0 ] && [ "$back" = "${#victims[@]}" ] && break
+    if awk -v s="$(seconds_since "$step")" -v l="$limit" 'BEGIN { exit !(s > l) }'; then
+      if [ "${#victims[@]}" = 0 ]; then
+        missed+=("$what: no machine was told its link dropped within $limit s")
+        figure "$what: no machine lost its link"
+      else
+        missed+=("${victims[*]} not back within $limit s of $what: $(grep -E "$(IFS='|'; echo "${victims[*]}")" "$log" | tail -1 | cut -d' ' -f3-)")
+        figure "$what: ${victims[*]} not ready again after $(seconds_since "$step") s"
+      fi
+      return
+    fi
+    sleep 0.2
+  done
+  figure "$what: ${victims[*]} ready again after $(seconds_since "$step") s"
+}
 # The machine drops the link (its controller disconnects the gateway).
-step=$(now); readies=$(count_lines "$log" "SF-Bike-0001 ready")
-central=$(btmgmt --index 1 con | awk '{ print $1; exit }')
-btmgmt --index 1 disconnect -t 1 "$central" > /dev/null
-# btvirt does not always tell the gateway's controller that the peripheral disconnected (seen:
-# the peripheral logs the drop, the gateway keeps a silent link), so this too is a reported bar.
-until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$readies" ]; do
-  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 30) }'; then
-    missed+=("SF-Bike-0001 not back within 30 s of its link drop: $(grep 'SF-Bike-0001' "$log" | tail -1 | cut -d' ' -f3-)")
-    break
-  fi
-  sleep 0.2
-done
-figure "link drop (hci1 disconnects $central): SF-Bike-0001 ready again after $(seconds_since "$step") s"
+mark SF-Bike-0001
+centrals=$(drop_links 1)
+ready_again 30 "a link drop (hci1 disconnects $centrals)"
 sleep 4
-# The machine's controller powered off and on. btvirt lets the gateway "connect" to a powered-off
-# controller (a link to nothing that fails only much later), so this is a reported bar, not a stop.
-step=$(now); readies=$(count_lines "$log" "SF-Bike-0001 ready")
-btmgmt --index 1 power off > /dev/null; sleep 2; btmgmt --index 1 power on > /dev/null
-until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$readies" ]; do
-  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 30) }'; then
-    missed+=("SF-Bike-0001 not back within 30 s of hci1 powered off and on: $(grep 'SF-Bike-0001' "$log" | tail -1 | cut -d' ' -f3-)")
-    break
-  fi
-  sleep 0.2
-done
-figure "hci1 powered off 2 s and on: SF-Bike-0001 ready again after $(seconds_since "$step") s"
-sleep 4
-step=$(now); bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
+mark SF-Bike-0001 SF-Rower-0001
 restart_bluetoothd
-until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
-  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 45) }'; then
-    missed+=("machines not both back within 45 s of a bluetoothd restart: $(grep -E 'SF-(Bike|Rower)-0001' "$log" | tail -1 | cut -d' ' -f3-)")
-    break
-  fi
-  sleep 0.2
-done
-figure "bluetoothd restart: both ready again after $(seconds_since "$step") s"
+ready_again 45 "a bluetoothd restart"
 sleep 4
-step=$(now); bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
+mark SF-Bike-0001 SF-Rower-0001
 btmgmt --index 0 power off > /dev/null; sleep 1; btmgmt --index 0 power on > /dev/null
-until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
-  if awk -v s="$(seconds_since "$step")" 'BEGIN { exit !(s > 45) }'; then
-    missed+=("machines not both back within 45 s of a gateway adapter reset: $(grep -E 'SF-(Bike|Rower)-0001' "$log" | tail -1 | cut -d' ' -f3-)")
-    break
-  fi
-  sleep 0.2
-done
-figure "gateway adapter reset (hci0 off/on): both ready again after $(seconds_since "$step") s"
+ready_again 45 "a gateway adapter reset (hci0 off/on)"
+sleep 4
+# Last, the machine's controller powered off and on: btvirt lets the gateway "connect" to a
+# powered-off controller, a link to nothing that bluetoothd cannot get rid of, after which the
+# gateway's controller stays unusable for the rest of the boot (seen: no scan answers, StartDiscovery
+# unanswered); earlier in the ride it spoiled the interruptions after it.
+mark SF-Bike-0001
+btmgmt --index 1 power off > /dev/null; sleep 2; btmgmt --index 1 power on > /dev/null
+ready_again 30 "hci1 powered off 2 s and on"
 # Enough riding for sessions.minimum_movement's default (60 s), which replay applies too.
 sleep 45
-# The riders leave: the peripherals stop, the links drop, and disconnect_grace ends both sessions.
+# The riders leave: the machines switch off (their peripherals stop and their controllers drop the
+# links, which killing the peripheral alone does not), and disconnect_grace ends both sessions.
 kill "${started_pids[0]}" "${started_pids[1]}"
+drop_links 1 > /dev/null; drop_links 2 > /dev/null
 wait_for_line "$log" "session .* finished on SF-Bike-0001" 60 || missed+=("ride: the bike's session did not end within 60 s of the machine going away")
 wait_for_line "$log" "session .* finished on SF-Rower-0001" 30 || missed+=("ride: the rower's session did not end")
 stop_daemon
@@ -166,7 +176,7 @@ grep -E "session .* (started|finished|dropped)" "$log"
 [ "$sessions" = 2 ] || missed+=("ride: $sessions sessions started, not 2 (one per machine, continued through every interruption)")
 "$BIN/ftms-bridge" queue --state-dir "$state" --json > "$RESULTS/run-queue.json" 2>&1 || fail "queue: $(tail -1 "$RESULTS/run-queue.json")"
 stored=$(grep -c '^{' "$RESULTS/run-queue.json")
-[ "$stored" -ge 1 ] || fail "ride: no session stored"
+[ "$stored" -ge 1 ] || missed+=("ride: no session stored (every recovery above was missed or too slow for 60 s of riding)")
 [ "$stored" = 2 ] || missed+=("ride: $stored sessions stored, not 2")
 figure "ride: 2 sessions started, $finished finished, $stored stored"
 replayed=0

@@ -40,8 +40,7 @@ for run in $(seq 1 "$runs"); do
   fi
   [ "$run" = "$runs" ] && break
   kill "$peripheral"; wait "$peripheral" 2>/dev/null
-  central=$(btmgmt --index 1 con | awk '{ print $1; exit }')
-  [ -n "$central" ] && btmgmt --index 1 disconnect -t 1 "$central" > /dev/null
+  drop_links 1 > /dev/null
   sleep "$asleep"
 done
 worst=$(printf '%s\n' "${times[@]}" | sort -g | tail -1)
