@@ -10,6 +10,8 @@
 // given. The daemon's own pieces sit beside the data flow: Control (the control socket),
 // Training (plans from the backend's trainings), DaemonConfig (config.toml), Telemetry
 // (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
+// Two leaves everything may use: RetryTiming (the reconnect backoff of BlueZ and MQTT, so the
+// broker client does not link libdbus) and ProcessOutput (whole lines to stdout and stderr).
 //
 // Executables:
 //   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
@@ -74,12 +76,16 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
+        // Whole lines to stdout and stderr, the one writer every executable and the daemon's log use.
+        .target(name: "ProcessOutput", swiftSettings: strict),
+        // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
+        .target(name: "RetryTiming", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
         // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
-        .target(name: "BlueZ", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
+        .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
         .target(name: "BlueZTesting", dependencies: ["DBus"], swiftSettings: strict),
@@ -111,12 +117,12 @@ let package = Package(
         // integrators and the peer of the upload tests.
         .target(
             name: "ReferenceBackend",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "ftms-backend",
-            dependencies: ["ReferenceBackend", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ReferenceBackend", "ProcessOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
@@ -124,7 +130,7 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
         .executableTarget(
             name: "ftms-sim",
-            dependencies: ["Simulator", "Capture", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Simulator", "Capture", "ProcessOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
@@ -161,7 +167,7 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT"],
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming"],
             swiftSettings: strict
         ),
         // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
@@ -185,7 +191,7 @@ let package = Package(
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "BlueZ"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
         // The daemon: the pieces above composed into the service a gym runs (no dashboard: that
@@ -194,7 +200,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -208,7 +214,7 @@ let package = Package(
         .executableTarget(
             name: "ftms-bridged",
             dependencies: [
-                "Daemon", "DaemonConfig",
+                "Daemon", "DaemonConfig", "ProcessOutput",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -220,6 +226,7 @@ let package = Package(
             name: "ftms-bridge",
             dependencies: [
                 "Daemon",
+                "ProcessOutput",
                 "Dashboard",
                 "MQTT",
                 "Doctor",
@@ -239,7 +246,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Long-running soak of many machines through injected faults (scripts/soak.sh, CI runs a short one).
-        .executableTarget(name: "ftms-soak", dependencies: ["BlueZ", "BlueZTesting", "FTMS", "DBus"], swiftSettings: strict),
+        .executableTarget(name: "ftms-soak", dependencies: ["BlueZ", "BlueZTesting", "FTMS", "DBus", "RetryTiming"], swiftSettings: strict),
         // libFuzzer entry point; built only by scripts/fuzz.sh with -sanitize=fuzzer.
         .executableTarget(name: "ftms-fuzz", dependencies: ["FTMS"], path: "Fuzz/Sources", swiftSettings: strict),
         .testTarget(
@@ -250,13 +257,13 @@ let package = Package(
         ),
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
             dependencies: ["Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Workout"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "UploadTests", dependencies: ["Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
@@ -272,23 +279,23 @@ let package = Package(
         ),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["Simulator", "BlueZ", "BlueZTesting"],
+            dependencies: ["Simulator", "BlueZ", "BlueZTesting", "RetryTiming"],
             swiftSettings: strict
         ),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
-        .testTarget(name: "ControlTests", dependencies: ["Control"], swiftSettings: strict),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "TrainingTests", dependencies: ["Training"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store", "MQTTTesting"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
         .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "ftms-bridged", "BlueZTesting"], swiftSettings: strict),
     ]

@@ -16,7 +16,7 @@
 ///
 /// What the client adds to libmosquitto, because the gateway needs it and the library does
 /// not do it:
-/// - **Reconnect forever**, with BlueZ's ``Backoff`` (bounded, equal jitter), from the
+/// - **Reconnect forever**, with RetryTiming's ``Backoff`` (bounded, equal jitter), from the
 ///   first start on: a broker that is down when the daemon starts is not an error.
 /// - **A bounded outgoing queue** (``OutgoingQueue``) that callers fill without ever waiting.
 ///   When it is full, QoS 0 messages (live samples, superseded a second later) are dropped

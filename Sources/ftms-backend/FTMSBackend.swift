@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcessOutput
 import ReferenceBackend
 
 /// `ftms-backend`: the reference SolidFocus backend (SolidFocus) on loopback, for the upload

@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 #if canImport(Glibc)
 import Glibc
+import ProcessOutput
 #endif
 
 /// `ftms-bridged [--config PATH]`: the daemon (contract §9, §10), as its own executable.
@@ -79,22 +80,12 @@ struct FTMSBridged: AsyncParsableCommand {
         }
     }
 
-    /// contract §9's one line on stderr (the journal), whole in one write.
+    /// contract §9's one line on stderr (the journal).
     static func printError(_ message: String) {
-        write(Array("ftms-bridged: \(message)\n".utf8), to: 2)
+        LineOutput.standardError("ftms-bridged: \(message)")
     }
 
     static func printLine(_ text: String) {
-        write(Array("\(text)\n".utf8), to: 1)
-    }
-
-    private static func write(_ bytes: [UInt8], to descriptor: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        LineOutput.standardOutput(text)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Simulator
+import ProcessOutput
 
 /// `ftms-sim --peripheral`: one real machine on a real bluetoothd (``BlueZPeripheral``).
 extension SimulateCommand {
@@ -46,7 +47,7 @@ extension SimulateCommand {
             var frameRate = rate ?? 1
             if let argument = try loadRides().first {
                 guard argument.kind == spec.kind else {
-                    writeLine("ftms-sim: --ride \(argument.kind.rawValue) does not fit a \(spec.kind.rawValue) machine", to: 2)
+                    LineOutput.write("ftms-sim: --ride \(argument.kind.rawValue) does not fit a \(spec.kind.rawValue) machine", to: 2)
                     return 2
                 }
                 spec.ride = argument.ride
@@ -54,12 +55,12 @@ extension SimulateCommand {
             }
             configuration = PeripheralConfiguration(machine: spec, adapter: spec.adapter, rate: frameRate)
         } catch {
-            writeLine("ftms-sim: \(error)", to: 2)
+            LineOutput.write("ftms-sim: \(error)", to: 2)
             return 1
         }
         var withVerbosity = configuration
         withVerbosity.verbose = verbose
-        let peripheral = BlueZPeripheral(configuration: withVerbosity, busAddress: address, log: EventLog { writeLine($0, to: 2) })
+        let peripheral = BlueZPeripheral(configuration: withVerbosity, busAddress: address, log: EventLog { LineOutput.write($0, to: 2) })
         let watchers = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
@@ -71,11 +72,11 @@ extension SimulateCommand {
         do {
             try await peripheral.start()
         } catch {
-            writeLine("ftms-sim: \(error)", to: 2)
+            LineOutput.write("ftms-sim: \(error)", to: 2)
             await peripheral.stop()
             return 1
         }
-        writeLine("ready \(configuration.machine.name) on \(configuration.adapter)", to: 1)
+        LineOutput.write("ready \(configuration.machine.name) on \(configuration.adapter)", to: 1)
         switch await peripheral.finished() {
         case .stopped: return 0
         case .busLost: return 1

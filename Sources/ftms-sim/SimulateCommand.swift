@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Simulator
+import ProcessOutput
 
 /// The arguments, and the run they describe.
 struct SimulateCommand: ParsableCommand {
@@ -170,7 +171,7 @@ struct SimulateCommand: ParsableCommand {
         do {
             rides = try loadRides()
         } catch {
-            writeLine("ftms-sim: \(error)", to: 2)
+            LineOutput.write("ftms-sim: \(error)", to: 2)
             return 1
         }
         let simulator: BlueZSimulator
@@ -178,9 +179,9 @@ struct SimulateCommand: ParsableCommand {
             let configuration = try configuration(rides: rides)
             logRides(configuration, arguments: try parsedRides())
             simulator = BlueZSimulator(
-                configuration: configuration, busAddress: address, log: EventLog { writeLine($0, to: 2) })
+                configuration: configuration, busAddress: address, log: EventLog { LineOutput.write($0, to: 2) })
         } catch {
-            writeLine("ftms-sim: \(error)", to: 2)
+            LineOutput.write("ftms-sim: \(error)", to: 2)
             return 2
         }
         let watchers = [SIGTERM, SIGINT].map { number in
@@ -193,9 +194,9 @@ struct SimulateCommand: ParsableCommand {
         defer { watchers.forEach { $0.cancel() } }
         do {
             let machines = try await simulator.start()
-            writeLine((["ready"] + machines.map { "\($0.name)=\($0.address)" }).joined(separator: " "), to: 1)
+            LineOutput.write((["ready"] + machines.map { "\($0.name)=\($0.address)" }).joined(separator: " "), to: 1)
         } catch {
-            writeLine("ftms-sim: \(error)", to: 2)
+            LineOutput.write("ftms-sim: \(error)", to: 2)
             await simulator.stop()
             return 1
         }
@@ -213,7 +214,7 @@ struct SimulateCommand: ParsableCommand {
         for machine in configuration.machines {
             guard let ride = machine.ride, let path = paths[machine.kind]?.popFirst() else { continue }
             let loop = ride.loops ? ", looping" : ""
-            writeLine("0.000 ride \(machine.name): \(path), \(ride.frames.count) frames at \((machine.streamRate * 1000).rounded() / 1000) Hz\(loop)", to: 2)
+            LineOutput.write("0.000 ride \(machine.name): \(path), \(ride.frames.count) frames at \((machine.streamRate * 1000).rounded() / 1000) Hz\(loop)", to: 2)
         }
     }
 }

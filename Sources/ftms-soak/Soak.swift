@@ -3,6 +3,7 @@ import BlueZTesting
 import DBus
 import FTMS
 import Foundation
+import RetryTiming
 
 /// `ftms-soak`: several simulated machines kept connected for a long time through every
 /// fault we can inject, watching the process for growth (issue 3's soak).

@@ -1,5 +1,6 @@
 import BlueZ
 import Testing
+import RetryTiming
 
 @Suite("Reconnect backoff")
 struct BackoffTests {

@@ -4,6 +4,7 @@ import DBus
 import FTMS
 import Foundation
 import Testing
+import RetryTiming
 
 /// ``MachineSupervisor`` against the dbusmock BlueZ: every fault ends in a ready link again,
 /// within the backoff bound, without restarting anything.

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Testing
 
@@ -85,12 +86,8 @@ struct QueuePlotTests {
     @Test func aSessionWithoutASeriesIsAOneLineError() async throws {
         let state = try StateDirectory()
         let id = try #require(try await Self.queue("bike-steady.ftmscap", in: state).first)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["sqlite3", state.path + "/ftms-bridge.sqlite", "PRAGMA foreign_keys = ON; DELETE FROM session_series;"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(sqlite.terminationStatus == 0)
+        let sqlite = try await runProgram(["/usr/bin/env", "sqlite3", state.path + "/ftms-bridge.sqlite", "PRAGMA foreign_keys = ON; DELETE FROM session_series;"])
+        #expect(sqlite.status == 0)
         let result = try await Self.plot(id, in: state)
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("has no stored series"), "\(result.stderr)")

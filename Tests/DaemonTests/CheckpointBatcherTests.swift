@@ -1,3 +1,4 @@
+import BlueZTesting
 import FTMS
 import Foundation
 import Logging
@@ -41,13 +42,9 @@ struct CheckpointBatcherTests {
         }
 
         /// Runs SQL on the store's file through the `sqlite3` tool, as a second process would.
-        func sql(_ statement: String) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["sqlite3", directory + "/" + GatewayStore.fileName, statement]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+        func sql(_ statement: String) async throws {
+            let result = try await runProgram(["/usr/bin/env", "sqlite3", directory + "/" + GatewayStore.fileName, statement])
+            #expect(result.status == 0)
         }
 
         func saved() async throws -> [String: SessionSnapshot] {
@@ -92,13 +89,13 @@ struct CheckpointBatcherTests {
         let two = try Self.snapshot(2)
         await batcher.submit(one)
         await batcher.submit(two)
-        try rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
         await batcher.flush()
         #expect(try await rig.saved().isEmpty)
         #expect(await batcher.pendingCount == 2)
         let newer = try Self.snapshot(1, seconds: 20)
         await batcher.submit(newer)
-        try rig.sql("DROP TRIGGER refuse;")
+        try await rig.sql("DROP TRIGGER refuse;")
         await batcher.flush()
         #expect(try await rig.saved() == [newer.machine.address: newer, two.machine.address: two])
     }
@@ -111,12 +108,12 @@ struct CheckpointBatcherTests {
         let open = try Self.snapshot(2)
         await batcher.submit(closing)
         await batcher.submit(open)
-        try rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
         await batcher.flush()
         await batcher.discard(machineAddress: closing.machine.address, sessionID: closing.sessionID)
         // Another session's id leaves the pending checkpoint alone.
         await batcher.discard(machineAddress: open.machine.address, sessionID: closing.sessionID)
-        try rig.sql("DROP TRIGGER refuse;")
+        try await rig.sql("DROP TRIGGER refuse;")
         await batcher.flush()
         #expect(try await rig.saved() == [open.machine.address: open])
     }

@@ -6,6 +6,7 @@ import Foundation
 import Store
 import Testing
 import Workout
+import RetryTiming
 
 /// Issue 21: machines found the moment they wake, and rides that survive the gateway. The
 /// fleet against a real dbus-daemon and `ftms-sim`, whose machines are switched on late, go

@@ -7,6 +7,7 @@ import Logging
 import NIOPosix
 import Store
 import Workout
+import RetryTiming
 
 /// A fleet against a real private dbus-daemon and the built `ftms-sim`, writing to a real
 /// SQLite store in a temporary directory. Session timers are seconds, not minutes.

@@ -9,6 +9,7 @@ import Publish
 import Synchronization
 import Testing
 import Workout
+import RetryTiming
 
 /// The daemon's MQTT publisher against a real mosquitto: topics, retained state, QoS, the
 /// per-machine sample rate limit and Home Assistant discovery.

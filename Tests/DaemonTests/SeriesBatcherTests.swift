@@ -50,7 +50,7 @@ struct SeriesBatcherTests {
             if t % 5 == 4 {
                 let refuse = random.next() % 2 == 0
                 if refuse != refusing {
-                    try rig.sql(refuse
+                    try await rig.sql(refuse
                         ? "CREATE TRIGGER refuse BEFORE INSERT ON session_series_chunks BEGIN SELECT RAISE(ABORT, 'injected'); END;"
                         : "DROP TRIGGER refuse;")
                     refusing = refuse
@@ -59,7 +59,7 @@ struct SeriesBatcherTests {
                 await batcher.flush()
             }
         }
-        if refusing { try rig.sql("DROP TRIGGER refuse;") }
+        if refusing { try await rig.sql("DROP TRIGGER refuse;") }
         await batcher.flush()
         #expect(await batcher.pendingPoints == 0)
         for snapshot in snapshots {
@@ -79,13 +79,13 @@ struct SeriesBatcherTests {
         await sink.checkpoint(snapshot)
         for t in 3..<6 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
         let summary = try #require(Self.finish(snapshot))
-        try rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'injected'); END;")
         await sink.deliver(.finished(Self.progress(snapshot), summary), machine: machine)
         #expect(try await rig.store.series(sessionID: summary.sessionID)?.finished == false)
         #expect(await batcher.pendingPoints == 3)
         await batcher.flush()
         #expect(try await rig.store.series(sessionID: summary.sessionID)?.points == (0..<6).map(Self.point))
-        try rig.sql("DROP TRIGGER refuse;")
+        try await rig.sql("DROP TRIGGER refuse;")
         for t in 6..<8 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
         await sink.deliver(.finished(Self.progress(snapshot), summary), machine: machine)
         let stored = try #require(try await rig.store.series(sessionID: summary.sessionID))

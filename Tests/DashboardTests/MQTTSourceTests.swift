@@ -6,6 +6,7 @@ import MQTT
 import MQTTTesting
 import Synchronization
 import Testing
+import RetryTiming
 
 /// The MQTT source against a real mosquitto: two gateways' topics, retained state as the
 /// snapshot, an `offline` status (a last will) marking a gateway away.

@@ -4,6 +4,7 @@ import Foundation
 import MQTT
 import MQTTTesting
 import Testing
+import RetryTiming
 
 /// The client against a real mosquitto (MQTTTesting.PrivateBroker), one per test.
 @Suite("MQTT client on a real mosquitto")

@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import RetryTiming
 #endif
 
 extension SimulatorProcessTests {

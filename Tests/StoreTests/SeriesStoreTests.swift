@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Store
 import Testing
@@ -114,12 +115,8 @@ struct SeriesStoreTests {
         let directory = try TemporaryDirectory()
         let store = try GatewayStore(directory: directory.path)
         try await store.saveAll([], series: [Self.chunk(1, from: 0, count: 2)])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", directory.file(GatewayStore.fileName), "UPDATE session_series_chunks SET points = '[{\"x\":1}'"]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let edited = try await runProgram(["/usr/bin/env", "sqlite3", directory.file(GatewayStore.fileName), "UPDATE session_series_chunks SET points = '[{\"x\":1}'"])
+        #expect(edited.status == 0)
         await #expect(throws: StoreError.self) { try await store.series(sessionID: Sessions.id(1)) }
     }
 }

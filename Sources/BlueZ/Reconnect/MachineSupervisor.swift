@@ -1,4 +1,5 @@
 import FTMS
+public import RetryTiming
 
 /// Keeps one machine connected for as long as it runs (contract §2): find it (from BlueZ's
 /// cache when it is known, else by discovery), run the connect sequence, stream its

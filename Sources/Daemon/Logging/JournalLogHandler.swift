@@ -3,6 +3,7 @@ import Glibc
 #endif
 public import Logging
 import Synchronization
+import ProcessOutput
 
 /// One line per event on stderr, which systemd hands to journald (contract §10).
 ///
@@ -52,8 +53,7 @@ public struct JournalLogHandler: LogHandler {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(flattened($0.value.description))" }.joined(separator: " ")
         }
         text += "\n"
-        // One write(2) per line: lines from different threads never interleave.
-        text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+        text.withUTF8 { LineOutput.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
     }
 
     private func flattened(_ text: String) -> String {

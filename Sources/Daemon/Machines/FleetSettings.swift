@@ -1,4 +1,5 @@
 public import BlueZ
+public import RetryTiming
 
 /// Which machines the daemon keeps connected and how it looks for them (config `[machines]`
 /// and `[bluetooth]`).

@@ -3,6 +3,7 @@ public import DBus
 public import Logging
 public import Workout
 public import Telemetry
+import RetryTiming
 
 /// Keeps every allowed machine connected, several at once and across adapters (contract §2),
 /// and survives the system bus itself going away: when dbus-daemon restarts, the

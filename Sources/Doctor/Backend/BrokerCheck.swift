@@ -1,6 +1,7 @@
 import BlueZ
 import DaemonConfig
 import MQTT
+import RetryTiming
 
 /// Check 6b: the MQTT broker of `[mqtt]` (docs/mqtt.md): reachable, TLS accepted, login
 /// accepted. One real connection with the daemon's own client and settings (password from

@@ -1,4 +1,3 @@
-import BlueZ
 
 /// A connection to one MQTT broker that never makes its caller wait: ``publish(_:)`` queues
 /// and returns, the client's own thread (see ``MQTTBinding``) connects, reconnects forever

@@ -1,4 +1,4 @@
-import BlueZ
+import RetryTiming
 import CMosquitto
 import Synchronization
 

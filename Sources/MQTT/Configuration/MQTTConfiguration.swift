@@ -1,4 +1,4 @@
-public import BlueZ
+public import RetryTiming
 
 /// Everything an ``MQTTClient`` needs to reach its broker. The password is held here and
 /// handed to libmosquitto only; ``description`` never shows it.

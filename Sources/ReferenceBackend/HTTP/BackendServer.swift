@@ -1,6 +1,7 @@
 public import Hummingbird
 import Logging
 import NIOCore
+public import ProcessOutput
 
 /// The reference SolidFocus backend as a server: `ftms-backend` is this plus flag parsing.
 public struct BackendServer: Sendable {
@@ -15,7 +16,7 @@ public struct BackendServer: Sendable {
     /// Loads the state file, if any; a bad one is a one-line error rather than an empty start.
     public init(
         configuration: BackendConfiguration, clock: any BackendClock = SystemBackendClock(),
-        log: @escaping @Sendable (String) -> Void = LineOutput.standardError
+        log: @escaping @Sendable (String) -> Void = { LineOutput.standardError($0) }
     ) throws(StartupError) {
         do {
             backend = try Backend(configuration: configuration, clock: clock)

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import ProcessOutput
 #endif
 
 /// Writes blocks to a file descriptor on a thread of its own, one block in flight.
@@ -55,7 +56,7 @@ final class BlockWriter: @unchecked Sendable {
     /// must leave `block` alone until its next ``submit(_:)`` or ``finish()`` returns.
     func submit(_ block: UnsafeRawBufferPointer) {
         guard running else {
-            if !BufferedOutput.writeAll(block, to: descriptor) { failedFlag.pointee = true }
+            if !LineOutput.writeAll(block, to: descriptor) { failedFlag.pointee = true }
             return
         }
         while sem_wait(idle) != 0 {}
@@ -81,7 +82,7 @@ final class BlockWriter: @unchecked Sendable {
         while true {
             while sem_wait(ready) != 0 {}
             guard let block = pending.pointee else { return }
-            if !failedFlag.pointee, !BufferedOutput.writeAll(block, to: descriptor) { failedFlag.pointee = true }
+            if !failedFlag.pointee, !LineOutput.writeAll(block, to: descriptor) { failedFlag.pointee = true }
             sem_post(idle)
         }
     }

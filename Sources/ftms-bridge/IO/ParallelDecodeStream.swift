@@ -2,6 +2,7 @@ import FTMS
 
 #if canImport(Glibc)
 import Glibc
+import ProcessOutput
 #endif
 
 /// Standard input through ``HexLineDecoder``s on several threads to standard output, in order.
@@ -194,7 +195,7 @@ final class ParallelDecodeStream: @unchecked Sendable {
             }
             failedLines += decoder.failedLines
             if !writeFailed, slot.json.count > 0 {
-                writeFailed = !slot.json.withUnsafeBytes { BufferedOutput.writeAll($0, to: output) }
+                writeFailed = !slot.json.withUnsafeBytes { LineOutput.writeAll($0, to: output) }
             }
             sem_post(next.turn)
             sem_post(slot.free)
