@@ -267,7 +267,7 @@ let package = Package(
         .testTarget(name: "UploadTests", dependencies: ["Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "ftms-backend", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "ftms-backend", "BlueZTesting", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
         .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),

@@ -77,9 +77,7 @@ public final class FakeBlueZ: @unchecked Sendable {
     /// Kills the fake, as a crashing bluetoothd would go.
     public func kill() {
         guard pid > 0 else { return }
-        Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        ChildExit.kill(pid)
         pid = 0
     }
 

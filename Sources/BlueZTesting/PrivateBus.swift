@@ -94,13 +94,7 @@ public final class PrivateBus: @unchecked Sendable {
 
     private func terminate() {
         guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for attempt in 0..<200 {
-            if waitpid(pid, &status, WNOHANG) == pid { break }
-            if attempt == 100 { kill(pid, SIGKILL) }
-            usleep(10_000)
-        }
+        ChildExit.terminate(pid, grace: .seconds(1))
         pid = 0
     }
 

@@ -56,13 +56,5 @@ private func runToEnd(_ arguments: [String]) throws -> ProgramResult {
         output.append(contentsOf: buffer[0..<count])
     }
     close(pipe[0])
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-        guard errno == EINTR else { throw ProgramError(description: "waitpid failed: errno \(errno)") }
-    }
-    // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as functions.
-    let exited = status & 0x7f == 0
-    return ProgramResult(
-        status: exited ? (status >> 8) & 0xff : 128 + status & 0x7f,
-        standardOutput: String(decoding: output, as: UTF8.self))
+    return ProgramResult(status: ChildExit.reap(pid), standardOutput: String(decoding: output, as: UTF8.self))
 }

@@ -51,14 +51,12 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
             let output = (try? String(contentsOfFile: readyPath, encoding: .utf8)) ?? ""
             ready = output.split(separator: "\n").first { $0.hasPrefix("ready") }.map(String.init)
             if ready != nil { break }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
+            if ChildExit.poll(pid) != nil {
                 pid = 0
                 throw BusStartError(description: "ftms-sim exited before it was ready: \(Self.tail(of: logPath))")
             }
             guard ContinuousClock.now < deadline else {
-                Glibc.kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
+                ChildExit.kill(pid)
                 pid = 0
                 throw BusStartError(description: "ftms-sim was not ready in time: \(Self.tail(of: logPath))")
             }
@@ -106,19 +104,9 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
 
     @discardableResult
     private func reap(within limit: Duration, killAtEnd: Bool = true) -> Int32? {
-        let deadline = ContinuousClock.now + limit
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) != pid {
-            if ContinuousClock.now >= deadline {
-                guard killAtEnd else { return nil }
-                Glibc.kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            usleep(5_000)
-        }
+        guard let status = ChildExit.wait(pid, within: limit, killAtEnd: killAtEnd) else { return nil }
         pid = 0
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return status
     }
 
     private static func tail(of path: String) -> String {

@@ -122,8 +122,7 @@ public final class PrivateBroker: @unchecked Sendable {
         guard spawned == 0 else { throw BrokerStartError(description: "cannot start mosquitto (error \(spawned))") }
         let deadline = Date().addingTimeInterval(10)
         while !(Self.accepts(port) && (tlsPort.map(Self.accepts) ?? true)) {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
+            if ChildExit.poll(pid) != nil {
                 pid = 0
                 let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
                 throw BrokerStartError(description: "mosquitto exited at start: \(log.split(separator: "\n").suffix(3).joined(separator: " | "))")
@@ -135,13 +134,7 @@ public final class PrivateBroker: @unchecked Sendable {
 
     private func terminate(signal: Int32) {
         guard pid > 0 else { return }
-        Glibc.kill(pid, signal)
-        var status: Int32 = 0
-        for attempt in 0..<300 {
-            if waitpid(pid, &status, WNOHANG) == pid { break }
-            if attempt == 100 { Glibc.kill(pid, SIGKILL) }
-            usleep(10_000)
-        }
+        ChildExit.terminate(pid, signal: signal, grace: .seconds(1))
         pid = 0
     }
 
@@ -188,8 +181,7 @@ public final class PrivateBroker: @unchecked Sendable {
         var pid: pid_t = 0
         let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
         guard spawned == 0 else { throw BrokerStartError(description: "cannot run \(arguments[0]) (error \(spawned))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let status = ChildExit.reap(pid)
         guard status == 0 else { throw BrokerStartError(description: "\(arguments[0]) \(arguments[1]) failed (status \(status))") }
     }
 

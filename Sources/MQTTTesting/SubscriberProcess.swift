@@ -47,9 +47,7 @@ public final class SubscriberProcess: @unchecked Sendable {
 
     public func stop() {
         guard pid > 0 else { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        ChildExit.kill(pid)
         pid = 0
     }
 

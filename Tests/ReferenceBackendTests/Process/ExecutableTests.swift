@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Testing
 @testable import ReferenceBackend
@@ -31,9 +32,8 @@ struct ExecutableTests {
         backend.closeLifeline()
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(backend.pid, 0) == 0 || errno != ESRCH {
-            var status: Int32 = 0
-            if waitpid(backend.pid, &status, WNOHANG) == backend.pid {
-                #expect((status & 0x7F) == 0 && (status >> 8) & 0xFF == 0)
+            if let status = ChildExit.poll(backend.pid) {
+                #expect(status == 0)
                 backend.markReaped()
                 return
             }

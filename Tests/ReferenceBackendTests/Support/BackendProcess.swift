@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Glibc
 
@@ -36,9 +37,7 @@ final class BackendProcess: @unchecked Sendable {
         let line = Self.readLine(from: pipeEnds[0], timeout: .seconds(30))
         stdoutLine = line ?? ""
         guard let line, line.hasPrefix("listening http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            ChildExit.kill(pid)
             throw TestFailure("ftms-backend did not report a port: \(line ?? "(nothing)"); stderr: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
         }
         self.port = port
@@ -47,9 +46,7 @@ final class BackendProcess: @unchecked Sendable {
     deinit {
         if !lifelineClosed { close(lifeline) }
         if exitStatus == nil {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            ChildExit.kill(pid)
         }
         try? FileManager.default.removeItem(atPath: stderrPath)
     }
@@ -73,7 +70,7 @@ final class BackendProcess: @unchecked Sendable {
     func stop(_ signal: Int32 = SIGTERM) -> Int32 {
         if let exitStatus { return exitStatus }
         kill(pid, signal)
-        let status = Self.wait(pid, timeout: .seconds(10))
+        let status = ChildExit.wait(pid, within: .seconds(10)) ?? -1
         exitStatus = status
         return status
     }
@@ -90,7 +87,7 @@ final class BackendProcess: @unchecked Sendable {
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let pid = try spawn(arguments, stdin: nil, stdout: descriptor, stderrPath: err)
         close(descriptor)
-        let status = wait(pid, timeout: .seconds(30))
+        let status = ChildExit.wait(pid, within: .seconds(30)) ?? -1
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
@@ -126,23 +123,6 @@ final class BackendProcess: @unchecked Sendable {
     private static func closeOnExecPipe(_ ends: inout [Int32]) -> Bool {
         guard pipe(&ends) == 0 else { return false }
         return fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0
-    }
-
-    private static func wait(_ pid: pid_t, timeout: Duration) -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
-        while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { break }
-            if reaped < 0, errno != EINTR { return -1 }
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            usleep(5_000)
-        }
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// The first line on `descriptor`, or `nil` at end of file or after `timeout`.

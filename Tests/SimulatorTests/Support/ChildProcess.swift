@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 
 /// A program run with stdout and stderr in files, its signal mask cleared (test threads
@@ -41,18 +42,9 @@ final class ChildProcess: @unchecked Sendable {
     @discardableResult
     func wait(within limit: Duration = .seconds(20)) -> Int32 {
         guard pid > 0 else { return -1 }
-        let deadline = ContinuousClock.now + limit
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) != pid {
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            usleep(2_000)
-        }
+        let status = ChildExit.wait(pid, within: limit) ?? -1
         pid = 0
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return status
     }
 
     func stop() {

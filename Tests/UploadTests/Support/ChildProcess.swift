@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -62,9 +63,8 @@ final class ChildProcess: @unchecked Sendable {
     func wait(within limit: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + limit
         while status == nil {
-            var raw: Int32 = 0
-            if waitpid(pid, &raw, WNOHANG) == pid {
-                status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            if let exited = ChildExit.poll(pid) {
+                status = exited
                 break
             }
             if ContinuousClock.now >= deadline { return nil }
@@ -87,11 +87,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if status == nil {
-            kill(pid, SIGKILL)
-            var raw: Int32 = 0
-            waitpid(pid, &raw, 0)
-        }
+        if status == nil { ChildExit.kill(pid) }
     }
 }
 
