@@ -1,5 +1,4 @@
 public import Glibc
-import Foundation
 
 /// A short-lived program run to its end (a `sqlite3` editing a store as a second process would,
 /// a probe run as another user): its exit status and what it wrote on stdout.
@@ -16,11 +15,7 @@ public struct ProgramResult: Sendable {
 /// two pool threads taken (one by that wait, one by a busy test) a CI run hung for 15 minutes.
 /// posix_spawn, a blocking read of the pipe and waitpid on a dedicated thread cannot do either.
 public func runProgram(_ arguments: [String]) async throws -> ProgramResult {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try runToEnd(arguments) }) }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
+    try await blocking { try runToEnd(arguments) }
 }
 
 /// Why a program could not be run.

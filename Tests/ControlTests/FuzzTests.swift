@@ -1,4 +1,5 @@
 @testable import Control
+import BlueZTesting
 import Testing
 
 /// Random and mutated bytes, at the parsers and at a live server: nothing may trap, whatever

@@ -1,4 +1,5 @@
 @testable import Control
+import BlueZTesting
 import Foundation
 import Synchronization
 import Testing
