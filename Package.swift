@@ -10,8 +10,11 @@
 // given. The daemon's own pieces sit beside the data flow: Control (the control socket),
 // Training (plans from the backend's trainings), DaemonConfig (config.toml), Telemetry
 // (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
-// Two leaves everything may use: RetryTiming (the reconnect backoff of BlueZ and MQTT, so the
-// broker client does not link libdbus) and ProcessOutput (whole lines to stdout and stderr).
+// Leaves everything may use, each the one place of its concept: JSON (the allocation-free
+// writer, the strict reader and the value type they share), DeterministicRandom (SplitMix64,
+// for replay, the simulator and every randomised test), RetryTiming (the reconnect backoff of
+// BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
+// stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 //
 // Executables:
 //   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
@@ -36,6 +39,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "ftms-bridge",
     products: [
+        .library(name: "JSON", targets: ["JSON"]),
         .library(name: "FTMS", targets: ["FTMS"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
@@ -43,6 +47,7 @@ let package = Package(
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Simulator", targets: ["Simulator"]),
+        .library(name: "DeterministicRandom", targets: ["DeterministicRandom"]),
         .library(name: "Publish", targets: ["Publish"]),
         .library(name: "Store", targets: ["Store"]),
         .library(name: "Upload", targets: ["Upload"]),
@@ -78,6 +83,10 @@ let package = Package(
     targets: [
         // Whole lines to stdout and stderr, the one writer every executable and the daemon's log use.
         .target(name: "ProcessOutput", swiftSettings: strict),
+        // JSON, once: the allocation-free writer, the strict reader and the value they share.
+        .target(name: "JSON", swiftSettings: strict),
+        // SplitMix64: one seeded generator for replay, the simulator and every randomised test.
+        .target(name: "DeterministicRandom", swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -90,15 +99,15 @@ let package = Package(
         // tests and for integrators developing without hardware.
         .target(name: "BlueZTesting", dependencies: ["DBus"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
-        .target(name: "FTMS", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).
-        .target(name: "Workout", dependencies: ["FTMS"], swiftSettings: strict),
+        .target(name: "Workout", dependencies: ["FTMS", "JSON"], swiftSettings: strict),
         // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (contract §8).
-        .target(name: "Capture", dependencies: ["FTMS"], swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["FTMS", "JSON"], swiftSettings: strict),
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
-            dependencies: ["FTMS", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["FTMS", "JSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The durable local store (contract §6): one SQLite database through GRDB.
@@ -110,14 +119,14 @@ let package = Package(
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
         .target(
             name: "Upload",
-            dependencies: ["Store", "Workout", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Store", "Workout", "JSON", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: strict
         ),
         // A reference SolidFocus backend (Hummingbird) with fault injection: product for
         // integrators and the peer of the upload tests.
         .target(
             name: "ReferenceBackend",
-            dependencies: ["ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["JSON", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -127,7 +136,7 @@ let package = Package(
         ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
         // integrators, and the peer of the integration tests.
-        .target(name: "Simulator", dependencies: ["DBus", "FTMS"], swiftSettings: strict),
+        .target(name: "Simulator", dependencies: ["DBus", "FTMS", "DeterministicRandom"], swiftSettings: strict),
         .executableTarget(
             name: "ftms-sim",
             dependencies: ["Simulator", "Capture", "ProcessOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -139,7 +148,7 @@ let package = Package(
         // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["JSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // SolidFocus's trainings as plans: which target holds at which second. Pure.
@@ -167,7 +176,7 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming"],
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON"],
             swiftSettings: strict
         ),
         // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
@@ -179,6 +188,7 @@ let package = Package(
                 "MQTT",
                 "Workout",
                 "Store",
+                "JSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -199,7 +209,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "FTMS", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
+                "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
                 "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -233,6 +243,8 @@ let package = Package(
                 "Control",
                 "DaemonConfig",
                 "FTMS",
+                "JSON",
+                "DeterministicRandom",
                 "BlueZ",
                 "Capture",
                 "Workout",
@@ -248,32 +260,34 @@ let package = Package(
         // Long-running soak of many machines through injected faults (scripts/soak.sh, CI runs a short one).
         .executableTarget(name: "ftms-soak", dependencies: ["BlueZ", "BlueZTesting", "FTMS", "DBus", "RetryTiming"], swiftSettings: strict),
         // libFuzzer entry point; built only by scripts/fuzz.sh with -sanitize=fuzzer.
-        .executableTarget(name: "ftms-fuzz", dependencies: ["FTMS"], path: "Fuzz/Sources", swiftSettings: strict),
+        .executableTarget(name: "ftms-fuzz", dependencies: ["FTMS", "JSON"], path: "Fuzz/Sources", swiftSettings: strict),
         .testTarget(
             name: "FTMSTests",
-            dependencies: ["FTMS"],
+            dependencies: ["FTMS", "JSON", "DeterministicRandom"],
             resources: [.copy("Vectors")],
             swiftSettings: strict
         ),
+        // The one JSON reader against Foundation's, and the writer against the reader.
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "DeterministicRandom"], swiftSettings: strict),
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
-            dependencies: ["Publish", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Publish", "JSON", "DeterministicRandom", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Workout", "BlueZTesting"], swiftSettings: strict),
-        .testTarget(name: "UploadTests", dependencies: ["Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "ftms-backend", "BlueZTesting", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "JSON", "ftms-backend", "BlueZTesting", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
-        .testTarget(name: "WorkoutTests", dependencies: ["Workout", "FTMS"], swiftSettings: strict),
+        .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",
-            dependencies: ["Capture", "FTMS"],
+            dependencies: ["Capture", "FTMS", "DeterministicRandom"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -283,20 +297,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
-        .testTarget(name: "ControlTests", dependencies: ["Control", "BlueZTesting"], swiftSettings: strict),
-        .testTarget(name: "TrainingTests", dependencies: ["Training"], swiftSettings: strict),
-        .testTarget(name: "DaemonConfigTests", dependencies: ["DaemonConfig", "Workout"], swiftSettings: strict),
-        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "JSON", "BlueZTesting", "DeterministicRandom"], swiftSettings: strict),
+        .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),
+        .testTarget(name: "DaemonConfigTests", dependencies: ["DeterministicRandom", "DaemonConfig", "Workout"], swiftSettings: strict),
+        .testTarget(name: "TelemetryTests", dependencies: ["DeterministicRandom", "Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store", "MQTTTesting"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
             dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["DeterministicRandom", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["ftms-bridge", "ftms-bridged", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting"], swiftSettings: strict),
     ]
 )

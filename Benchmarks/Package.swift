@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FTMS", package: productPackage),
+                .product(name: "JSON", package: productPackage),
             ],
             path: "Benchmarks/FTMSDecoding",
             swiftSettings: [.swiftLanguageMode(.v6)],
@@ -34,6 +35,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FTMS", package: productPackage),
+                .product(name: "JSON", package: productPackage),
                 .product(name: "Workout", package: productPackage),
             ],
             path: "Benchmarks/ReplayPipeline",
@@ -59,6 +61,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FTMS", package: productPackage),
+                .product(name: "JSON", package: productPackage),
                 .product(name: "Workout", package: productPackage),
                 .product(name: "Store", package: productPackage),
                 .product(name: "Dashboard", package: productPackage),

@@ -32,7 +32,7 @@ enum CaptureRide {
         guard let characteristic = argument.kind.dataCharacteristic else {
             throw SimulatorError("\(path): a \(argument.kind.rawValue) machine has no data to ride")
         }
-        let wanted = CaptureHeader.MachineType(dataCharacteristic: AttributeUUID(characteristic))
+        let wanted = MachineType(dataCharacteristic: AttributeUUID(characteristic))
         if let recorded = header.type, let wanted, recorded != wanted {
             throw SimulatorError("\(path): a \(recorded.rawValue) capture, which a \(argument.kind.rawValue) machine cannot ride")
         }

@@ -18,7 +18,7 @@ struct ConnectTests {
         let link = MachineLink(client: rig.client, device: rig.device)
         let info = try await link.connect()
         #expect(info.name == "SF-Bike-0001")
-        #expect(info.kind == .bike)
+        #expect(info.type == .bike)
         #expect(info.manufacturer == "SolidFocus")
         #expect(info.model == "SF-Bike-M1")
         #expect(info.features?.supports(target: "resistance_target") == true)

@@ -219,7 +219,7 @@ struct ReconnectTests {
         try await rig.fake.addMachine(address: "C0:11:22:33:44:02", name: "SF-Rower-0002", kind: "rower")
         let events = try await running.until(Self.isReady)
         guard case .ready(let info)? = events.last else { return }
-        #expect(info.kind == .rower)
+        #expect(info.type == .rower)
         await running.stop()
     }
 

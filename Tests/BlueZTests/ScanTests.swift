@@ -26,7 +26,7 @@ struct ScanTests {
         try await client.start()
         let machines = try await client.scan(for: .milliseconds(300), filter: MachineFilter())
         #expect(machines.map(\.name) == ["SF-Bike-0001", "SF-Rower-0002"])
-        #expect(machines.map(\.kind) == [.bike, .rower])
+        #expect(machines.map(\.type) == [.bike, .rower])
         #expect(machines.map(\.address) == ["C0:11:22:33:44:01", "C0:11:22:33:44:02"])
         #expect(machines.allSatisfy { $0.adapter == "/org/bluez/hci0" && $0.rssi != nil })
 

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Foundation
 import Testing
 
@@ -9,19 +10,9 @@ import Testing
 /// newline).
 @Suite("ftms-bridge decode: parallel chunks against one decoder")
 struct ParallelDecodeTests {
-    /// Knuth's MMIX linear congruential generator, halves swapped so the better high bits come
-    /// out low: enough to make varied lines, and seeded, so a failing seed can be run again.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state >> 32 | state << 32
-        }
-    }
-
     static let chunk = 1 << 17
 
-    static func hexFrame(_ random: inout SeededGenerator, spaced: Bool) -> String {
+    static func hexFrame(_ random: inout SplitMix64, spaced: Bool) -> String {
         let length = Int.random(in: 0...24, using: &random)
         let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
         let digits = bytes.map { String(format: "%02x", $0) }
@@ -30,7 +21,7 @@ struct ParallelDecodeTests {
 
     /// One random input of roughly `lines` lines; `longLines` adds lines longer than any frame.
     static func input(seed: UInt64, lines: Int, longLines: Bool) -> Data {
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         var text = ""
         text.reserveCapacity(lines * 40)
         for _ in 0..<lines {

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Capture
 import FTMS
 import Testing
@@ -65,7 +66,7 @@ struct FtmscapWriterTests {
     }
 
     @Test func randomCapturesRoundTripExactly() throws {
-        var random = Xorshift(seed: 0xF7_CA9)
+        var random = SplitMix64(seed: 0xF7_CA9)
         let names = ["SF-Bike-0001", "Zwift \"Hub\"", "vélo\nline", "tab\there", "\u{1}ctl", "😀 rower", ""]
         for round in 0..<300 {
             let header = CaptureHeader(
@@ -84,7 +85,7 @@ struct FtmscapWriterTests {
     }
 }
 
-extension Xorshift {
+extension SplitMix64 {
     mutating func pick<T>(_ choices: [T]) -> T {
         choices[Int(next() % UInt64(choices.count))]
     }

@@ -53,11 +53,11 @@ struct ModelTests {
     }
 
     @Test func machineTypesFromNamesAndOtherToolsSpellings() {
-        #expect(CaptureHeader.MachineType(machineName: "SF-Rower-0001") == .rower)
-        #expect(CaptureHeader.MachineType(machineName: "SF-Treadmill-1") == nil)
-        #expect(CaptureHeader.MachineType(lenient: "Indoor Bike") == .bike)
-        #expect(CaptureHeader.MachineType(lenient: "rowing_machine") == .rower)
-        #expect(CaptureHeader.MachineType(lenient: "treadmill") == nil)
-        #expect(CaptureHeader.MachineType.rower.dataKind == .rowerData)
+        #expect(MachineType(machineName: "SF-Rower-0001") == .rower)
+        #expect(MachineType(machineName: "SF-Treadmill-1") == nil)
+        #expect(MachineType(lenient: "Indoor Bike") == .bike)
+        #expect(MachineType(lenient: "rowing_machine") == .rower)
+        #expect(MachineType(lenient: "treadmill") == nil)
+        #expect(MachineType.rower.dataKind == .rowerData)
     }
 }

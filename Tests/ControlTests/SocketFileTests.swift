@@ -1,3 +1,4 @@
+import JSON
 @testable import Control
 import BlueZTesting
 import Foundation

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import DaemonConfig
 import Foundation
 import Testing
@@ -12,7 +13,7 @@ struct FuzzTests {
 
     @Test(arguments: [UInt64(11), 12, 13])
     func randomBytes(seed: UInt64) {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var accepted = 0
         for _ in 0..<600 * Self.scale {
             let bytes = random.bytes(count: Int.random(in: 0...300, using: &random))
@@ -25,7 +26,7 @@ struct FuzzTests {
     /// Random bytes drawn from TOML's own alphabet get much further into the parser.
     @Test(arguments: [UInt64(21), 22, 23])
     func randomTOMLishText(seed: UInt64) {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let alphabet = Array("[]{}=\"'.,#\n \t0123456789-+_:abcdefghijklmnopqrstuvwxyzeEnaif\\uU".utf8)
         for _ in 0..<800 * Self.scale {
             let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? 0x20 }
@@ -38,7 +39,7 @@ struct FuzzTests {
     /// `TOMLPrecheck`).
     @Test(arguments: [UInt64(41), 42, 43, 44])
     func randomTOMLTokens(seed: UInt64) {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let pieces = ["[", "[[", "]", "]]", "=", " ", ".", "\"", "'", "\"\"\"", "'''", "\n", "{", "}", ",", "a", "b", "1", "+", "-",
                       "inf", "nan", "#", "\\", "\t", "true", "1979-05-27", "T", ":", "e", "_", "0x", "0o", "log", "level", "machines"]
         for _ in 0..<1500 * Self.scale {
@@ -50,7 +51,7 @@ struct FuzzTests {
     /// The example file with keys uncommented, lines repeated, bytes flipped, cut or inserted.
     @Test(arguments: [UInt64(31), 32, 33, 34])
     func mutationsOfTheExample(seed: UInt64) {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let lines = DaemonConfig.exampleFile.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var kinds: Set<String> = []
         for _ in 0..<400 * Self.scale {

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import DaemonConfig
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ struct RenderTests {
     /// names its seed and reruns exactly.
     @Test(arguments: [UInt64(1), 2, 3, 0xF7A5])
     func randomConfigsRoundTrip(seed: UInt64) throws {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         for index in 0..<150 {
             let config = RandomConfig.make(using: &random)
             let text = config.rendered()
@@ -51,7 +52,7 @@ enum RandomConfig {
     static let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let nameCharacters = Array("abcXYZ019-_:. \"\\'#[]=éß日本🚲")
 
-    static func make(using random: inout SeededRandom) -> DaemonConfig {
+    static func make(using random: inout SplitMix64) -> DaemonConfig {
         var config = DaemonConfig()
         config.machines.allow = unique((0..<Int.random(in: 0...4, using: &random)).map { _ in name(using: &random) })
         config.machines.adapters = unique((0..<Int.random(in: 0...3, using: &random)).map { _ in "hci\(Int.random(in: 0...99, using: &random))" })
@@ -91,11 +92,11 @@ enum RandomConfig {
     }
 
     /// 1 ms to a day, at millisecond resolution (what the file keeps).
-    static func duration(using random: inout SeededRandom) -> Duration {
+    static func duration(using random: inout SplitMix64) -> Duration {
         Bool.random(using: &random) ? .seconds(Int.random(in: 1...86_400, using: &random)) : .milliseconds(Int.random(in: 1...86_400_000, using: &random))
     }
 
-    static func name(using random: inout SeededRandom) -> String {
+    static func name(using random: inout SplitMix64) -> String {
         var text = String((0..<Int.random(in: 1...20, using: &random)).map { _ in nameCharacters.randomElement(using: &random) ?? "a" })
         // Names may not start or end with spaces.
         text = text.trimmingCharacters(in: .whitespaces)

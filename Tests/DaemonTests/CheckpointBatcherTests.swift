@@ -1,3 +1,4 @@
+import DeterministicRandom
 import BlueZTesting
 import FTMS
 import Foundation

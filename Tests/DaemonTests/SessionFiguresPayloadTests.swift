@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Daemon
 import FTMS
 import Foundation

@@ -1,3 +1,4 @@
+import JSON
 import Doctor
 import Foundation
 import Store
@@ -48,7 +49,7 @@ struct StateChecksTests {
         #expect(database.data["oldest_pending_age_s"] == 5400)
         #expect(database.data["oldest_pending_started_at"] == .string(Fixed.now.adding(seconds: -5400).iso8601))
         #expect(database.data["integrity"] == ["ok"])
-        guard case .list(let migrations)? = database.data["migrations"] else {
+        guard case .array(let migrations)? = database.data["migrations"] else {
             Issue.record("no migrations in \(database.data)")
             return
         }

@@ -1,3 +1,5 @@
+import DeterministicRandom
+import JSON
 import FTMS
 import Testing
 
@@ -12,7 +14,7 @@ struct DataFrameJSONTests {
 
     /// A raw value biased to where formatting goes wrong: 0, 1, the format's ends, the
     /// sentinel, the plausible range's ends and one past them, round hundreds, and any value.
-    static func raw(_ descriptor: FieldDescriptor, using random: inout SeededRandom) -> Int32 {
+    static func raw(_ descriptor: FieldDescriptor, using random: inout SplitMix64) -> Int32 {
         let range = descriptor.format.rawRange
         var edges: [Int32] = [0, 1, 2, 5, 9, 10, 99, 100, 101, 105, 110, 1_000, 9_999, 10_000, 10_001, 99_999, 100_000,
                               range.lowerBound, range.upperBound, range.upperBound - 1, -1, -100, -105]
@@ -28,7 +30,7 @@ struct DataFrameJSONTests {
 
     /// Flags (any 16 bits, reserved ones included), then every field they call for, then,
     /// sometimes, bytes cut off or added.
-    static func frame(_ kind: DataRecord.Kind, using random: inout SeededRandom) -> [UInt8] {
+    static func frame(_ kind: DataRecord.Kind, using random: inout SplitMix64) -> [UInt8] {
         let flags = UInt16.random(in: .min ... .max, using: &random) & (Bool.random(using: &random) ? 0x1FFF : 0xFFFF)
         var bytes = [UInt8(flags & 0xFF), UInt8(flags >> 8)]
         for entry in kind.layout.entries where RecordLayout.isPresent(flagBit: entry.flagBit, in: flags) {
@@ -44,7 +46,7 @@ struct DataFrameJSONTests {
         return bytes
     }
 
-    static func hex(_ bytes: [UInt8], using random: inout SeededRandom) -> String {
+    static func hex(_ bytes: [UInt8], using random: inout SplitMix64) -> String {
         let digits = bytes.map { byte in
             let text = String(byte, radix: 16)
             return text.count == 1 ? "0" + text : text
@@ -76,7 +78,7 @@ struct DataFrameJSONTests {
 
     @Test(arguments: kinds)
     func agreesWithTheRecordPath(kind: DataRecord.Kind) {
-        var random = SeededRandom(seed: 0x15_0004 + UInt64(kind.characteristic.rawValue))
+        var random = SplitMix64(seed: 0x15_0004 + UInt64(kind.characteristic.rawValue))
         let frames = (0..<30_000).map { _ in Self.frame(kind, using: &random) }
         let text = frames.map { Self.hex($0, using: &random) }.joined(separator: "\n")
         let lines = Self.bulk(text, kind.characteristic)
@@ -113,7 +115,7 @@ struct DataFrameJSONTests {
     /// where a space was): the word-at-a-time readers must hand the line to the general parser
     /// like the byte-wise one did.
     @Test func nonDigitsAnywhereAreWhatTheParserSays() {
-        var random = SeededRandom(seed: 0x15_0005)
+        var random = SplitMix64(seed: 0x15_0005)
         let strangers: [Character] = ["/", ":", "@", "G", "g", "`", "{", "z", "Z", "-", "+", ".", "\u{10}", "\u{19}", "\u{7f}", "x", "\t", "0", "a"]
         var text: [String] = []
         for _ in 0..<4_000 {
@@ -125,7 +127,7 @@ struct DataFrameJSONTests {
         }
         let input = Array(text.joined(separator: "\n").utf8)
         let expected = HexLineDecoderTests.reference(input, characteristic: .rowerData, maximumLineLength: 1 << 16)
-        var random2 = SeededRandom(seed: 1)
+        var random2 = SplitMix64(seed: 1)
         let actual = HexLineDecoderTests.bulk(input, characteristic: .rowerData, maximumLineLength: 1 << 16, outputLimit: .max, using: &random2)
         #expect(actual.0 == expected.0)
         #expect(actual.failed == expected.failed)

@@ -1,3 +1,5 @@
+import DeterministicRandom
+import JSON
 import FTMS
 import Testing
 
@@ -39,7 +41,7 @@ struct HexLineDecoderTests {
     /// Feeds `input` in reads of random sizes, keeping the unconsumed tail as a caller must.
     static func bulk(
         _ input: [UInt8], characteristic: Characteristic, maximumLineLength: Int, outputLimit: Int,
-        using random: inout SeededRandom
+        using random: inout SplitMix64
     ) -> (String, failed: Int, lines: Int) {
         var decoder = HexLineDecoder(characteristic: characteristic, maximumLineLength: maximumLineLength)
         var json = JSONBuffer(capacity: 64)
@@ -65,7 +67,7 @@ struct HexLineDecoderTests {
         return (String(decoding: output, as: UTF8.self), decoder.failedLines, decoder.lineNumber)
     }
 
-    static func randomLine(using random: inout SeededRandom) -> String {
+    static func randomLine(using random: inout SplitMix64) -> String {
         let frame = random.bytes(count: Int.random(in: 0...24, using: &random))
         let hex = frame.map { byte in
             let text = String(byte, radix: 16)
@@ -84,7 +86,7 @@ struct HexLineDecoderTests {
 
     @Test(arguments: [Characteristic.indoorBikeData, .rowerData, .fitnessMachineFeature, .fitnessMachineControlPoint, .trainingStatus])
     func agreesWithTheLineByLineReference(characteristic: Characteristic) {
-        var random = SeededRandom(seed: 0x15_0000 + UInt64(characteristic.rawValue))
+        var random = SplitMix64(seed: 0x15_0000 + UInt64(characteristic.rawValue))
         for _ in 0..<40 {
             var text = (0..<Int.random(in: 0...60, using: &random)).map { _ in Self.randomLine(using: &random) }.joined(separator: "\n")
             if Bool.random(using: &random) { text += "\n" }
@@ -107,7 +109,7 @@ struct HexLineDecoderTests {
     /// when it spans many reads, and the next line decodes.
     @Test func overLongLineSpanningReads() {
         let input = Array(("4402da0202\n" + String(repeating: "a", count: 1_000) + "\r\n4402da0202").utf8)
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         let result = Self.bulk(input, characteristic: .indoorBikeData, maximumLineLength: 64, outputLimit: .max, using: &random)
         let lines = result.0.split(separator: "\n")
         #expect(lines.count == 3)

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import FTMS
 import Testing
 
@@ -71,7 +72,7 @@ struct RecordMergerTests {
 
     /// A machine that never splits: every merged sample is the record itself.
     @Test func wholeRecordsPassThrough() {
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         var merger = RecordMerger(kind: .indoorBikeData)
         let flags: UInt16 = 0x0B44
         for second in 0..<500 {

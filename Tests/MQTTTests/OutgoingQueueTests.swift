@@ -1,3 +1,4 @@
+import DeterministicRandom
 import MQTT
 import Testing
 import Workout

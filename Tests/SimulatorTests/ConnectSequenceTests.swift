@@ -16,7 +16,7 @@ extension SimulatorProcessTests {
             defer { rig.stop() }
             let link = try await rig.connectedLink("SF-Bike-0001")
             let info = await link.info
-            #expect(info?.manufacturer == "SolidFocus" && info?.model == "SF-Bike-M1" && info?.kind == .bike)
+            #expect(info?.manufacturer == "SolidFocus" && info?.model == "SF-Bike-M1" && info?.type == .bike)
             #expect(info?.features?.supports(target: "resistance_target") == true)
             #expect(info?.resistanceRange?.minimum == 1 && info?.resistanceRange?.maximum == 24)
 
@@ -48,7 +48,7 @@ extension SimulatorProcessTests {
             let specs = SimulatorConfiguration.gym(bikes: 1, rowers: 1, rate: 25, seed: 77).machines
             for (name, spec, characteristic) in [("SF-Bike-0001", specs[0], Characteristic.indoorBikeData), ("SF-Rower-0001", specs[1], .rowerData)] {
                 let link = try await rig.connectedLink(name)
-                var model = RiderModel(kind: spec.kind == .rower ? .rower : .bike, seed: spec.seed)
+                var model = RiderModel(type: spec.kind == .rower ? .rower : .bike, seed: spec.seed)
                 let expected = (0..<40).compactMap { _ in model.nextFrame(after: .seconds(1 / 25.0)) }
                 var received: [[UInt8]] = []
                 for await (source, value) in await link.notifications() where source == characteristic {

@@ -150,7 +150,7 @@ extension SimulatorProcessTests {
             })
             #expect(await rig.failure(device, "org.bluez.Device1", "Connect") == .remote(name: "org.bluez.Error.Failed", message: "Input/output error"))
             try await rig.simulator.mock("SetPowered", [.string("hci0"), .bool(true)])
-            #expect(try await MachineLink(client: rig.client, device: device).connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).kind == .bike)
+            #expect(try await MachineLink(client: rig.client, device: device).connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).type == .bike)
         }
     }
 }

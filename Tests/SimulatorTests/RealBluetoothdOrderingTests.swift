@@ -42,7 +42,7 @@ extension SimulatorProcessTests {
             let found = try await rig.client.locate(MachineTarget("SF-Bike-0001"), filter: MachineFilter(), timeout: .milliseconds(100))
             #expect(found.path == device)
             let link = MachineLink(client: rig.client, device: device)
-            #expect(try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).kind == .bike)
+            #expect(try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(5)).type == .bike)
             // Never discovered: found where it was.
             #expect(try await rig.callLog().contains { $0.hasPrefix("org.bluez.Adapter1.StartDiscovery") } == false)
         }

@@ -5,13 +5,13 @@ import Testing
 @Suite("Rider model")
 struct RiderModelTests {
     static func frames(_ model: inout RiderModel, _ count: Int, every interval: Duration = .seconds(1)) -> [DataRecord] {
-        (0..<count).compactMap { _ in model.nextFrame(after: interval) }.map { DataRecord(kind: model.kind == .bike ? .indoorBikeData : .rowerData, decoding: $0) }
+        (0..<count).compactMap { _ in model.nextFrame(after: interval) }.map { DataRecord(kind: model.type.dataKind, decoding: $0) }
     }
 
     @Test func sameSeedSameFramesOtherSeedOtherFrames() {
-        var first = RiderModel(kind: .bike, seed: 42)
-        var again = RiderModel(kind: .bike, seed: 42)
-        var other = RiderModel(kind: .bike, seed: 43)
+        var first = RiderModel(type: .bike, seed: 42)
+        var again = RiderModel(type: .bike, seed: 42)
+        var other = RiderModel(type: .bike, seed: 43)
         let a = (0..<50).compactMap { _ in first.nextFrame(after: .milliseconds(250)) }
         let b = (0..<50).compactMap { _ in again.nextFrame(after: .milliseconds(250)) }
         let c = (0..<50).compactMap { _ in other.nextFrame(after: .milliseconds(250)) }
@@ -20,7 +20,7 @@ struct RiderModelTests {
     }
 
     @Test func bikeFramesCarryThePromisedFieldsWithinBounds() {
-        var model = RiderModel(kind: .bike, seed: 7)
+        var model = RiderModel(type: .bike, seed: 7)
         let records = Self.frames(&model, 120)
         for record in records {
             #expect(!record.truncated && record.trailingBytes == 0 && !record.moreData)
@@ -37,7 +37,7 @@ struct RiderModelTests {
     }
 
     @Test func resistancePowerTargetsPauseAndReset() {
-        var model = RiderModel(kind: .bike, seed: 9)
+        var model = RiderModel(type: .bike, seed: 9)
         let easy = Self.frames(&model, 10).compactMap { $0.values.value(.instantaneousPower) }.reduce(0, +)
         model.apply(.targetResistance(24))
         let hard = Self.frames(&model, 10)
@@ -58,7 +58,7 @@ struct RiderModelTests {
     }
 
     @Test func rowerFrames() {
-        var model = RiderModel(kind: .rower, seed: 3)
+        var model = RiderModel(type: .rower, seed: 3)
         let records = Self.frames(&model, 60)
         for record in records {
             #expect(!record.truncated && record.trailingBytes == 0)

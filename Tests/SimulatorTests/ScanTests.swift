@@ -19,7 +19,7 @@ extension SimulatorProcessTests {
 
             let machines = try await rig.client.scan(for: .milliseconds(400), filter: MachineFilter())
             #expect(machines.map(\.name) == ["SF-Bike-0001", "SF-Bike-0002", "SF-Rower-0001"])
-            #expect(machines.map(\.kind) == [.bike, .bike, .rower])
+            #expect(machines.map(\.type) == [.bike, .bike, .rower])
             #expect(machines.allSatisfy { $0.rssi != nil && $0.adapter == "/org/bluez/hci0" })
             let tree = await rig.client.tree
             let names = tree.paths(with: "org.bluez.Device1").compactMap { tree.properties($0, "org.bluez.Device1")?["Name"]?.string }

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Testing
 import Workout
 @testable import Store

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import CoreMetrics
 import Foundation
 import Telemetry
@@ -62,7 +63,7 @@ struct MetricsTests {
     @Test func labelsStayBounded() {
         let metrics = DaemonMetrics(version: "x")
         let before = samples(String(decoding: metrics.exposition(), as: UTF8.self)).count
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<500 {
             let junk = String(decoding: random.bytes(count: Int.random(in: 0...20, using: &random)), as: UTF8.self)
             metrics.notificationReceived(characteristic: junk)

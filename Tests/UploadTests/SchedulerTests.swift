@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Synchronization
 import Testing
 import Upload

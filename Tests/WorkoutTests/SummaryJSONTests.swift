@@ -1,3 +1,4 @@
+import DeterministicRandom
 import FTMS
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Foundation
 import FTMS
 import Testing

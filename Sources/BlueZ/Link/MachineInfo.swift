@@ -5,7 +5,8 @@ public struct MachineInfo: Sendable, Equatable {
     public var path: String
     public var name: String
     public var address: String
-    public var kind: MachineKind
+    /// Bike or rower: by the name, or for a generic FTMS machine by the data characteristic it has.
+    public var type: MachineType
     /// Device Information 0x2A29, e.g. "SolidFocus".
     public var manufacturer: String?
     /// Device Information 0x2A24, e.g. "SF-Bike-M1".

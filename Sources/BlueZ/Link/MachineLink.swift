@@ -98,16 +98,16 @@ public actor MachineLink {
 
         gatt = GattMap(tree: tree, device: device)
         let name = properties["Name"]?.string ?? properties["Alias"]?.string ?? ""
-        var kind = MachineKind(name: name)
-        if kind == .unknown { kind = gatt[.indoorBikeData] != nil ? .bike : (gatt[.rowerData] != nil ? .rower : .unknown) }
-        guard let data = kind == .rower ? gatt[.rowerData] : gatt[.indoorBikeData] else {
-            throw LinkError.missingCharacteristic(kind == .rower ? "Rower Data (0x2AD1)" : "Indoor Bike Data (0x2AD2)")
+        // The name says bike or rower; a generic FTMS machine's data characteristic says it.
+        let type = MachineType(machineName: name) ?? MachineType.allCases.first { gatt[$0.dataCharacteristic] != nil } ?? .bike
+        guard let data = gatt[type.dataCharacteristic] else {
+            throw LinkError.missingCharacteristic(type == .rower ? "Rower Data (0x2AD1)" : "Indoor Bike Data (0x2AD2)")
         }
         guard let controlPoint = gatt[.fitnessMachineControlPoint] else {
             throw LinkError.missingCharacteristic("Control Point (0x2AD9)")
         }
         var info = MachineInfo(
-            path: device, name: name, address: properties["Address"]?.string ?? "", kind: kind)
+            path: device, name: name, address: properties["Address"]?.string ?? "", type: type)
         if let path = gatt[AssignedNumbers.manufacturerNameString] { info.manufacturer = try? await readText(path) }
         if let path = gatt[AssignedNumbers.modelNumberString] { info.model = try? await readText(path) }
         if let path = gatt[.fitnessMachineFeature] {
@@ -118,8 +118,7 @@ public actor MachineLink {
         if let path = gatt[.supportedResistanceLevelRange] {
             info.resistanceRange = try? await read(path).withUnsafeBytes { SupportedRange(kind: .resistanceLevel, decoding: $0) }
         }
-        let dataCharacteristic: Characteristic = kind == .rower ? .rowerData : .indoorBikeData
-        info.notifyPaths[dataCharacteristic] = try await subscribe(dataCharacteristic, data)
+        info.notifyPaths[type.dataCharacteristic] = try await subscribe(type.dataCharacteristic, data)
         if let status = gatt[.fitnessMachineStatus] { info.notifyPaths[.fitnessMachineStatus] = try await subscribe(.fitnessMachineStatus, status) }
         // The Control Point stays on StartNotify: it indicates, and BlueZ 5.66 refuses to
         // AcquireNotify an indicate-only characteristic.

@@ -1,10 +1,12 @@
 import DBus
+public import FTMS
 
 /// A machine as discovery saw it.
-public struct DiscoveredMachine: Sendable, Equatable, Codable {
+public struct DiscoveredMachine: Sendable, Equatable {
     public var name: String
     public var address: String
-    public var kind: MachineKind
+    /// From the advertised name; `nil` until a link shows a generic FTMS machine's data.
+    public var type: MachineType?
     /// dBm; `nil` when BlueZ has none (RSSI is invalidated when discovery stops) or reports
     /// 127, HCI's "RSSI not available", which real controllers (and btvirt) send.
     public var rssi: Int?
@@ -19,7 +21,7 @@ public struct DiscoveredMachine: Sendable, Equatable, Codable {
         let name = properties["Name"]?.string ?? properties["Alias"]?.string ?? address
         self.name = name
         self.address = address
-        self.kind = MachineKind(name: name)
+        self.type = MachineType(machineName: name)
         self.rssi = properties["RSSI"]?.integer.flatMap { $0 == Self.rssiNotAvailable ? nil : $0 }
         self.path = path
         self.adapter = properties["Adapter"]?.string ?? String(path.split(separator: "/").prefix(3).joined(separator: "/")).withLeadingSlash
@@ -31,6 +33,33 @@ public struct DiscoveredMachine: Sendable, Equatable, Codable {
     /// The device's advertised service UUIDs (a badly typed list counts as none).
     static func uuids(_ properties: ObjectTree.Properties) -> [String] {
         properties["UUIDs"]?.strings ?? []
+    }
+}
+
+/// `scan --json`'s line: `kind` is `bike`, `rower` or `unknown`.
+extension DiscoveredMachine: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case name, address, kind, rssi, path, adapter
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        address = try container.decode(String.self, forKey: .address)
+        type = try container.decodeIfPresent(String.self, forKey: .kind).flatMap(MachineType.init(rawValue:))
+        rssi = try container.decodeIfPresent(Int.self, forKey: .rssi)
+        path = try container.decode(String.self, forKey: .path)
+        adapter = try container.decode(String.self, forKey: .adapter)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(address, forKey: .address)
+        try container.encode(type?.rawValue ?? "unknown", forKey: .kind)
+        try container.encodeIfPresent(rssi, forKey: .rssi)
+        try container.encode(path, forKey: .path)
+        try container.encode(adapter, forKey: .adapter)
     }
 }
 

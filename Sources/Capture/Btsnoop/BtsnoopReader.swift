@@ -1,3 +1,5 @@
+import FTMS
+
 /// Reads attribute traffic out of a btsnoop file, one event at a time.
 ///
 /// Layers, each undone by hand (see ``CaptureFormat`` for why): the record framing (24-byte
@@ -209,7 +211,7 @@ public struct BtsnoopReader: Sendable {
         if access.operation == .read, facts.address == nil || links[link].peer.map({ $0 == facts.address }) ?? true {
             facts.learn(read: uuid, value)
         }
-        if facts.dataType == nil { facts.dataType = CaptureHeader.MachineType(dataCharacteristic: uuid) }
+        if facts.dataType == nil { facts.dataType = MachineType(dataCharacteristic: uuid) }
         return .attribute(access.operation, uuid, AttributeValue(value), at: time)
     }
 

@@ -1,3 +1,5 @@
+import FTMS
+
 /// One LE link's ATT bearer as the capture saw it: the handle → UUID map its discovery
 /// built, and the requests still waiting for their responses.
 ///
@@ -10,7 +12,7 @@ struct GATTLink: Sendable {
     /// Primary services discovered (Read By Group Type), start handle and UUID.
     private(set) var services: [(start: UInt16, uuid: AttributeUUID)] = []
     /// Set when discovery finds a bike or rower data characteristic (contract §2's type fallback).
-    private(set) var machineType: CaptureHeader.MachineType?
+    private(set) var machineType: MachineType?
 
     private var pendingRead = InlineArray<2, UInt16?>(repeating: nil)
     private var pendingTypeRequest = InlineArray<2, AttributeUUID?>(repeating: nil)
@@ -151,6 +153,6 @@ struct GATTLink: Sendable {
 
     private mutating func learn(_ handle: UInt16, _ uuid: AttributeUUID) {
         attributes[handle] = uuid
-        if machineType == nil { machineType = CaptureHeader.MachineType(dataCharacteristic: uuid) }
+        if machineType == nil { machineType = MachineType(dataCharacteristic: uuid) }
     }
 }

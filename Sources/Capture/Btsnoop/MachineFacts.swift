@@ -1,3 +1,5 @@
+import FTMS
+
 /// What a btsnoop capture reveals about its machine, gathered as records go by and turned
 /// into a ``CaptureHeader`` on demand.
 struct MachineFacts {
@@ -8,7 +10,7 @@ struct MachineFacts {
     var manufacturer: String?
     var model: String?
     var feature: [UInt8]?
-    var dataType: CaptureHeader.MachineType?
+    var dataType: MachineType?
     var start: Duration?
 
     /// Takes what a read of a Device Name, Device Information or Feature value says.
@@ -32,7 +34,7 @@ struct MachineFacts {
         let name = deviceName ?? address.flatMap { advertisedNames.name(of: $0) }
         return CaptureHeader(
             name: name, address: address?.description, manufacturer: manufacturer, model: model,
-            type: name.flatMap { CaptureHeader.MachineType(machineName: $0) } ?? dataType,
+            type: name.flatMap { MachineType(machineName: $0) } ?? dataType,
             feature: feature, start: start)
     }
 }

@@ -46,7 +46,7 @@ enum FtmscapHeaderLine {
             case .model?: header.model = header.model ?? string(value, in: scanner)
             case .type?:
                 if header.type == nil, let text = string(value, in: scanner) {
-                    header.type = CaptureHeader.MachineType(lenient: text)
+                    header.type = MachineType(lenient: text)
                 }
             case .feature?:
                 guard header.feature == nil else { break }

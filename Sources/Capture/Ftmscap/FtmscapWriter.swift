@@ -1,4 +1,5 @@
-public import FTMS
+public import JSON
+import FTMS
 
 /// Writes canonical `.ftmscap` (`docs/ftmscap.md`): one JSON object and `\n` per line, keys in
 /// a fixed order, lowercase hex without separators, times in their shortest exact decimal form.

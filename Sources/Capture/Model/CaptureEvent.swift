@@ -1,3 +1,4 @@
+import JSON
 public import FTMS
 
 /// One thing that happened on the link, at a time relative to the capture's start.

@@ -32,48 +32,12 @@ public struct CaptureHeader: Sendable, Equatable {
         self.feature = feature
         self.start = start
     }
+}
 
-    /// Bike or rower: the two FTMS data characteristics SolidFocus machines carry.
-    public enum MachineType: String, Sendable, Hashable, CaseIterable {
-        case bike
-        case rower
-
-        /// The data record kind to decode and merge this machine's notifications as.
-        public var dataKind: DataRecord.Kind {
-            switch self {
-            case .bike: .indoorBikeData
-            case .rower: .rowerData
-            }
-        }
-
-        /// From the name prefix (contract §2), `SF-Bike-…` or `SF-Rower-…`.
-        public init?(machineName name: String) {
-            if name.hasPrefix("SF-Bike-") {
-                self = .bike
-            } else if name.hasPrefix("SF-Rower-") {
-                self = .rower
-            } else {
-                return nil
-            }
-        }
-
-        /// From the data characteristic a machine carries (contract §2's fallback).
-        public init?(dataCharacteristic uuid: AttributeUUID) {
-            switch uuid.short {
-            case Characteristic.indoorBikeData.rawValue: self = .bike
-            case Characteristic.rowerData.rawValue: self = .rower
-            default: return nil
-            }
-        }
-
-        /// The spellings other tools write: `bike`, `indoor_bike`, `Indoor Bike`, `rower`, `rowing`…
-        public init?(lenient text: String) {
-            let folded = String(text.lowercased().filter { $0.isLetter })
-            switch folded {
-            case "bike", "indoorbike", "indoorbikedata", "cycle", "cycling", "spinbike", "trainer": self = .bike
-            case "rower", "rowing", "rowerdata", "rowingmachine": self = .rower
-            default: return nil
-            }
-        }
+extension MachineType {
+    /// From the data characteristic a capture shows (contract §2's fallback); nil for others.
+    public init?(dataCharacteristic uuid: AttributeUUID) {
+        guard let characteristic = uuid.short.flatMap(Characteristic.init(rawValue:)) else { return nil }
+        self.init(dataCharacteristic: characteristic)
     }
 }

@@ -1,3 +1,4 @@
+import JSON
 import FTMS
 
 /// Seconds as exact decimal text ⇄ `Duration`, with no floating point in between.

@@ -1,3 +1,4 @@
+import JSON
 import FTMS
 
 /// ISO 8601 UTC instants ⇄ time since the Unix epoch, for the `.ftmscap` header's `start`.

@@ -1,3 +1,4 @@
+import JSON
 extension ControlRequest {
     /// Reads one request line (without its newline). Strict: an unknown command or field, a
     /// missing field, a wrong type, a number out of range or not finite is an error, so a

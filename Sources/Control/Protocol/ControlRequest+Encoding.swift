@@ -1,3 +1,4 @@
+import JSON
 extension ControlRequest {
     /// The request as one line for the socket, without the newline: what ``ControlClient``
     /// sends, and what ``init(parsing:)`` reads back to the same request.

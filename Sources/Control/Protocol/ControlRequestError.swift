@@ -1,3 +1,4 @@
+import JSON
 /// Why a request line is not a request, as the one-line `error` of its `bad_request` answer.
 /// Each names the field and what it should have been, so a person typing requests into
 /// `socat` can fix theirs from the answer alone.

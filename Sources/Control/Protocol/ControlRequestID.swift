@@ -1,3 +1,4 @@
+import JSON
 /// A request's optional `"id"`, echoed in its answer so that a client that pipelines requests
 /// can match answers without counting lines. A string or an integer, as in JSON-RPC.
 public enum ControlRequestID: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import JSON
 extension ControlResponse {
     /// The answer line, newline included: `{"ok":true,"id":…,"result":{…}}` or
     /// `{"ok":false,"id":…,"error":"…","code":"…"}`, with `id` only when the request had one.

@@ -1,3 +1,4 @@
+import JSON
 /// The answer to one request: a result, which is any JSON object the handler chose, or a
 /// failure with a code and a one-line message.
 ///

@@ -1,3 +1,4 @@
+import JSON
 /// One line a client sent, read as far as it goes: its `id` when it has a usable one (so even a
 /// bad request's answer carries it), and the request or why there is none.
 struct RequestLine {

@@ -1,4 +1,4 @@
-public import Workout
+public import FTMS
 
 /// One machine as `status` and `machines` report it: enough for an operator to see at a
 /// glance what is connected, riding, and why something is not.

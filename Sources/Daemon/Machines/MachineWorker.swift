@@ -113,7 +113,7 @@ public actor MachineWorker {
         address = info.address
         state = .ready
         lastError = nil
-        if let type = MachineType(kind: info.kind) { adopt(type) }
+        adopt(info.type)
         await sink.publisher.machine(
             currentIdentity, state: state.payloadName, manufacturer: info.manufacturer, notify: info.dataNotifyPath?.wireName,
             adapter: adapter, adapterReason: adapterReason, features: info.features)
@@ -209,7 +209,7 @@ public actor MachineWorker {
 
     /// What the machine is known to be so far; before it is ready, its name says bike or rower.
     private var currentIdentity: MachineIdentity {
-        identity ?? MachineIdentity(name: name, address: address, model: info?.model, type: MachineType(kind: MachineKind(name: name)) ?? .bike)
+        identity ?? MachineIdentity(name: name, address: address, model: info?.model, type: MachineType(machineName: name) ?? .bike)
     }
 
     private func adopt(_ type: MachineType) {
@@ -229,16 +229,5 @@ public actor MachineWorker {
         guard !ticked, pipeline?.engine.openSessionID != nil else { return }
         ticked = true
         await ticker.register(self)
-    }
-}
-
-extension MachineType {
-    /// `nil` for a generic FTMS machine, whose type its data reveals.
-    init?(kind: MachineKind) {
-        switch kind {
-        case .bike: self = .bike
-        case .rower: self = .rower
-        case .unknown: return nil
-        }
     }
 }

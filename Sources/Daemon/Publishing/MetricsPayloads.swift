@@ -1,4 +1,5 @@
 public import FTMS
+import JSON
 public import Publish
 public import Workout
 
@@ -16,7 +17,7 @@ public enum MetricsPayloads {
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) -> JSONPayload {
-        payload { json in
+        payload(state: "\(state)") { json in
             json.appendKey("state", first: true)
             json.appendString(state)
             json.appendKey("name")
@@ -63,7 +64,7 @@ public enum MetricsPayloads {
     /// `distanceM` and `energyKcal` are the session's own totals so far (issue 21: what the
     /// floor shows is the ride, not the machine's lifetime counters, which stay in `sample`).
     public static func sessionState(_ event: SessionEvent) -> JSONPayload {
-        payload { json in
+        payload(state: "\(event.state)") { json in
             json.appendKey("state", first: true)
             json.appendString(event.state)
             json.appendKey("startEpoch")
@@ -97,7 +98,7 @@ public enum MetricsPayloads {
     public static func decoded(_ message: FTMSMessage) -> JSONPayload {
         var json = JSONBuffer(capacity: 512)
         message.writeJSON(into: &json)
-        return (try? JSONPayload(validating: json)) ?? .empty
+        return JSONPayload(written: json)
     }
 
     /// `sample`: the decoded record (the machine's own counters, `total_distance_m` and the
@@ -126,14 +127,14 @@ public enum MetricsPayloads {
         json.appendKey("session_moving_ms")
         json.appendInteger(Int(session.movingMilliseconds))
         json.append(UInt8(ascii: "}"))
-        return (try? JSONPayload(validating: json)) ?? .empty
+        return JSONPayload(written: json)
     }
 
     /// `session_summary`: the summary exactly as uploaded.
     public static func summary(_ summary: SessionSummary) -> JSONPayload {
         var json = JSONBuffer(capacity: 1024)
         summary.writeJSON(into: &json)
-        return (try? JSONPayload(validating: json)) ?? .empty
+        return JSONPayload(written: json)
     }
 
     /// `control`: a Control Point procedure's request and the machine's answer (contract §4), with
@@ -168,11 +169,11 @@ public enum MetricsPayloads {
         }
     }
 
-    private static func payload(_ body: (inout JSONBuffer) -> Void) -> JSONPayload {
+    private static func payload(state: String? = nil, _ body: (inout JSONBuffer) -> Void) -> JSONPayload {
         var json = JSONBuffer(capacity: 256)
         json.append(UInt8(ascii: "{"))
         body(&json)
         json.append(UInt8(ascii: "}"))
-        return (try? JSONPayload(validating: json)) ?? .empty
+        return JSONPayload(written: json, state: state)
     }
 }

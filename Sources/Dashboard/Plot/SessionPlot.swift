@@ -1,3 +1,4 @@
+public import FTMS
 import Foundation
 public import Workout
 

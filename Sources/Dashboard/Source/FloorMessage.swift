@@ -1,4 +1,4 @@
-import Foundation
+public import JSON
 
 /// One contract §7 envelope (docs/metrics-socket.md), decoded: the unit every source delivers.
 public struct FloorMessage: Sendable, Equatable {
@@ -8,9 +8,9 @@ public struct FloorMessage: Sendable, Equatable {
     /// When the gateway published it, Unix seconds.
     public var timestamp: Double
     public var seq: UInt64
-    public var payload: FloorJSON
+    public var payload: JSONValue
 
-    public init(type: String, machine: String?, sessionID: String?, timestamp: Double, seq: UInt64, payload: FloorJSON) {
+    public init(type: String, machine: String?, sessionID: String?, timestamp: Double, seq: UInt64, payload: JSONValue) {
         self.type = type
         self.machine = machine
         self.sessionID = sessionID
@@ -21,23 +21,22 @@ public struct FloorMessage: Sendable, Equatable {
 
     /// Reads an envelope from its decoded JSON; nil if it is not one (no `type`, or no object
     /// payload). Unknown keys are ignored, as the protocol asks of readers.
-    public init?(json: FloorJSON) {
+    public init?(json: JSONValue) {
         guard case .object = json, let type = json["type"]?.string else { return nil }
         self.type = type
         machine = json["machine"]?.string
         sessionID = json["sessionId"]?.string
-        timestamp = json["timestamp"]?.number ?? 0
-        let seq = json["seq"]?.number ?? 0
-        self.seq = seq >= 0 && seq < 1.8e19 ? UInt64(seq) : 0
+        timestamp = json["timestamp"]?.double ?? 0
+        self.seq = json["seq"]?.integer.flatMap { UInt64(exactly: $0) } ?? 0
         guard let payload = json["payload"], case .object = payload else { return nil }
         self.payload = payload
     }
 
     /// Parses one line of the metrics socket (or one MQTT payload).
     public init(line: some Sequence<UInt8>) throws(FloorMessageError) {
-        let json: FloorJSON
+        let json: JSONValue
         do {
-            json = try JSONDecoder().decode(FloorJSON.self, from: Data(line))
+            json = try JSONReader.read(Array(line))
         } catch {
             throw .notJSON
         }

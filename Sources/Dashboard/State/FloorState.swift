@@ -83,8 +83,8 @@ public struct FloorState: Sendable, Equatable {
                 return applySample(message, gateway: name).map { [.tile($0.tile, point: $0.point, live: true)] } ?? []
             case "upload":
                 gateway.upload = UploadStatus(
-                    pending: message.payload["pending"]?.number, uploaded: message.payload["uploaded"]?.number,
-                    dead: message.payload["dead"]?.number, result: message.payload["result"]?.string, at: message.timestamp)
+                    pending: message.payload["pending"]?.double, uploaded: message.payload["uploaded"]?.double,
+                    dead: message.payload["dead"]?.double, result: message.payload["result"]?.string, at: message.timestamp)
                 return [.gateway(gateway)]
             default:
                 return []
@@ -128,10 +128,10 @@ public struct FloorState: Sendable, Equatable {
         guard let machine = message.machine, let state = message.payload["state"]?.string else { return nil }
         var tile = tile(gateway, machine, at: message.timestamp)
         tile.session = SessionClock(
-            id: message.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.number ?? 0, at: message.timestamp)
+            id: message.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.double ?? 0, at: message.timestamp)
         // The session's own totals (issue 21), from a gateway that sends them.
-        if let distance = message.payload["distanceM"]?.number { tile.distance = distance }
-        if let energy = message.payload["energyKcal"]?.number { tile.energy = energy }
+        if let distance = message.payload["distanceM"]?.double { tile.distance = distance }
+        if let energy = message.payload["energyKcal"]?.double { tile.energy = energy }
         tile.updated = max(tile.updated, message.timestamp)
         store(tile)
         return tile
@@ -144,18 +144,18 @@ public struct FloorState: Sendable, Equatable {
         // A sample means a link: a tile first seen through one (a dashboard that joined late)
         // is connected.
         if tile.state == "discovered" || tile.state == "connecting" { tile.state = "ready" }
-        tile.power = payload["instantaneous_power_w"]?.number
-        tile.cadence = payload["instantaneous_cadence_rpm"]?.number
-        tile.speed = payload["instantaneous_speed_kmh"]?.number
-        tile.heartRate = payload["heart_rate_bpm"]?.number
-        tile.pace = payload["instantaneous_pace_s_per_500m"]?.number
-        tile.strokeRate = payload["stroke_rate_spm"]?.number
-        if let distance = payload["session_distance_m"]?.number {
+        tile.power = payload["instantaneous_power_w"]?.double
+        tile.cadence = payload["instantaneous_cadence_rpm"]?.double
+        tile.speed = payload["instantaneous_speed_kmh"]?.double
+        tile.heartRate = payload["heart_rate_bpm"]?.double
+        tile.pace = payload["instantaneous_pace_s_per_500m"]?.double
+        tile.strokeRate = payload["stroke_rate_spm"]?.double
+        if let distance = payload["session_distance_m"]?.double {
             // The ride, not the machine: the session's own totals and clock (issue 21). The
             // machine's lifetime counters stay in the sample for whoever wants them.
             tile.distance = distance
-            tile.energy = payload["session_energy_kcal"]?.number ?? tile.energy
-            if let elapsed = payload["session_elapsed_ms"]?.number, tile.session?.id == message.sessionID {
+            tile.energy = payload["session_energy_kcal"]?.double ?? tile.energy
+            if let elapsed = payload["session_elapsed_ms"]?.double, tile.session?.id == message.sessionID {
                 tile.session?.elapsedMs = elapsed
                 tile.session?.at = message.timestamp
             }
@@ -169,8 +169,8 @@ public struct FloorState: Sendable, Equatable {
         } else {
             // A gateway from before session totals: its counters, as before. Totals persist
             // through a record that leaves them out.
-            tile.distance = payload["total_distance_m"]?.number ?? tile.distance
-            tile.energy = payload["total_energy_kcal"]?.number ?? tile.energy
+            tile.distance = payload["total_distance_m"]?.double ?? tile.distance
+            tile.energy = payload["total_energy_kcal"]?.double ?? tile.energy
         }
         tile.updated = max(tile.updated, message.timestamp)
         var point: SparkPoint?

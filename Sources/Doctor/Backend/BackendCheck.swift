@@ -1,3 +1,4 @@
+import JSON
 import Foundation
 import Upload
 
@@ -15,7 +16,7 @@ struct BackendCheck: Sendable {
     var timeout: Duration
 
     func run() async -> CheckResult {
-        var data: [String: DoctorValue] = ["url": .string(url), "source": .string(source)]
+        var data: [String: JSONValue] = ["url": .string(url), "source": .string(source)]
         guard !url.isEmpty else {
             data["configured"] = false
             return CheckResult(
@@ -34,11 +35,11 @@ struct BackendCheck: Sendable {
         do {
             let reply = try await transport.send(BackendRequest(.get, Self.probePath), timeout: timeout)
             let elapsed = ContinuousClock.now - started
-            let code = ErrorCode.in(reply.body)
+            let code = ErrorBody(reply.body).code
             data["reachable"] = true
-            data["http_status"] = .int(reply.status)
+            data["http_status"] = .integer(Int64(reply.status))
             data["error_code"] = .optional(code)
-            data["elapsed_ms"] = .int(Seconds.milliseconds(elapsed))
+            data["elapsed_ms"] = .integer(Int64(Seconds.milliseconds(elapsed)))
             let answer = "HTTP \(reply.status)" + (code.map { " \($0)" } ?? "")
             let detail = "\(url) answers GET \(Self.probePath) with \(answer) in \(Seconds.text(elapsed))"
             if reply.status >= 500 {
@@ -53,14 +54,6 @@ struct BackendCheck: Sendable {
             return CheckResult(
                 id: Self.id, title: Self.title, status: .failed, detail: "\(url) (\(source)): \(error)",
                 hint: "check the URL, DNS, the firewall and the gateway's network; sessions queue until it answers", data: data)
-        }
-    }
-
-    /// The `error` field of the backend's error body (`{"error": "invalid_token", …}`).
-    enum ErrorCode {
-        static func `in`(_ body: [UInt8]) -> String? {
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return nil }
-            return object["error"] as? String
         }
     }
 }

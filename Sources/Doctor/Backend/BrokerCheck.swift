@@ -1,3 +1,4 @@
+import JSON
 import BlueZ
 import DaemonConfig
 import MQTT
@@ -15,7 +16,7 @@ struct BrokerCheck: Sendable {
     var timeout: Duration
 
     func run() async -> CheckResult {
-        var data: [String: DoctorValue] = ["enabled": .bool(settings.enabled), "broker": .string(settings.broker)]
+        var data: [String: JSONValue] = ["enabled": .bool(settings.enabled), "broker": .string(settings.broker)]
         guard settings.enabled else {
             return CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "MQTT is off ([mqtt] enabled = false)", data: data)
         }
@@ -44,7 +45,7 @@ struct BrokerCheck: Sendable {
         let outcome = await Self.firstOutcome(client, timeout: timeout)
         let elapsed = ContinuousClock.now - started
         await client.stop(flushTimeout: .zero)
-        data["elapsed_ms"] = .int(Seconds.milliseconds(elapsed))
+        data["elapsed_ms"] = .integer(Int64(Seconds.milliseconds(elapsed)))
         switch outcome {
         case .connected:
             data["reachable"] = true

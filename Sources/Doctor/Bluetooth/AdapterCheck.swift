@@ -1,3 +1,4 @@
+import JSON
 import DaemonConfig
 
 /// Check 3a: the adapters BlueZ has, each powered and able to act as a central.
@@ -15,9 +16,9 @@ struct AdapterCheck: Sendable {
         }
         let names = adapters.map(\.name)
         let missing = configured.filter { !names.contains($0) }
-        let data: [String: DoctorValue] = [
-            "adapters": .list(names.map(DoctorValue.string)), "configured": .list(configured.map(DoctorValue.string)),
-            "configured_missing": .list(missing.map(DoctorValue.string)),
+        let data: [String: JSONValue] = [
+            "adapters": .array(names.map(JSONValue.string)), "configured": .array(configured.map(JSONValue.string)),
+            "configured_missing": .array(missing.map(JSONValue.string)),
         ]
         guard !adapters.isEmpty else {
             return CheckResult(
@@ -39,11 +40,11 @@ struct AdapterCheck: Sendable {
         let id = "adapter.\(adapter.name)"
         let title = "Adapter \(adapter.name)"
         let used = configured.isEmpty || configured.contains(adapter.name)
-        let data: [String: DoctorValue] = [
+        let data: [String: JSONValue] = [
             "path": .string(adapter.path), "address": .optional(adapter.address),
-            "powered": adapter.powered.map(DoctorValue.bool) ?? .null,
-            "discovering": adapter.discovering.map(DoctorValue.bool) ?? .null,
-            "roles": adapter.roles.map { .list($0.map(DoctorValue.string)) } ?? .null, "used": .bool(used),
+            "powered": adapter.powered.map(JSONValue.bool) ?? .null,
+            "discovering": adapter.discovering.map(JSONValue.bool) ?? .null,
+            "roles": adapter.roles.map { .array($0.map(JSONValue.string)) } ?? .null, "used": .bool(used),
         ]
         let facts = [
             adapter.address ?? "no address",

@@ -1,3 +1,5 @@
+import JSON
+
 /// Check 3b: the controller behind an adapter: who made it, which Bluetooth version, and what
 /// that means for how many machines it can hold.
 struct ControllerCheck: Sendable {
@@ -32,12 +34,12 @@ struct ControllerCheck: Sendable {
     }
 
     private func described(id: String, title: String, info: ControllerInfo, source: String) -> CheckResult {
-        var data: [String: DoctorValue] = [
-            "manufacturer_id": .int(Int(info.manufacturer)), "manufacturer": .string(info.manufacturerName),
-            "hci_version": .int(Int(info.hciVersion)), "hci_revision": .int(Int(info.hciRevision)),
-            "lmp_version": .int(Int(info.lmpVersion)), "lmp_subversion": .int(Int(info.lmpSubversion)),
-            "bluetooth_version": .string(info.bluetoothVersion), "le_supported": info.leSupported.map(DoctorValue.bool) ?? .null,
-            "source": .string(source), "max_connected": .int(maxConnected),
+        var data: [String: JSONValue] = [
+            "manufacturer_id": .integer(Int64(info.manufacturer)), "manufacturer": .string(info.manufacturerName),
+            "hci_version": .integer(Int64(info.hciVersion)), "hci_revision": .integer(Int64(info.hciRevision)),
+            "lmp_version": .integer(Int64(info.lmpVersion)), "lmp_subversion": .integer(Int64(info.lmpSubversion)),
+            "bluetooth_version": .string(info.bluetoothVersion), "le_supported": info.leSupported.map(JSONValue.bool) ?? .null,
+            "source": .string(source), "max_connected": .integer(Int64(maxConnected)),
         ]
         let head = "\(info.manufacturerName), \(info.bluetoothVersion)"
         guard info.canDoLowEnergy, let links = CoreVersion.typicalLELinks(hciVersion: info.hciVersion) else {
@@ -45,8 +47,8 @@ struct ControllerCheck: Sendable {
                 id: id, title: title, status: .failed, detail: "\(head): no Bluetooth Low Energy, so no FTMS machine can connect",
                 hint: "use a Bluetooth 4.2 or newer adapter", data: data)
         }
-        data["typical_le_links_low"] = .int(links.low)
-        data["typical_le_links_high"] = .int(links.high)
+        data["typical_le_links_low"] = .integer(Int64(links.low))
+        data["typical_le_links_high"] = .integer(Int64(links.high))
         let rule = "LE links are limited by the firmware, not the spec: expect about \(links.low)-\(links.high) at once"
         let note = maxConnected > links.high
             ? "; machines.max_connected is \(maxConnected), so spread machines over more adapters if links fail" : ""

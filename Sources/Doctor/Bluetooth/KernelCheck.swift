@@ -1,3 +1,4 @@
+import JSON
 import Foundation
 
 #if canImport(Glibc)
@@ -26,9 +27,9 @@ struct KernelCheck: Sendable {
 
     func run() -> (result: CheckResult, support: Support) {
         let controllers = Self.controllers(in: sysfs)
-        var data: [String: DoctorValue] = [
+        var data: [String: JSONValue] = [
             "sysfs": .string(sysfs), "sysfs_present": .bool(controllers != nil),
-            "controllers": .list((controllers ?? []).map(DoctorValue.string)),
+            "controllers": .array((controllers ?? []).map(JSONValue.string)),
         ]
         let sysfsWords = controllers == nil ? "\(sysfs) does not exist" : "\(sysfs) lists \(Self.list(controllers ?? []))"
         if let error = probe.socketError() {

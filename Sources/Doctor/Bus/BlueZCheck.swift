@@ -1,3 +1,4 @@
+import JSON
 import BlueZ
 
 /// Check 1b: is BlueZ on the bus, can this user read it, and is it new enough?
@@ -9,7 +10,7 @@ struct BlueZCheck: Sendable {
         guard case .reachable(let found) = snapshot else {
             return .skipped(id: Self.id, title: Self.title, because: "needs the system bus (see dbus)")
         }
-        var data: [String: DoctorValue] = ["owner": .optional(found.blueZOwner)]
+        var data: [String: JSONValue] = ["owner": .optional(found.blueZOwner)]
         guard let owner = found.blueZOwner else {
             return CheckResult(
                 id: Self.id, title: Self.title, status: .failed,
@@ -29,7 +30,7 @@ struct BlueZCheck: Sendable {
             break
         }
         let adapters = found.tree?.paths(with: BlueZNames.adapter).count ?? 0
-        data["adapters"] = .int(adapters)
+        data["adapters"] = .integer(Int64(adapters))
         guard let version else {
             return CheckResult(id: Self.id, title: Self.title, status: .ok, detail: "org.bluez is owned by \(owner)", data: data)
         }

@@ -1,3 +1,5 @@
+import JSON
+
 /// Check 1a: can the bus the daemon would use be reached?
 struct BusCheck: Sendable {
     static let id = "dbus"
@@ -6,7 +8,7 @@ struct BusCheck: Sendable {
     var choice: BusAddressChoice
 
     func result(_ snapshot: BusSnapshot) -> CheckResult {
-        var data: [String: DoctorValue] = ["address": .string(choice.address), "source": .string(choice.source)]
+        var data: [String: JSONValue] = ["address": .string(choice.address), "source": .string(choice.source)]
         switch snapshot {
         case .unreachable(let reason):
             data["reachable"] = false

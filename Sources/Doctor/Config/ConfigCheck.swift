@@ -1,3 +1,4 @@
+import JSON
 import DaemonConfig
 import Foundation
 
@@ -16,7 +17,7 @@ struct ConfigCheck: Sendable {
     /// defaults otherwise (so a bad file still gets the rest of the report).
     func run() -> (result: CheckResult, config: DaemonConfig) {
         let path = path
-        var data: [String: DoctorValue] = ["path": .string(path), "explicit": .bool(explicitPath != nil)]
+        var data: [String: JSONValue] = ["path": .string(path), "explicit": .bool(explicitPath != nil)]
         guard FileManager.default.fileExists(atPath: path) else {
             data["exists"] = false
             data["defaults_in_use"] = true
@@ -35,7 +36,7 @@ struct ConfigCheck: Sendable {
         switch ConfigLoading.load(path: path) {
         case .success(let config):
             data["defaults_in_use"] = false
-            data["keys_set"] = .list(config.explicitKeys.sorted().map(DoctorValue.string))
+            data["keys_set"] = .array(config.explicitKeys.sorted().map(JSONValue.string))
             let keys = config.explicitKeys.count
             return (CheckResult(
                 id: Self.id, title: Self.title, status: .ok,
@@ -49,7 +50,7 @@ struct ConfigCheck: Sendable {
         }
     }
 
-    private func failed(_ detail: String, hint: String, _ data: [String: DoctorValue]) -> CheckResult {
+    private func failed(_ detail: String, hint: String, _ data: [String: JSONValue]) -> CheckResult {
         CheckResult(id: Self.id, title: Self.title, status: .failed, detail: detail, hint: hint, data: data)
     }
 }

@@ -1,3 +1,4 @@
+public import JSON
 import Foundation
 
 /// One line of the doctor's report: what was looked at, how it came out, and why.
@@ -12,9 +13,9 @@ public struct CheckResult: Sendable, Hashable {
     /// What to do about a warning or failure, one line; `nil` when there is nothing to do.
     public var hint: String?
     /// The facts behind the detail, for `--json`.
-    public var data: [String: DoctorValue]
+    public var data: [String: JSONValue]
 
-    public init(id: String, title: String, status: CheckStatus, detail: String, hint: String? = nil, data: [String: DoctorValue] = [:]) {
+    public init(id: String, title: String, status: CheckStatus, detail: String, hint: String? = nil, data: [String: JSONValue] = [:]) {
         self.id = id
         self.title = title
         self.status = status

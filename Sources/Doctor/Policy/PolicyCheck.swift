@@ -1,3 +1,4 @@
+import JSON
 import Foundation
 
 /// Check 2: may the service user call BlueZ? Reads dbus-daemon's policy files the way the
@@ -31,16 +32,16 @@ struct PolicyCheck: Sendable {
         let account = ServiceAccount.lookUp(user)
         let groups = account?.groups ?? [group]
         let decision = policy.deciding(user: user, groups: groups)
-        var data: [String: DoctorValue] = [
+        var data: [String: JSONValue] = [
             "user": .string(user), "group": .string(group), "user_exists": .bool(account != nil),
             "group_exists": .bool(ServiceAccount.groupExists(group)),
-            "user_groups": account.map { .list($0.groups.map(DoctorValue.string)) } ?? .null,
+            "user_groups": account.map { .array($0.groups.map(JSONValue.string)) } ?? .null,
             "in_group": .bool(account?.groups.contains(group) ?? false),
-            "files": .list(files.map(DoctorValue.string)), "malformed": .list(malformed.map(DoctorValue.string)),
+            "files": .array(files.map(JSONValue.string)), "malformed": .array(malformed.map(JSONValue.string)),
             "allowed": .bool(decision?.allow == true),
             "decided_by": decision.map { .string("\($0.allow ? "allow" : "deny") for \($0.scope) at \($0.place)") } ?? .null,
         ]
-        data["grants"] = .list(policy.rules.filter(\.allow).map { .string("\($0.scope) at \($0.place)") })
+        data["grants"] = .array(policy.rules.filter(\.allow).map { .string("\($0.scope) at \($0.place)") })
         let trouble = malformed.isEmpty ? "" : "; " + malformed.joined(separator: "; ")
         guard let decision, decision.allow else {
             let why = decision.map { "denied for \($0.scope) at \($0.place)" }

@@ -1,3 +1,5 @@
+import JSON
+
 /// The last line of defence for secrets in the report.
 ///
 /// No check puts a token in a result on purpose, but details quote other programs' errors
@@ -47,12 +49,12 @@ extension DoctorReport {
 }
 
 extension SecretRedactor {
-    func redact(_ value: DoctorValue) -> DoctorValue {
+    func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case .string(let text): .string(redact(text))
-        case .list(let items): .list(items.map(redact))
+        case .array(let items): .array(items.map(redact))
         case .object(let fields): .object(fields.mapValues(redact))
-        case .int, .double, .bool, .null: value
+        case .integer, .number, .bool, .null: value
         }
     }
 }

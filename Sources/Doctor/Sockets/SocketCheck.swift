@@ -1,3 +1,4 @@
+import JSON
 import DaemonConfig
 import Foundation
 
@@ -24,7 +25,7 @@ struct SocketCheck: Sendable {
 
     func run() async -> CheckResult {
         let path = settings.path
-        var data: [String: DoctorValue] = ["path": .string(path), "configured_mode": .string(FileFacts.octal(settings.mode))]
+        var data: [String: JSONValue] = ["path": .string(path), "configured_mode": .string(FileFacts.octal(settings.mode))]
         let facts: FileFacts
         switch FileFacts.of(path) {
         case .failure(.missing):
@@ -54,7 +55,7 @@ struct SocketCheck: Sendable {
         return judged(outcome, facts: facts, notes: notes, data: data)
     }
 
-    private func judged(_ outcome: UnixSocketProbe.Outcome, facts: FileFacts, notes: [String], data: [String: DoctorValue]) -> CheckResult {
+    private func judged(_ outcome: UnixSocketProbe.Outcome, facts: FileFacts, notes: [String], data: [String: JSONValue]) -> CheckResult {
         var data = data
         let path = settings.path
         let mismatch = notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"
@@ -90,15 +91,15 @@ struct SocketCheck: Sendable {
     struct Answer {
         var words: String
         var fine: Bool
-        var data: [String: DoctorValue]
+        var data: [String: JSONValue]
     }
 
     /// The `hello` envelope's `seq` and `version` (docs/metrics-socket.md), or `nil` when the
     /// line is not one.
     static func hello(_ line: String) -> Answer? {
-        guard let object = jsonObject(line), object["type"] as? String == "hello" else { return nil }
-        let seq = (object["seq"] as? NSNumber)?.intValue
-        let version = object["version"] as? String
+        guard let object = jsonObject(line), object["type"]?.string == "hello" else { return nil }
+        let seq = object["seq"]?.integer.map { Int($0) }
+        let version = object["version"]?.string
         return Answer(
             words: "answers with hello (version \(version ?? "?")\(seq.map { ", seq \($0)" } ?? ""))", fine: true,
             data: ["answer": "hello", "seq": .optional(seq), "protocol_version": .optional(version)])
@@ -107,14 +108,14 @@ struct SocketCheck: Sendable {
     /// The answer to `status` (docs/control-socket.md): `{"ok": true, "result": {…}}`, or an
     /// error line; `nil` when the line is not the control protocol at all.
     static func status(_ line: String) -> Answer? {
-        guard let object = jsonObject(line), let ok = object["ok"] as? Bool else { return nil }
-        guard ok, let result = object["result"] as? [String: Any] else {
-            let error = (object["error"] as? String) ?? "no reason given"
+        guard let object = jsonObject(line), let ok = object["ok"]?.bool else { return nil }
+        guard ok, let result = object["result"]?.object else {
+            let error = object["error"]?.string ?? "no reason given"
             return Answer(words: "answers status with an error: \(error)", fine: false, data: ["answer": "error", "error": .string(error)])
         }
-        let version = result["version"] as? String
-        let uptime = (result["uptime_s"] as? NSNumber)?.int64Value
-        let machines = (result["machines"] as? [Any])?.count
+        let version = result["version"]?.string
+        let uptime = result["uptime_s"]?.integer
+        let machines = result["machines"]?.array?.count
         let facts = [version.map { "daemon \($0)" }, uptime.map { "up \(DatabaseCheck.ageText($0))" }, machines.map { "\($0) machine\($0 == 1 ? "" : "s")" }]
             .compactMap { $0 }
         return Answer(
@@ -122,11 +123,11 @@ struct SocketCheck: Sendable {
             data: ["answer": "status", "daemon_version": .optional(version), "uptime_s": .optional(uptime.map(Int.init)), "machines": .optional(machines)])
     }
 
-    private static func jsonObject(_ line: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    private static func jsonObject(_ line: String) -> JSONObject? {
+        (try? JSONReader.read(line))?.object
     }
 
-    private func result(_ status: CheckStatus, _ detail: String, hint: String?, _ data: [String: DoctorValue]) -> CheckResult {
+    private func result(_ status: CheckStatus, _ detail: String, hint: String?, _ data: [String: JSONValue]) -> CheckResult {
         CheckResult(id: kind.id, title: kind.title, status: status, detail: detail, hint: hint, data: data)
     }
 }

@@ -1,3 +1,4 @@
+import JSON
 import Foundation
 import Store
 import Workout
@@ -20,7 +21,7 @@ struct DatabaseCheck: Sendable {
 
     /// The result, and the open store for the login check (closed by the caller).
     func run() async -> (result: CheckResult, store: GatewayStore?) {
-        var data: [String: DoctorValue] = ["path": .string(path)]
+        var data: [String: JSONValue] = ["path": .string(path)]
         guard FileManager.default.fileExists(atPath: path) else {
             data["exists"] = false
             return (CheckResult(
@@ -40,12 +41,12 @@ struct DatabaseCheck: Sendable {
             let migrations = try await store.appliedMigrations()
             let counts = try await store.counts()
             let oldest = try await store.pendingBatch(after: nil, limit: 1).first?.startedAt
-            data["integrity"] = .list(integrity.map(DoctorValue.string))
-            data["migrations"] = .list(migrations.map(DoctorValue.string))
+            data["integrity"] = .array(integrity.map(JSONValue.string))
+            data["migrations"] = .array(migrations.map(JSONValue.string))
             data["device_id"] = .string(store.deviceID)
-            data["pending"] = .int(counts.pending)
-            data["uploaded"] = .int(counts.uploaded)
-            data["dead"] = .int(counts.dead)
+            data["pending"] = .integer(Int64(counts.pending))
+            data["uploaded"] = .integer(Int64(counts.uploaded))
+            data["dead"] = .integer(Int64(counts.dead))
             guard integrity == ["ok"] else {
                 return (failed(
                     "\(path) fails SQLite's integrity check: \(integrity.prefix(3).joined(separator: "; "))",
@@ -85,7 +86,7 @@ struct DatabaseCheck: Sendable {
         }
     }
 
-    private func failed(_ detail: String, hint: String, _ data: [String: DoctorValue]) -> CheckResult {
+    private func failed(_ detail: String, hint: String, _ data: [String: JSONValue]) -> CheckResult {
         CheckResult(id: Self.id, title: Self.title, status: .failed, detail: detail, hint: hint, data: data)
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import JSON
 import Glibc
 #endif
 
@@ -37,7 +38,7 @@ struct FileFacts: Sendable, Hashable {
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
-    var data: [String: DoctorValue] {
+    var data: [String: JSONValue] {
         ["kind": .string(kind.rawValue), "owner": .string(owner), "group": .string(group), "mode": .string(modeText)]
     }
 }

@@ -1,3 +1,4 @@
+import JSON
 import Store
 import Workout
 
@@ -21,7 +22,7 @@ struct LoginCheck: Sendable {
             return (CheckResult(id: Self.id, title: Self.title, status: .failed, detail: "cannot read the login state: \(error)"), [])
         }
         let secrets = tokens.map { [$0.accessToken, $0.refreshToken] } ?? []
-        var data: [String: DoctorValue] = [
+        var data: [String: JSONValue] = [
             "logged_in": .bool(account.loggedIn), "login_required_reason": .optional(account.loginRequiredReason),
             "access_expires_at": .optional(account.accessExpiresAt?.iso8601), "tokens": .string(account.loggedIn ? "held (redacted)" : "none"),
         ]

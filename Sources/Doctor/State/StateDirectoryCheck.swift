@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import JSON
 import Glibc
 #endif
 
@@ -14,7 +15,7 @@ struct StateDirectoryCheck: Sendable {
 
     /// The result, and whether there is a directory for the database check to look in.
     func run() -> (result: CheckResult, exists: Bool) {
-        var data: [String: DoctorValue] = ["path": .string(path), "source": .string(source)]
+        var data: [String: JSONValue] = ["path": .string(path), "source": .string(source)]
         let facts: FileFacts
         switch FileFacts.of(path) {
         case .failure(.missing):
@@ -55,7 +56,7 @@ struct StateDirectoryCheck: Sendable {
         return (CheckResult(id: Self.id, title: Self.title, status: .ok, detail: summary, data: data), true)
     }
 
-    private func failed(_ detail: String, hint: String, _ data: [String: DoctorValue]) -> CheckResult {
+    private func failed(_ detail: String, hint: String, _ data: [String: JSONValue]) -> CheckResult {
         CheckResult(id: Self.id, title: Self.title, status: .failed, detail: detail, hint: hint, data: data)
     }
 }

@@ -1,3 +1,5 @@
+import JSON
+
 /// Indoor Bike Data or Rower Data notification bytes straight to their JSON line, with no
 /// ``DataRecord`` in between: the bulk path of `ftms-bridge decode`.
 ///

@@ -1,3 +1,5 @@
+public import JSON
+
 /// A data characteristic's JSON, precomputed: the opening bytes, each field's `,"name":` and
 /// what its value needs (scale, sentinel, plausible range), in wire order.
 ///

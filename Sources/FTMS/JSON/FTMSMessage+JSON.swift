@@ -1,3 +1,5 @@
+public import JSON
+
 /// contract §3.1 JSON for decoded values: snake_case, unit-suffixed, scaled, absent fields omitted.
 ///
 /// Writing goes straight into a caller's ``JSONBuffer``, in field order, so the decode CLI and

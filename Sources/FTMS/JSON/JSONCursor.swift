@@ -1,3 +1,5 @@
+public import JSON
+
 /// Unchecked writes into space a ``JSONBuffer`` has already reserved.
 ///
 /// A writer that knows a bound for a whole message reserves it once
@@ -118,6 +120,12 @@ struct JSONCursor {
 }
 
 extension JSONBuffer {
+    /// `raw` × `scale` in its shortest exact decimal form: 1173 at 0.01 is `11.73`,
+    /// 1100 is `11`, 25 at 0.5 is `12.5`. No floating point is involved.
+    public mutating func appendFixedPoint(_ raw: Int32, scale: Scale) {
+        appendReserved(maximum: 16) { $0.fixedPoint(raw, scale: scale) }
+    }
+
     /// Reserves `maximum` bytes and lets `body` write up to that many through a cursor; the
     /// buffer then holds exactly what was written.
     @inline(__always)

@@ -1,3 +1,5 @@
+public import JSON
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import JSON
 import FTMS
 
 /// The contract §7 envelope's header: everything of a line except its payload.

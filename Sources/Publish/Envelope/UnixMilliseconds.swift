@@ -1,3 +1,4 @@
+import JSON
 import FTMS
 
 /// A timestamp as whole Unix milliseconds, written as seconds with exactly three decimals

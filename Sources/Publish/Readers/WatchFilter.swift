@@ -26,6 +26,7 @@ public struct WatchFilter: Sendable, Equatable {
     }
 }
 
+import JSON
 import FTMS
 
 extension WatchFilter {

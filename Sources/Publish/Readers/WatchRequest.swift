@@ -5,25 +5,27 @@
 /// another protocol (or a typo that would otherwise silently mean "everything"), and the
 /// reader is better told at once. Type names are not checked against ``MessageType``: asking
 /// for a type this daemon does not publish yet is how a newer reader talks to an older daemon.
+import JSON
+
 enum WatchRequest {
     static func parse(_ line: [UInt8]) throws(ReaderInputError) -> WatchFilter {
         let value: JSONValue
         do {
-            value = try JSONParser.parse(line)
+            value = try JSONReader.read(line)
+        } catch where error.reason.hasPrefix("duplicate key") {
+            throw .unknownRequest(error.reason)
         } catch {
             throw .notJSON(error.description)
         }
-        guard let top = value.members else { throw .unknownRequest("not an object") }
-        guard top.count == 1, let first = top.first, first.key == "watch" else {
+        guard let top = value.object else { throw .unknownRequest("not an object") }
+        guard top.keys == ["watch"], let watch = top["watch"] else {
             throw .unknownRequest("expected the single key \"watch\"")
         }
-        if case .null = first.value { return .all }
-        guard let fields = first.value.members else { throw .unknownRequest("\"watch\" is not an object") }
+        if case .null = watch { return .all }
+        guard let fields = watch.object else { throw .unknownRequest("\"watch\" is not an object") }
         var machines: Set<String>?
         var types: Set<MessageType>?
-        var seen: Set<String> = []
-        for field in fields {
-            guard seen.insert(field.key).inserted else { throw .unknownRequest("duplicate key \"\(field.key)\"") }
+        for field in fields.members {
             switch field.key {
             case "machines": machines = try strings(field)
             case "types": types = try strings(field).map { Set($0.map(MessageType.init(rawValue:))) }
@@ -33,7 +35,7 @@ enum WatchRequest {
         return WatchFilter(machines: machines, types: types)
     }
 
-    private static func strings(_ field: JSONMember) throws(ReaderInputError) -> Set<String>? {
+    private static func strings(_ field: (key: String, value: JSONValue)) throws(ReaderInputError) -> Set<String>? {
         switch field.value {
         case .null:
             return nil

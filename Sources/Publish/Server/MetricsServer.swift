@@ -1,3 +1,4 @@
+import JSON
 import FTMS
 public import NIOCore
 import NIOPosix

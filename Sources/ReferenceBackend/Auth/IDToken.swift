@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 
 /// What a login's `id_token` says about the user.
@@ -23,16 +24,16 @@ struct IDToken: Sendable, Hashable {
         }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64URL.decode(parts[1]),
-            let payload = try? JSONCoding.decode(JSONValue.self, from: Data(bytes)), payload.isObject
+            let payload = try? JSONReader.read(Array(bytes)), payload.isObject
         else { return .failure(Refusal(message: "id token is neither test:<subject> nor a JWT")) }
-        guard let subject = payload["sub"]?.stringValue, Self.isUsable(subject) else {
+        guard let subject = payload["sub"]?.string, Self.isUsable(subject) else {
             return .failure(Refusal(message: "id token has no sub claim"))
         }
         if let exp = payload["exp"] {
-            guard let seconds = exp.integerValue else { return .failure(Refusal(message: "id token exp is not a number")) }
+            guard let seconds = exp.integer else { return .failure(Refusal(message: "id token exp is not a number")) }
             guard Double(seconds) > now else { return .failure(Refusal(message: "id token has expired")) }
         }
-        return .success(IDToken(subject: subject, email: payload["email"]?.stringValue, name: payload["name"]?.stringValue))
+        return .success(IDToken(subject: subject, email: payload["email"]?.string, name: payload["name"]?.string))
     }
 
     /// 1 to 255 characters, none of them control characters (subjects appear in admin output).

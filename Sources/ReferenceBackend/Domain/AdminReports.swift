@@ -1,3 +1,5 @@
+import JSON
+
 /// The bodies of the admin API's reports (docs/backend-api.md, "Admin API").
 
 /// `GET /_admin/sessions`.

@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 
 /// The course list a fresh backend serves (`GET /trainings`), until `PUT /_admin/trainings`
@@ -5,19 +6,19 @@ import FoundationEssentials
 /// `video_size`, and stages that set resistance or power over time.
 enum DefaultTrainings {
     static var list: [JSONValue] {
-        (try? JSONCoding.decode([JSONValue].self, from: Data(json.utf8))) ?? []
+        (try? JSONReader.read(json))?.array ?? []
     }
 
     /// Why `training` is not a course a client could cache, or `nil`: a string `id`, and the
     /// documented fields, when present, of their documented types.
     static func problem(with training: JSONValue) -> String? {
         guard training.isObject else { return "a training must be an object" }
-        guard let id = training["id"]?.stringValue, !id.isEmpty else { return "every training needs a string id" }
+        guard let id = training["id"]?.string, !id.isEmpty else { return "every training needs a string id" }
         for key in ["title", "description", "machine_type", "difficulty", "cover_url", "video_url", "updated_at"] {
-            if let value = training[key], value.stringValue == nil { return "training \(id): \(key) must be a string" }
+            if let value = training[key], value.string == nil { return "training \(id): \(key) must be a string" }
         }
         for key in ["duration", "video_size"] {
-            if let value = training[key], (value.integerValue ?? -1) < 0 { return "training \(id): \(key) must be a whole number ≥ 0" }
+            if let value = training[key], (value.integer ?? -1) < 0 { return "training \(id): \(key) must be a whole number ≥ 0" }
         }
         if let stages = training["stages"], case .array = stages {} else if training["stages"] != nil {
             return "training \(id): stages must be an array"

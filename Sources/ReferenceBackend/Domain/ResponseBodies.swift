@@ -1,3 +1,5 @@
+import JSON
+
 /// The JSON bodies of successful answers, in SolidFocus's names.
 
 /// `POST /auth/sso/{provider}`.

@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 
 /// The seed's server-side validation of one uploaded session (Flow 4: "Server 只負責儲存與驗證").
@@ -24,10 +25,10 @@ enum SessionValidator {
     }
 
     static func check(_ session: JSONValue) -> Result<Accepted, Refusal> {
-        guard session.isObject else { return .failure(Refusal(sessionID: nil, message: "a session must be an object, not \(session.typeName)")) }
+        guard session.isObject else { return .failure(Refusal(sessionID: nil, message: "a session must be an object, not \(session.kind)")) }
         guard let id = session["session_id"] else { return .failure(Refusal(sessionID: nil, message: "missing session_id")) }
-        guard let sessionID = id.stringValue, isUUID(sessionID) else {
-            return .failure(Refusal(sessionID: id.stringValue, message: "session_id must be a UUID string"))
+        guard let sessionID = id.string, isUUID(sessionID) else {
+            return .failure(Refusal(sessionID: id.string, message: "session_id must be a UUID string"))
         }
         func refuse(_ message: String) -> Result<Accepted, Refusal> {
             .failure(Refusal(sessionID: sessionID, message: message))
@@ -50,10 +51,10 @@ enum SessionValidator {
             return refuse("duration \(duration) s exceeds ended_at − started_at")
         }
         if let detail = session["detail"], !detail.isObject, detail != .null {
-            return refuse("detail must be an object, not \(detail.typeName)")
+            return refuse("detail must be an object, not \(detail.kind)")
         }
         if let raw = session["raw"], raw != .null {
-            guard let text = raw.stringValue, Data(base64Encoded: text) != nil else { return refuse("raw must be a Base64 string") }
+            guard let text = raw.string, Data(base64Encoded: text) != nil else { return refuse("raw must be a Base64 string") }
         }
         let figures = SessionFigures(
             startedAt: started.secondsSince1970, endedAt: ended.secondsSince1970, duration: duration, energy: energy,
@@ -63,7 +64,7 @@ enum SessionValidator {
 
     private static func time(_ session: JSONValue, _ key: String) -> Result<ISO8601Time, FieldProblem> {
         guard let value = session[key], value != .null else { return .failure(FieldProblem("missing \(key)")) }
-        guard let text = value.stringValue, let time = ISO8601Time(text) else {
+        guard let text = value.string, let time = ISO8601Time(text) else {
             return .failure(FieldProblem("\(key) must be an ISO 8601 time with a zone, like 2025-12-24T07:30:00Z"))
         }
         return .success(time)
@@ -72,10 +73,10 @@ enum SessionValidator {
     /// A whole, non-negative number (seconds, kcal, metres): stats are sums of exactly these.
     private static func count(_ session: JSONValue, _ key: String) -> Result<Int64, FieldProblem> {
         guard let value = session[key], value != .null else { return .failure(FieldProblem("missing \(key)")) }
-        guard let number = value.integerValue else {
+        guard let number = value.integer else {
             switch value {
             case .integer, .number: return .failure(FieldProblem("\(key) must be a whole number up to \(JSONValue.maxSafeInteger)"))
-            default: return .failure(FieldProblem("\(key) must be a whole number, not \(value.typeName)"))
+            default: return .failure(FieldProblem("\(key) must be a whole number, not \(value.kind)"))
             }
         }
         guard number >= 0 else { return .failure(FieldProblem("\(key) is negative")) }

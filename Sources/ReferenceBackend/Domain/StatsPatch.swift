@@ -1,9 +1,11 @@
+import JSON
+
 /// `PATCH /users/me/stats`: any subset of the six stats fields, applied over the current ones.
 ///
 /// Unknown keys are refused rather than ignored: a misspelt field would otherwise leave the
 /// server's figure standing while the gateway believes it won (contract §6, "the gateway wins").
 struct StatsPatch: Sendable {
-    let fields: [String: JSONValue]
+    let fields: JSONObject
 
     init(_ body: JSONValue) throws(BackendError) {
         guard case .object(let fields) = body else { throw .invalidRequest("the body must be a stats object") }
@@ -17,7 +19,7 @@ struct StatsPatch: Sendable {
 
     func applied(to stats: UserStats) throws(BackendError) -> UserStats {
         var result = stats
-        for (key, value) in fields {
+        for (key, value) in fields.members {
             switch UserStats.CodingKeys(rawValue: key) {
             case .totalCount: result.totalCount = try Self.count(key, value)
             case .totalEnergy: result.totalEnergy = try Self.count(key, value)
@@ -27,7 +29,7 @@ struct StatsPatch: Sendable {
             case .lastWorkoutDate:
                 if value == .null {
                     result.lastWorkoutDate = nil
-                } else if let text = value.stringValue, let day = CivilDay(text) {
+                } else if let text = value.string, let day = CivilDay(text) {
                     result.lastWorkoutDate = day.description
                 } else {
                     throw .invalidRequest("last_workout_date must be YYYY-MM-DD or null")
@@ -39,7 +41,7 @@ struct StatsPatch: Sendable {
     }
 
     private static func count(_ key: String, _ value: JSONValue) throws(BackendError) -> Int64 {
-        guard let number = value.integerValue, number >= 0 else { throw .invalidRequest("\(key) must be a whole number ≥ 0") }
+        guard let number = value.integer, number >= 0 else { throw .invalidRequest("\(key) must be a whole number ≥ 0") }
         return number
     }
 }

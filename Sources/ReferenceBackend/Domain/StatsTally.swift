@@ -1,3 +1,5 @@
+import JSON
+
 /// A user's stats, kept up to date one accepted session at a time.
 ///
 /// Sums are plain integer sums of exactly what was uploaded, so a gateway that sums the same

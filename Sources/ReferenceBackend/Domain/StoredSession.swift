@@ -1,3 +1,5 @@
+import JSON
+
 /// One accepted session, with how often it arrived.
 struct StoredSession: Sendable, Hashable, Codable {
     let user: String

@@ -1,3 +1,5 @@
+import JSON
+
 /// A user as the server keeps it (SolidFocus "User"), keyed by the id token's subject.
 struct UserRecord: Sendable, Hashable, Codable {
     let subject: String

@@ -1,3 +1,5 @@
+import JSON
+
 /// The text form of a rule, `KIND[:key=value,...]`, shared by `--fault` and the admin API.
 ///
 /// JSON rules are turned into the same key/value pairs first, so both doors accept exactly the
@@ -92,16 +94,17 @@ extension FaultRule: Codable {
     }
 
     init(json value: JSONValue) throws(FaultRule.Problem) {
-        if let text = value.stringValue {
+        if let text = value.string {
             try self.init(spec: text)
             return
         }
-        guard case .object(var fields) = value, let kindText = fields.removeValue(forKey: "kind")?.stringValue else {
+        guard var fields = value.object, let kindText = fields["kind"]?.string else {
             throw Problem("a fault rule is a string or an object with a kind")
         }
+        fields["kind"] = nil
         guard let kind = Kind(rawValue: kindText) else { throw Problem("unknown fault kind \"\(kindText)\"") }
         var pairs: [(String, String)] = []
-        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+        for (key, field) in fields.members.sorted(by: { $0.key < $1.key }) {
             pairs.append((key, try Self.text(of: field, key: key)))
         }
         try self.init(kind: kind, pairs: pairs)
@@ -111,9 +114,9 @@ extension FaultRule: Codable {
         switch field {
         case .string(let text): return text
         case .integer(let number): return String(number)
-        case .number(let number): return field.integerValue.map { String($0) } ?? String(number)
+        case .number(let number): return field.integer.map { String($0) } ?? String(number)
         case .array(let items):
-            let names = items.compactMap(\.stringValue)
+            let names = items.compactMap(\.string)
             guard names.count == items.count else { throw Problem("\(key) must list route names") }
             return names.joined(separator: "+")
         default: throw Problem("\(key) must be a string or a number")

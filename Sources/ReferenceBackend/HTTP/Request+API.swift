@@ -1,3 +1,4 @@
+import JSON
 import Hummingbird
 
 extension Request {
@@ -19,11 +20,11 @@ extension Request {
         } catch {
             throw BackendError(status: 413, code: "payload_too_large", message: "the body is larger than \(limit) bytes")
         }
-        guard buffer.readableBytes > 0 else { return .object([:]) }
+        guard buffer.readableBytes > 0 else { return .object(JSONObject()) }
         do {
-            return try JSONCoding.decode(JSONValue.self, from: buffer)
+            return try JSONReader.read(Array(buffer.readableBytesView))
         } catch {
-            throw .invalidRequest("the body is not JSON")
+            throw .invalidRequest("the body is not JSON: \(error)")
         }
     }
 }

@@ -1,3 +1,5 @@
+import JSON
+
 /// What `/_admin/*` reads and changes: introspection for tests, and the operator's levers.
 extension Backend {
     func sessionsReport(user: String?, includeBodies: Bool) -> AdminSessionsReport {
@@ -7,8 +9,8 @@ extension Backend {
             for session in state.ordered(sessionsOf: subject) {
                 entries.append(
                     AdminSessionsReport.Entry(
-                        user: subject, sessionID: session.body["session_id"]?.stringValue ?? session.key, received: session.received,
-                        startedAt: session.body["started_at"]?.stringValue ?? "",
+                        user: subject, sessionID: session.body["session_id"]?.string ?? session.key, received: session.received,
+                        startedAt: session.body["started_at"]?.string ?? "",
                         firstReceivedAt: ISO8601Time.format(secondsSince1970: Int64(session.firstReceivedAt.rounded(.down))),
                         body: includeBodies ? session.body : nil))
             }
@@ -54,7 +56,7 @@ extension Backend {
         var settings = tokenSettings
         func seconds(_ key: String, minimum: Int64) throws(BackendError) -> Int? {
             guard let value = fields[key] else { return nil }
-            guard let number = value.integerValue, number >= minimum, number <= 400 * 86_400 else {
+            guard let number = value.integer, number >= minimum, number <= 400 * 86_400 else {
                 throw .invalidRequest("\(key) must be whole seconds ≥ \(minimum)")
             }
             return Int(number)

@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 
 /// Who a request is from, once its access token has been checked.
@@ -16,7 +17,7 @@ extension Backend {
             throw BackendError(status: 400, code: "unsupported_provider", message: "unknown provider \(provider) (apple, google or test)")
         }
         guard body.isObject else { throw .invalidRequest("the body must be {id_token, device_id, user_info?}") }
-        guard let idToken = body["id_token"]?.stringValue, !idToken.isEmpty else { throw .invalidRequest("missing id_token") }
+        guard let idToken = body["id_token"]?.string, !idToken.isEmpty else { throw .invalidRequest("missing id_token") }
         let deviceID = try Self.deviceID(in: body)
         if let info = body["user_info"], info != .null, !info.isObject { throw .invalidRequest("user_info must be an object") }
         let identity: IDToken
@@ -160,7 +161,7 @@ extension Backend {
     }
 
     private static func deviceID(in body: JSONValue) throws(BackendError) -> String {
-        guard let deviceID = body["device_id"]?.stringValue, !deviceID.isEmpty, deviceID.count <= 128 else {
+        guard let deviceID = body["device_id"]?.string, !deviceID.isEmpty, deviceID.count <= 128 else {
             throw .invalidRequest("missing device_id (1 to 128 characters)")
         }
         return deviceID
@@ -176,15 +177,15 @@ extension UserRecord {
     /// (Apple sends the name only on the first).
     mutating func adopt(identity: IDToken, userInfo: JSONValue?) {
         if let userInfo, userInfo.isObject, self.userInfo == nil { self.userInfo = userInfo }
-        email = email ?? identity.email ?? userInfo?["email"]?.stringValue
+        email = email ?? identity.email ?? userInfo?["email"]?.string
         name = name ?? identity.name ?? userInfo.flatMap(Self.name(in:))
     }
 
     /// `user_info.name` as a string, or Apple's `{firstName, lastName}` joined.
     private static func name(in userInfo: JSONValue) -> String? {
         guard let name = userInfo["name"] else { return nil }
-        if let text = name.stringValue { return text }
-        let parts = [name["firstName"]?.stringValue, name["lastName"]?.stringValue].compactMap { $0 }
+        if let text = name.string { return text }
+        let parts = [name["firstName"]?.string, name["lastName"]?.string].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 }

@@ -1,3 +1,5 @@
+import JSON
+
 /// SolidFocus Flow 4 (batch upload and its per-session results), Flow 2's downloads, and stats.
 extension Backend {
     func uploadBatch(_ principal: Principal, body: JSONValue) throws(BackendError) -> BatchUploadResponse {

@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 
 /// Everything the backend keeps: users, their sessions and stats, logins, the course list and

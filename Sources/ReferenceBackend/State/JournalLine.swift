@@ -1,3 +1,5 @@
+import JSON
+
 /// One line of the state file: the full new value of one thing that changed.
 ///
 /// Replaying the lines in order, last value wins, rebuilds the state; so a line never

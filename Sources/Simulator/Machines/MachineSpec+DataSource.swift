@@ -5,7 +5,7 @@ extension MachineSpec {
     /// Its recorded ride when it has one, else a rider seeded by the spec.
     func dataSource() -> any MachineDataSource {
         if let ride { return ride }
-        return RiderModel(kind: kind == .rower ? .rower : .bike, seed: seed)
+        return RiderModel(type: kind == .rower ? .rower : .bike, seed: seed)
     }
 }
 

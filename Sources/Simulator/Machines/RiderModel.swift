@@ -1,3 +1,4 @@
+import DeterministicRandom
 public import FTMS
 
 #if canImport(Glibc)
@@ -12,13 +13,8 @@ import Glibc
 /// power target, the machine holds that power), and distance and energy integrate what was
 /// shown, energy at contract §5's 25 % efficiency.
 public struct RiderModel: MachineDataSource {
-    public enum Kind: Sendable {
-        case bike
-        case rower
-    }
-
-    public let kind: Kind
-    private var random: SeededRandom
+    public let type: MachineType
+    private var random: SplitMix64
     /// Revolutions or strokes per minute.
     private var rate: Double
     private var resistance: Double
@@ -32,14 +28,14 @@ public struct RiderModel: MachineDataSource {
 
     static let defaultResistance = 10.0
 
-    public init(kind: Kind, seed: UInt64) {
-        self.kind = kind
-        random = SeededRandom(seed: seed)
-        rate = kind == .bike ? 80 : 24
+    public init(type: MachineType, seed: UInt64) {
+        self.type = type
+        random = SplitMix64(seed: seed)
+        rate = type == .bike ? 80 : 24
         resistance = Self.defaultResistance
     }
 
-    public var characteristic: Characteristic { kind == .bike ? .indoorBikeData : .rowerData }
+    public var characteristic: Characteristic { type.dataCharacteristic }
 
     public mutating func apply(_ event: MachineEvent) {
         switch event {
@@ -63,15 +59,15 @@ public struct RiderModel: MachineDataSource {
 
     public mutating func nextFrame(after interval: Duration) -> [UInt8]? {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        let bounds: ClosedRange<Double> = kind == .bike ? 60...100 : 18...32
-        let step = kind == .bike ? 2.0 : 0.5
+        let bounds: ClosedRange<Double> = type == .bike ? 60...100 : 18...32
+        let step = type == .bike ? 2.0 : 0.5
         rate = min(max(rate + random.uniform(-step...step), bounds.lowerBound), bounds.upperBound)
         let shownRate = moving ? rate : 0
         let power = moving ? self.power(at: shownRate) : 0
         if moving { elapsed += seconds }
         energy += power * seconds / 4184 / 0.25
         var values = FieldValues()
-        switch kind {
+        switch type {
         case .bike:
             let speed = moving ? shownRate * 0.36 / (1 + max(grade, 0) / 10) : 0
             distance += speed / 3.6 * seconds
@@ -97,14 +93,14 @@ public struct RiderModel: MachineDataSource {
         values.set(.energyPerHour, value: min(power * 3600 / 4184 / 0.25, 65_534))
         values.set(.energyPerMinute, value: min(power * 60 / 4184 / 0.25, 254))
         values.set(.elapsedTime, value: elapsed.rounded(.down))
-        return DataRecord(kind: kind == .bike ? .indoorBikeData : .rowerData, values: values).encoded()
+        return DataRecord(kind: type.dataKind, values: values).encoded()
     }
 
     /// Watts for a cadence or stroke rate at the current resistance, or the target's watts
     /// with a little noise when a power target holds (ERG mode).
     private mutating func power(at rate: Double) -> Double {
         if let targetPower { return max(0, Double(targetPower) + random.uniform(-3...3)) }
-        switch kind {
+        switch type {
         case .bike: return rate * (0.5 + 0.1 * resistance) * (1 + max(grade, 0) / 10)
         case .rower: return rate * (3.0 + 0.25 * resistance)
         }

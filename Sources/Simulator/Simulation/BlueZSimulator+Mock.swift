@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Glibc
 import DBus
 import FTMS
@@ -179,7 +180,7 @@ extension BlueZSimulator {
         let adapter = try adapter(named: adapterName)
         guard address.isBluetoothAddress else { throw .mock("InvalidArguments", "not a Bluetooth address: \(address)") }
         let spec = MachineSpec(name: name, address: address, kind: kind, adapter: adapter.name,
-                               seed: SeededRandom.derive(0xF7E5, devices.count), streamRate: 0,
+                               seed: SplitMix64.derive(0xF7E5, devices.count), streamRate: 0,
                                known: appearNow && kind.hasGatt, rssi: rssi)
         guard devices[spec.devicePath] == nil else { throw .mock("AlreadyExists", "device \(spec.devicePath) exists") }
         let device = DeviceState(spec: spec, timing: configuration.timing)

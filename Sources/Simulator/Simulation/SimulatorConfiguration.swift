@@ -1,3 +1,5 @@
+import DeterministicRandom
+
 /// Everything a simulator run starts from.
 public struct SimulatorConfiguration: Sendable, Equatable {
     /// Adapter names, `hci0` first.
@@ -47,7 +49,7 @@ public struct SimulatorConfiguration: Sendable, Equatable {
             let adapter = adapterNames[index % adapterNames.count]
             var spec = MachineSpec(
                 name: name, address: address, kind: kind, adapter: adapter,
-                seed: SeededRandom.derive(seed, index), streamRate: kind.hasGatt ? rate : 0,
+                seed: SplitMix64.derive(seed, index), streamRate: kind.hasGatt ? rate : 0,
                 resistanceForm: resistanceForm, known: known, rssi: -55 - 4 * (index % 8))
             if visibleOnAll { spec.alsoSeenBy = adapterNames.filter { $0 != adapter } }
             machines.append(spec)

@@ -1,3 +1,4 @@
+import FTMS
 import GRDB
 import Workout
 import Foundation

@@ -1,3 +1,4 @@
+public import FTMS
 public import Workout
 
 /// A session's plot series as the store holds it: which machine recorded it, whether it is

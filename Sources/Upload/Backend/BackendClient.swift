@@ -1,4 +1,4 @@
-import Foundation
+import JSON
 public import Store
 public import Workout
 
@@ -79,14 +79,9 @@ public struct BackendClient: Sendable {
     public func sessions(accessToken: String) async throws -> (records: [SessionRecord], skipped: Int) {
         let reply = try await send(BackendRequest(.get, "/sessions", bearer: accessToken))
         try check(reply)
-        let list: [Any]
-        if let object = try? JSONSerialization.jsonObject(with: Data(reply.body)) {
-            guard let array = (object as? [String: Any])?["sessions"] as? [Any] ?? object as? [Any] else {
-                throw BackendError.badResponse("GET /sessions: no sessions array")
-            }
-            list = array
-        } else {
-            throw BackendError.badResponse("GET /sessions: not JSON")
+        let document = try JSONFields.value(reply.body, "GET /sessions")
+        guard let list = document["sessions"]?.array ?? document.array else {
+            throw BackendError.badResponse("GET /sessions: no sessions array")
         }
         var records: [SessionRecord] = []
         records.reserveCapacity(list.count)
@@ -101,7 +96,7 @@ public struct BackendClient: Sendable {
         let reply = try await send(BackendRequest(.get, "/users/me/stats", bearer: accessToken))
         try check(reply)
         let object = try JSONFields.object(reply.body, "GET /users/me/stats")
-        return try JSONFields.stats(object["stats"] ?? object, "GET /users/me/stats")
+        return try JSONFields.stats(object["stats"] ?? .object(object), "GET /users/me/stats")
     }
 
     /// `PATCH /users/me/stats` with the gateway's stats (the gateway wins).
@@ -113,11 +108,10 @@ public struct BackendClient: Sendable {
     public func trainings(accessToken: String) async throws -> String {
         let reply = try await send(BackendRequest(.get, "/trainings", bearer: accessToken))
         try check(reply)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.body)),
-              let array = (object as? [String: Any])?["trainings"] ?? (object as? [Any]),
-              array is [Any], let text = JSONFields.text(array)
+        guard let document = try? JSONReader.read(reply.body),
+              let array = document["trainings"]?.array ?? document.array
         else { throw BackendError.badResponse("GET /trainings: no trainings array") }
-        return text
+        return JSONWriter.text(.array(array))
     }
 
     // MARK: Plumbing
@@ -149,17 +143,17 @@ public struct BackendClient: Sendable {
 
     private func grant(_ body: [UInt8], _ what: String, profile: Bool) throws -> TokenGrant {
         let object = try JSONFields.object(body, what)
-        guard let access = object["access_token"] as? String, !access.isEmpty else {
+        guard let access = object["access_token"]?.string, !access.isEmpty else {
             throw BackendError.badResponse("\(what): no access_token")
         }
         guard let expiresIn = JSONFields.integer(object["expires_in"]), expiresIn > 0 else {
             throw BackendError.badResponse("\(what): no positive expires_in")
         }
-        let refresh = object["refresh_token"] as? String
+        let refresh = object["refresh_token"]?.string
         if profile, refresh == nil { throw BackendError.badResponse("\(what): no refresh_token") }
         return TokenGrant(
             accessToken: access, refreshToken: refresh, expiresIn: expiresIn,
-            userProfile: profile ? object["user_profile"].flatMap(JSONFields.text) : nil)
+            userProfile: profile ? object["user_profile"].map(JSONWriter.text) : nil)
     }
 
     /// Checks the answer accounts for every session sent; an answer that does not is treated
@@ -170,33 +164,33 @@ public struct BackendClient: Sendable {
               let duplicates = JSONFields.integer(object["duplicate_count"])
         else { throw BackendError.badResponse("batch_upload: no success_count or duplicate_count") }
         var failures: [BatchUploadAnswer.Failure] = []
-        for entry in object["failed_sessions"] as? [Any] ?? [] {
-            guard let entry = entry as? [String: Any], let id = entry["session_id"] as? String else {
+        for entry in object["failed_sessions"]?.array ?? [] {
+            guard let id = entry["session_id"]?.string else {
                 throw BackendError.badResponse("batch_upload: a failed session without a session_id")
             }
             failures.append(BatchUploadAnswer.Failure(
-                sessionID: id.lowercased(), error: (entry["error"] as? String) ?? "unknown_error", message: entry["message"] as? String))
+                sessionID: id.lowercased(), error: entry["error"]?.string ?? "unknown_error", message: entry["message"]?.string))
         }
         guard success + duplicates + failures.count == sent else {
             throw BackendError.badResponse("batch_upload: \(success) + \(duplicates) + \(failures.count) results for \(sent) sessions")
         }
-        let stats = object["updated_stats"].flatMap { $0 is NSNull ? nil : $0 }
+        let stats = object["updated_stats"].flatMap { $0 == .null ? nil : $0 }
         return BatchUploadAnswer(
             successCount: success, duplicateCount: duplicates, failures: failures,
             updatedStats: try stats.map { try JSONFields.stats($0, "batch_upload updated_stats") })
     }
 
     /// A downloaded session, or `nil` when it lacks the fields the stats need.
-    static func record(_ element: Any) -> SessionRecord? {
-        guard let object = element as? [String: Any],
-              let id = object["session_id"] as? String,
-              let started = (object["started_at"] as? String).flatMap({ UTCTime(iso8601: $0) }),
-              let ended = (object["ended_at"] as? String).flatMap({ UTCTime(iso8601: $0) }),
-              let duration = JSONFields.integer(object["duration"]),
-              let energy = JSONFields.integer(object["total_energy"]),
-              let distance = JSONFields.integer(object["total_distance"]),
-              let json = JSONFields.text(object)
+    static func record(_ element: JSONValue) -> SessionRecord? {
+        guard element.isObject,
+              let id = element["session_id"]?.string,
+              let started = element["started_at"]?.string.flatMap({ UTCTime(iso8601: $0) }),
+              let ended = element["ended_at"]?.string.flatMap({ UTCTime(iso8601: $0) }),
+              let duration = JSONFields.integer(element["duration"]),
+              let energy = JSONFields.integer(element["total_energy"]),
+              let distance = JSONFields.integer(element["total_distance"])
         else { return nil }
+        let json = JSONWriter.text(element)
         return SessionRecord(
             sessionID: id.lowercased(), startedAt: started, endedAt: ended, duration: duration, totalEnergy: energy,
             totalDistance: distance, json: json)

@@ -1,23 +1,23 @@
 /// The backend's error object: `{"error": "<code>", "message": "…"}` (SolidFocus checks
 /// `error.code`, so `{"error": {"code": …, "message": …}}` is read too).
-struct ErrorBody: Equatable {
-    var code: String?
-    var message: String?
+package struct ErrorBody: Equatable {
+    package var code: String?
+    package var message: String?
 
     init(code: String?, message: String?) {
         self.code = code
         self.message = message
     }
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         guard let object = try? JSONFields.object(bytes, "error") else {
             self.init(code: nil, message: nil)
             return
         }
-        if let nested = object["error"] as? [String: Any] {
-            self.init(code: nested["code"] as? String, message: nested["message"] as? String)
+        if let nested = object["error"]?.object {
+            self.init(code: nested["code"]?.string, message: nested["message"]?.string)
         } else {
-            self.init(code: (object["error"] as? String) ?? (object["code"] as? String), message: object["message"] as? String)
+            self.init(code: object["error"]?.string ?? object["code"]?.string, message: object["message"]?.string)
         }
     }
 }

@@ -1,3 +1,5 @@
+import FTMS
+
 extension OpenSession {
     /// The summary of this session, ended for `reason`. Call after the last hold is closed.
     func summary(machine: MachineIdentity, reason: EndReason, rules: ResolvedRules) -> SessionSummary {

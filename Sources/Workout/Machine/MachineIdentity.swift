@@ -1,3 +1,5 @@
+public import FTMS
+
 /// The machine a session belongs to, as the summary's `detail` names it.
 public struct MachineIdentity: Sendable, Hashable, Codable {
     /// The Complete Local Name, e.g. `SF-Bike-0001`.

@@ -1,4 +1,5 @@
-public import FTMS
+public import JSON
+import FTMS
 
 extension WorkoutStats {
     /// SolidFocus's `updated_stats` object, keys in SolidFocus's order; `last_workout_date` is

@@ -1,3 +1,5 @@
+import FTMS
+
 /// Reading summaries back (the store keeps their JSON; stats are computed from it).
 ///
 /// The keys and shapes are those of ``SessionSummary/writeJSON(into:)``: times as ISO 8601

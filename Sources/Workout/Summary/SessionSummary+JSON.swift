@@ -1,4 +1,5 @@
-public import FTMS
+public import JSON
+import FTMS
 
 extension SessionSummary {
     /// The summary as uploaded and as `replay --json` prints it: keys in a fixed order

@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import BlueZ
 import Control
@@ -132,11 +133,8 @@ struct ControlCommand: AsyncParsableCommand {
         let result = answer.resultJSON ?? "{}"
         if json {
             print(result)
-        } else if let data = result.data(using: .utf8),
-                  let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-                  let operation = fields["operation"] as? String
-        {
-            print("\(fields["machine"] as? String ?? machine): \(operation) \(fields["request"] as? String ?? "") → \(fields["result"] as? String ?? "?") (through the daemon)")
+        } else if let fields = try? JSONReader.read(result), let operation = fields["operation"]?.string {
+            print("\(fields["machine"]?.string ?? machine): \(operation) \(fields["request"]?.string ?? "") → \(fields["result"]?.string ?? "?") (through the daemon)")
         } else {
             print(result)
         }

@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import Foundation
 import Store
@@ -66,7 +67,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     /// The profile's name, email or user id, for the confirmation line.
     static func user(_ profile: String?) -> String? {
-        guard let profile, let object = try? JSONSerialization.jsonObject(with: Data(profile.utf8)) as? [String: Any] else { return nil }
-        return ["name", "email", "user_id"].lazy.compactMap { object[$0] as? String }.first
+        guard let profile, let object = try? JSONReader.read(profile) else { return nil }
+        return ["name", "email", "user_id"].lazy.compactMap { object[$0]?.string }.first
     }
 }

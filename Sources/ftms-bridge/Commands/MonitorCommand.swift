@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import BlueZ
 import FTMS
@@ -47,7 +48,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 case .ready(let info):
                     recorder?.ready(info)
                     if !json {
-                        printLine("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.kind.rawValue)")
+                        printLine("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.type.rawValue)")
                     }
                 case .notification(let characteristic, let value):
                     recorder?.notified(characteristic, value)

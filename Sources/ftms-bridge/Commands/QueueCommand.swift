@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import Dashboard
 import Foundation
@@ -81,13 +82,14 @@ struct QueueCommand: AsyncParsableCommand {
     }
 
     static func json(_ session: StoredSession) -> String {
-        var object: [String: Any] = [
-            "session_id": session.sessionID, "started_at": session.startedAt.iso8601, "duration": session.duration,
-            "total_energy": session.totalEnergy, "total_distance": session.totalDistance,
-            "upload_status": session.status.rawValue, "retry_count": session.retryCount,
-            "rejection_count": session.rejectionCount, "downloaded": session.downloaded,
+        var object: [String: JSONValue] = [
+            "session_id": .string(session.sessionID), "started_at": .string(session.startedAt.iso8601),
+            "duration": .integer(Int64(session.duration)), "total_energy": .integer(Int64(session.totalEnergy)),
+            "total_distance": .integer(Int64(session.totalDistance)), "upload_status": .string(session.status.rawValue),
+            "retry_count": .integer(Int64(session.retryCount)), "rejection_count": .integer(Int64(session.rejectionCount)),
+            "downloaded": .bool(session.downloaded),
         ]
-        object["last_error"] = session.lastError
+        object["last_error"] = session.lastError.map(JSONValue.string)
         return jsonLine(object)
     }
 }

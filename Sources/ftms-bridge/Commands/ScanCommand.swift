@@ -44,7 +44,7 @@ struct ScanCommand: AsyncParsableCommand {
     static func table(_ machines: [DiscoveredMachine]) -> String {
         guard !machines.isEmpty else { return "no machines found" }
         let rows = [["NAME", "ADDRESS", "TYPE", "RSSI"]] + machines.map {
-            [$0.name, $0.address, $0.kind.rawValue, $0.rssi.map { "\($0) dBm" } ?? "-"]
+            [$0.name, $0.address, $0.type?.rawValue ?? "unknown", $0.rssi.map { "\($0) dBm" } ?? "-"]
         }
         return renderTable(rows)
     }

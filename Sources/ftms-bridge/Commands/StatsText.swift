@@ -1,4 +1,4 @@
-import Foundation
+import JSON
 import Workout
 
 /// SolidFocus's stats as one readable line.
@@ -11,7 +11,6 @@ enum StatsText {
 }
 
 /// A JSON object as one line with sorted keys, for the `--json` forms of `status` and `queue`.
-func jsonLine(_ object: [String: Any]) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-    return String(decoding: data, as: UTF8.self)
+func jsonLine(_ object: [String: JSONValue]) -> String {
+    JSONWriter.text(.object(JSONObject(sortingKeysOf: object)))
 }

@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import Control
 import Foundation
@@ -75,69 +76,69 @@ struct StatusCommand: AsyncParsableCommand {
             printLine(text)
             return
         }
-        let status = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        let queue = status["queue"] as? [String: Any] ?? [:]
-        let account = status["account"] as? [String: Any] ?? [:]
-        let bus = status["bus"] as? [String: Any] ?? [:]
-        let machines = status["machines"] as? [[String: Any]] ?? []
-        let login = (account["logged_in"] as? Bool ?? false) ? "logged in" : "login required: \(account["login_required_reason"] as? String ?? "not logged in")"
+        let status = (try? JSONReader.read(text)) ?? .object(JSONObject())
+        let queue = status["queue"], account = status["account"], bus = status["bus"]
+        let machines = status["machines"]?.array ?? []
+        let login = account?["logged_in"]?.bool ?? false ? "logged in" : "login required: \(account?["login_required_reason"]?.string ?? "not logged in")"
         var age = ""
-        if let seconds = queue["oldest_pending_age_s"] as? Int { age = ", oldest pending \(seconds) s" }
+        if let seconds = queue?["oldest_pending_age_s"]?.integer { age = ", oldest pending \(seconds) s" }
+        func count(_ value: JSONValue?) -> Int64 { value?.integer ?? 0 }
         var rows: [(String, String)] = [
-            ("daemon", "ftms-bridge \(status["version"] as? String ?? "?"), up \(status["uptime_s"] as? Int ?? 0) s"),
-            ("device id", status["device_id"] as? String ?? "?"),
+            ("daemon", "ftms-bridge \(status["version"]?.string ?? "?"), up \(count(status["uptime_s"])) s"),
+            ("device id", status["device_id"]?.string ?? "?"),
             ("login", login),
-            ("backend", status["backend"] as? String ?? "none configured"),
-            ("system bus", (bus["connected"] as? Bool ?? false) ? "connected" : "not connected: \(bus["error"] as? String ?? "connecting")"),
-            ("sessions", "\(queue["pending"] as? Int ?? 0) pending, \(queue["uploaded"] as? Int ?? 0) uploaded, \(queue["dead"] as? Int ?? 0) dead\(age)"),
+            ("backend", status["backend"]?.string ?? "none configured"),
+            ("system bus", bus?["connected"]?.bool ?? false ? "connected" : "not connected: \(bus?["error"]?.string ?? "connecting")"),
+            ("sessions", "\(count(queue?["pending"])) pending, \(count(queue?["uploaded"])) uploaded, \(count(queue?["dead"])) dead\(age)"),
         ]
-        if let last = status["last_upload"] as? [String: Any] {
-            rows.append(("last upload", "\(last["at"] as? String ?? "?") \((last["succeeded"] as? Bool ?? false) ? "ok" : "incomplete"): \(last["result"] as? String ?? "")"))
+        if let last = status["last_upload"], last.isObject {
+            rows.append(("last upload", "\(last["at"]?.string ?? "?") \(last["succeeded"]?.bool ?? false ? "ok" : "incomplete"): \(last["result"]?.string ?? "")"))
         }
-        rows.append(("metrics readers", "\(status["metrics_readers"] as? Int ?? 0)"))
-        if let mqtt = status["mqtt"] as? [String: Any] {
+        rows.append(("metrics readers", "\(count(status["metrics_readers"]))"))
+        if let mqtt = status["mqtt"], mqtt.isObject {
             rows.append(("mqtt", Self.brokerLine(mqtt)))
         }
         rows.append(("machines", machines.isEmpty ? "none yet" : "\(machines.count)"))
         for machine in machines {
-            var line = "\(machine["state"] as? String ?? "?")"
-            if let notify = machine["notify"] as? String, machine["state"] as? String == "ready" { line += " (\(notify))" }
-            if let session = machine["session_id"] as? String { line += ", riding (session \(session))" }
-            if let training = machine["training"] as? String { line += ", training \(training)" }
-            if let adapter = machine["adapter"] as? String { line += " via \(adapter)" }
-            if let reason = machine["adapter_reason"] as? String, machine["adapter"] == nil { line += " — \(reason)" }
-            if let error = machine["last_error"] as? String, machine["state"] as? String != "ready" { line += " — \(error)" }
-            rows.append(("  \(machine["name"] as? String ?? "?")", line))
+            let state = machine["state"]?.string
+            var line = state ?? "?"
+            if let notify = machine["notify"]?.string, state == "ready" { line += " (\(notify))" }
+            if let session = machine["session_id"]?.string { line += ", riding (session \(session))" }
+            if let training = machine["training"]?.string { line += ", training \(training)" }
+            if let adapter = machine["adapter"]?.string { line += " via \(adapter)" }
+            if let reason = machine["adapter_reason"]?.string, machine["adapter"] == nil { line += " — \(reason)" }
+            if let error = machine["last_error"]?.string, state != "ready" { line += " — \(error)" }
+            rows.append(("  \(machine["name"]?.string ?? "?")", line))
         }
         print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
     }
 
     /// `connected to mqtt://broker:1883, 1520 delivered, 0 queued, 0 dropped`, or why not.
-    static func brokerLine(_ mqtt: [String: Any]) -> String {
-        let state = mqtt["state"] as? String ?? "?"
-        let url = mqtt["url"] as? String ?? "?"
+    static func brokerLine(_ mqtt: JSONValue) -> String {
+        let state = mqtt["state"]?.string ?? "?"
+        let url = mqtt["url"]?.string ?? "?"
         var line = state == "connected" ? "connected to \(url)" : "\(state == "waiting" ? "not connected" : state) to \(url)"
-        line += ", \(mqtt["delivered"] as? Int ?? 0) delivered, \(mqtt["queued"] as? Int ?? 0) queued, \(mqtt["dropped"] as? Int ?? 0) dropped"
-        if let error = mqtt["last_error"] as? String { line += state == "connected" ? " (last error: \(error))" : ": \(error)" }
+        line += ", \(mqtt["delivered"]?.integer ?? 0) delivered, \(mqtt["queued"]?.integer ?? 0) queued, \(mqtt["dropped"]?.integer ?? 0) dropped"
+        if let error = mqtt["last_error"]?.string { line += state == "connected" ? " (last error: \(error))" : ": \(error)" }
         return line
     }
 
     static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?, open: Int) -> String {
-        var object: [String: Any] = [
-            "device_id": store.deviceID,
-            "logged_in": account.loggedIn,
-            "login_required": !account.loggedIn && account.loginRequiredReason != nil,
-            "pending": counts.pending, "uploaded": counts.uploaded, "dead": counts.dead, "open": open,
-            "database": store.path,
+        var object: [String: JSONValue] = [
+            "device_id": .string(store.deviceID),
+            "logged_in": .bool(account.loggedIn),
+            "login_required": .bool(!account.loggedIn && account.loginRequiredReason != nil),
+            "pending": .integer(Int64(counts.pending)), "uploaded": .integer(Int64(counts.uploaded)), "dead": .integer(Int64(counts.dead)),
+            "open": .integer(Int64(open)), "database": .string(store.path),
         ]
-        object["login_required_reason"] = account.loginRequiredReason
-        object["access_expires_at"] = account.accessExpiresAt?.iso8601
+        object["login_required_reason"] = account.loginRequiredReason.map(JSONValue.string)
+        object["access_expires_at"] = account.accessExpiresAt.map { .string($0.iso8601) }
         if let upload {
-            object["last_upload"] = ["finished_at": upload.finishedAt.iso8601, "result": upload.result, "succeeded": upload.succeeded]
+            object["last_upload"] = ["finished_at": .string(upload.finishedAt.iso8601), "result": .string(upload.result), "succeeded": .bool(upload.succeeded)]
         }
         if let stats {
-            object["stats"] = (try? JSONSerialization.jsonObject(with: Data(stats.stats.jsonString.utf8))) ?? [:]
-            object["stats_source"] = stats.source.rawValue
+            object["stats"] = (try? JSONReader.read(stats.stats.jsonString)) ?? .object(JSONObject())
+            object["stats_source"] = .string(stats.source.rawValue)
         }
         return jsonLine(object)
     }

@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import Dashboard
 import Foundation
@@ -45,9 +46,8 @@ struct WatchCommand: ParsableCommand {
         let descriptor = try Self.connect(to: socket)
         defer { close(descriptor) }
         if !machine.isEmpty || !type.isEmpty {
-            let request = ["watch": ["machines": machine, "types": type]]
-            var line = try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
-            line.append(UInt8(ascii: "\n"))
+            let request: JSONValue = ["watch": ["machines": .array(machine.map(JSONValue.string)), "types": .array(type.map(JSONValue.string))]]
+            let line = JSONWriter.bytes(request) + [UInt8(ascii: "\n")]
             _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         }
         var pending: [UInt8] = []
@@ -117,16 +117,16 @@ struct WatchCommand: ParsableCommand {
 
     /// `#12 sample SF-Bike-0001 instantaneous_speed_kmh=30.1 instantaneous_cadence_rpm=80 …`
     static func readable(_ line: [UInt8]) -> String {
-        guard let envelope = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+        guard let envelope = try? JSONReader.read(line), envelope.isObject else {
             return String(decoding: line, as: UTF8.self)
         }
-        var parts = ["#\(envelope["seq"] ?? "?")", "\(envelope["type"] ?? "?")"]
-        if let machine = envelope["machine"] as? String { parts.append(machine) }
-        if let payload = envelope["payload"] as? [String: Any] {
+        var parts = ["#\(envelope["seq"].map(JSONWriter.text) ?? "?")", envelope["type"]?.string ?? "?"]
+        if let machine = envelope["machine"]?.string { parts.append(machine) }
+        if let payload = envelope["payload"]?.object {
             let skipped: Set<String> = ["characteristic", "uuid", "flags", "more_data"]
             for key in payload.keys.sorted() where !skipped.contains(key) {
-                guard let value = payload[key], !(value is [Any]), !(value is [String: Any]) else { continue }
-                parts.append("\(key)=\(value is NSNull ? "null" : "\(value)")")
+                guard let value = payload[key], value.array == nil, !value.isObject else { continue }
+                parts.append("\(key)=\(value.string ?? JSONWriter.text(value))")
             }
         }
         return parts.joined(separator: " ")

@@ -1,3 +1,4 @@
+import JSON
 import BlueZ
 import Capture
 import FTMS
@@ -35,14 +36,9 @@ final class CaptureRecorder {
     /// The link is ready: the header first time round, and a `connected` event every time.
     func ready(_ info: MachineInfo) {
         if !wroteHeader {
-            let type: CaptureHeader.MachineType? = switch info.kind {
-            case .bike: .bike
-            case .rower: .rower
-            case .unknown: nil
-            }
             let header = CaptureHeader(
                 name: info.name, address: info.address, manufacturer: info.manufacturer, model: info.model,
-                type: type, feature: info.featureBytes, start: start)
+                type: info.type, feature: info.featureBytes, start: start)
             FtmscapWriter.appendHeader(header, to: &buffer)
             wroteHeader = true
         }

@@ -1,3 +1,4 @@
+import DeterministicRandom
 import Capture
 import FTMS
 import Workout
@@ -123,9 +124,9 @@ struct CaptureReplay {
         var header = reader.header
         if header.type == nil || header.name == nil { header = reader.completeHeader() }
         let stem = path.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) } ?? path
-        var type = header.type.flatMap { MachineType(rawValue: $0.rawValue) }
+        var type = header.type
         if type == nil, let name = header.name {
-            type = CaptureHeader.MachineType(machineName: name).flatMap { MachineType(rawValue: $0.rawValue) }
+            type = MachineType(machineName: name)
         }
         if type == nil {
             var scan = reader

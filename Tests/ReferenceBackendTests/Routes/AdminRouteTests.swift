@@ -1,3 +1,4 @@
+import JSON
 import Testing
 @testable import ReferenceBackend
 
@@ -12,7 +13,7 @@ struct AdminRouteTests {
             let expired = try await api.call(.get, "/sessions", bearer: login.access)
             #expect(expired.status == 401 && expired.error == "token_expired")
             let refreshed = try await api.refresh(login.refresh)
-            #expect(try await api.call(.get, "/sessions", bearer: refreshed["access_token"]?.stringValue).status == 200)
+            #expect(try await api.call(.get, "/sessions", bearer: refreshed["access_token"]?.string).status == 200)
         }
     }
 

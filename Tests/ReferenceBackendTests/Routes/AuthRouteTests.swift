@@ -1,3 +1,4 @@
+import JSON
 import Hummingbird
 import Testing
 @testable import ReferenceBackend
@@ -18,7 +19,7 @@ struct AuthRouteTests {
             #expect(response["user_profile"]?["email"] == "a@example.com")
             #expect(response["user_profile"]?["bound_device_id"] == "device-1")
             #expect(response["user_profile"]?["created_at"] == "2025-12-24T08:00:00Z")
-            let access = try #require(response["access_token"]?.stringValue)
+            let access = try #require(response["access_token"]?.string)
             #expect(try await api.call(.get, "/users/me/stats", bearer: access).status == 200)
             #expect(try await api.call(.get, "/users/me", bearer: access)["user_profile"]?["provider"] == "apple")
         }
@@ -87,12 +88,12 @@ struct AuthRouteTests {
             let login = try await api.login("alice")
             let first = try await api.refresh(login.refresh)
             #expect(first.status == 200 && first["expires_in"] == 1800)
-            let refresh1 = try #require(first["refresh_token"]?.stringValue)
-            let access1 = try #require(first["access_token"]?.stringValue)
+            let refresh1 = try #require(first["refresh_token"]?.string)
+            let access1 = try #require(first["access_token"]?.string)
             #expect(refresh1 != login.refresh && access1 != login.access)
             let second = try await api.refresh(refresh1)
             #expect(second.status == 200)
-            #expect(try await api.call(.get, "/trainings", bearer: second["access_token"]?.stringValue)["trainings"] != nil)
+            #expect(try await api.call(.get, "/trainings", bearer: second["access_token"]?.string)["trainings"] != nil)
             let counters = try await api.call(.get, "/_admin/counters")
             #expect(counters["refreshes"]?["device-1"] == 2)
             #expect(counters["reuse_detected"] == 0)
@@ -104,8 +105,8 @@ struct AuthRouteTests {
         try await withBackend { api, _ in
             let login = try await api.login("alice")
             let rotated = try await api.refresh(login.refresh)
-            let access = try #require(rotated["access_token"]?.stringValue)
-            let current = try #require(rotated["refresh_token"]?.stringValue)
+            let access = try #require(rotated["access_token"]?.string)
+            let current = try #require(rotated["refresh_token"]?.string)
             let reuse = try await api.refresh(login.refresh)
             #expect(reuse.status == 401 && reuse.error == "invalid_token")
             #expect(reuse["message"] == "the refresh token was already used; this login is revoked")
@@ -129,7 +130,7 @@ struct AuthRouteTests {
             let answers = try await [first, second]
             #expect(answers.map(\.status).sorted() == [200, 401])
             let winner = try #require(answers.first { $0.status == 200 })
-            #expect(try await api.refresh(try #require(winner["refresh_token"]?.stringValue)).error == "invalid_token")
+            #expect(try await api.refresh(try #require(winner["refresh_token"]?.string)).error == "invalid_token")
             let counters = try await api.call(.get, "/_admin/counters")
             #expect(counters["refreshes"]?["device-1"] == 1 && counters["reuse_detected"] == 1)
         }
@@ -140,7 +141,7 @@ struct AuthRouteTests {
         try await withBackend({ $0.refreshGrace = 10 }) { api, clock in
             let login = try await api.login("alice")
             let rotated = try await api.refresh(login.refresh)
-            let lost = try #require(rotated["refresh_token"]?.stringValue)
+            let lost = try #require(rotated["refresh_token"]?.string)
             clock.advance(5)
             let again = try await api.refresh(login.refresh)
             #expect(again.status == 200)
@@ -165,7 +166,7 @@ struct AuthRouteTests {
             let refreshed = try await api.refresh(login.refresh)
             #expect(refreshed.status == 200)
             clock.advance(601)
-            let late = try await api.refresh(try #require(refreshed["refresh_token"]?.stringValue))
+            let late = try await api.refresh(try #require(refreshed["refresh_token"]?.string))
             #expect(late.status == 401 && late.error == "token_expired")
         }
     }

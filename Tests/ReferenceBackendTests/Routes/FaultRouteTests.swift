@@ -1,3 +1,4 @@
+import JSON
 import Hummingbird
 import Synchronization
 import Testing

@@ -21,7 +21,7 @@ struct StateFileTests {
             _ = try await api.call(.patch, "/users/me/stats", bearer: login.access, body: ["workout_streak": 7])
             _ = try await api.call(.put, "/_admin/trainings", body: ["trainings": [["id": "only"]]])
             let rotated = try await api.refresh(login.refresh, device: "device-A")
-            await tokens.set(access: rotated["access_token"]?.stringValue, refresh: rotated["refresh_token"]?.stringValue, spent: login.refresh)
+            await tokens.set(access: rotated["access_token"]?.string, refresh: rotated["refresh_token"]?.string, spent: login.refresh)
         }
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 import Hummingbird
 import HummingbirdTesting
@@ -12,7 +13,7 @@ struct APIResponse: Sendable {
     subscript(key: String) -> JSONValue? { json[key] }
 
     /// `error` of an error body.
-    var error: String? { json["error"]?.stringValue }
+    var error: String? { json["error"]?.string }
 }
 
 /// The backend's API as tests call it: through HummingbirdTesting's router or live client, or
@@ -69,7 +70,7 @@ struct API: Sendable {
     /// Logs `subject` in from `device`, expecting success.
     func login(_ subject: String, device: String = "device-1", provider: String = "apple") async throws -> Login {
         let response = try await call(.post, "/auth/sso/\(provider)", body: ["id_token": .string("test:\(subject)"), "device_id": .string(device)])
-        guard response.status == 200, let access = response["access_token"]?.stringValue, let refresh = response["refresh_token"]?.stringValue else {
+        guard response.status == 200, let access = response["access_token"]?.string, let refresh = response["refresh_token"]?.string else {
             throw TestFailure("login of \(subject) failed: \(response.status) \(response.json)")
         }
         return Login(access: access, refresh: refresh, response: response)

@@ -1,3 +1,4 @@
+import JSON
 import ReferenceBackend
 
 /// Sessions for tests, valid unless a test breaks them on purpose.

@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 import Testing
 @testable import ReferenceBackend

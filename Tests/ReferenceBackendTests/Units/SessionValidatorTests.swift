@@ -1,3 +1,4 @@
+import JSON
 import Testing
 @testable import ReferenceBackend
 
@@ -52,12 +53,12 @@ struct SessionValidatorTests {
             return
         }
         #expect(refusal.message == message)
-        #expect(refusal.sessionID == (key == "session_id" ? value?.stringValue : Sessions.id(3)))
+        #expect(refusal.sessionID == (key == "session_id" ? value?.string : Sessions.id(3)))
     }
 
     @Test("a session that is not an object has no id to report")
     func notAnObject() {
-        #expect(SessionValidator.check([1, 2]) == .failure(.init(sessionID: nil, message: "a session must be an object, not an array")))
+        #expect(SessionValidator.check([1, 2]) == .failure(.init(sessionID: nil, message: "a session must be an object, not a list")))
     }
 
     @Test("duration may exceed the span by at most one second of rounding")

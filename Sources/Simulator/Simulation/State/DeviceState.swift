@@ -1,3 +1,4 @@
+import DeterministicRandom
 import DBus
 
 /// One simulated peripheral and its Device1 object. Owned by the simulator actor.
@@ -45,7 +46,7 @@ final class DeviceState {
     /// ``Fault/sleep(after:asleep:)``, `SetAsleep`).
     var asleep = false
 
-    var rssiNoise: SeededRandom
+    var rssiNoise: SplitMix64
     /// The RSSI last reported; nil while BlueZ has none (no discovery since it was seen).
     var reportedRSSI: Int?
 
@@ -59,7 +60,7 @@ final class DeviceState {
         plan = ConnectPlan(connectDelay: timing.connect, resolveDelay: timing.resolve)
         controlPoint = ControlPointMachine(layout: layout, resistanceForm: spec.resistanceForm)
         source = spec.dataSource()
-        rssiNoise = SeededRandom(seed: spec.seed ^ 0x5151)
+        rssiNoise = SplitMix64(seed: spec.seed ^ 0x5151)
     }
 
     func characteristic(_ uuid: UInt16) -> CharacteristicState? {

@@ -1,4 +1,4 @@
-/// Literals, so tests and integrators write sessions and rules as they read in the docs.
+/// Literals, so tests and integrators write sessions, rules and requests as they read in the docs.
 ///
 /// Not `nil`: with `ExpressibleByNilLiteral`, `condition ? value : nil` silently becomes
 /// `.some(.null)` and an omitted field turns into an explicit `null`. Write `.null`.
@@ -12,6 +12,8 @@ extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        var object = JSONObject()
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
     }
 }

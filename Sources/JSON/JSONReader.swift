@@ -1,12 +1,13 @@
 /// Reads exactly one RFC 8259 value from a line of bytes, refusing everything else with the
 /// byte offset: trailing commas, duplicate keys, lone surrogates, invalid UTF-8, numbers that
 /// do not fit a `Double`, and nesting past ``maximumDepth``. Any local process can write to the
-/// control socket, so every way the bytes can be wrong has to be an error, never a trap.
+/// control and metrics sockets, and a backend can answer anything, so every way the bytes can
+/// be wrong has to be an error, never a trap.
 ///
 /// Foundation's `JSONDecoder` is not used because it is lenient where this must not be (it
 /// takes `[1,]` and the first of two equal keys) and its errors do not say where.
-struct JSONReader {
-    static let maximumDepth = 32
+public struct JSONReader {
+    public static let maximumDepth = 32
     /// The one-letter escapes and the byte each stands for.
     private static let escapes: [UInt8: UInt8] = [
         UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F, UInt8(ascii: "b"): 0x08,
@@ -21,12 +22,16 @@ struct JSONReader {
         self.bytes = bytes
     }
 
-    static func read(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    public static func read(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var reader = JSONReader(bytes)
         let value = try reader.readValue()
         reader.skipSpace()
         guard reader.index == bytes.count else { throw reader.error("more after the value") }
         return value
+    }
+
+    public static func read(_ text: some StringProtocol) throws(JSONSyntaxError) -> JSONValue {
+        try read(Array(text.utf8))
     }
 
     private func error(_ reason: String) -> JSONSyntaxError {

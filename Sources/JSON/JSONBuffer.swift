@@ -1,18 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// An append-only UTF-8 byte buffer for writing JSON without intermediate strings.
 ///
 /// Callers keep one buffer and ``removeAll()`` between messages, so a stream of a million
 /// decoded frames reuses the same storage: no allocation per frame. The buffer owns its
 /// memory directly and is non-copyable, so an append is one capacity check and a store, with
 /// none of the uniqueness checks an `Array` makes on every call (which profiling showed to be
-/// a fifth of `ftms-bridge decode`'s time).
+/// a fifth of `ftms-bridge decode`'s time). The appends are inlinable because the FTMS codec,
+/// in another module, calls them once per key and digit.
 public struct JSONBuffer: ~Copyable, @unchecked Sendable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    public private(set) var count = 0
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var used = 0
 
     public init(capacity: Int = 1024) {
         self.capacity = max(capacity, 64)
@@ -23,82 +20,105 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
         base.deallocate()
     }
 
+    /// How many bytes have been written.
+    @inlinable public var count: Int { used }
+
     public mutating func removeAll() {
-        count = 0
+        used = 0
     }
 
     /// The bytes written so far, borrowed.
     public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(start: base, count: count))
+        try body(UnsafeRawBufferPointer(start: base, count: used))
     }
 
     /// A copy of the bytes, for tests and one-off messages.
-    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: used)) }
 
     /// The text written so far.
-    public var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+    public var string: String { String(decoding: UnsafeBufferPointer(start: base, count: used), as: UTF8.self) }
 
     /// Makes room for `maximum` bytes and lets `body` write into it; `body` returns how many
-    /// it wrote (at most `maximum`), which become part of the buffer.
-    @inline(__always)
-    mutating func withReservedTail(_ maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    /// it wrote (at most `maximum`), which become part of the buffer. This is how a writer that
+    /// knows a bound for a whole message (the FTMS codec) writes it with plain stores.
+    @inlinable @inline(__always)
+    package mutating func withReservedTail(_ maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         reserve(maximum)
-        let written = body(base + count)
+        let written = body(base + used)
         precondition(written <= maximum, "a JSON writer overran its reservation")
-        count += written
+        used += written
     }
 
-    @inline(__always)
-    private mutating func reserve(_ additional: Int) {
-        if count + additional > capacity { grow(to: count + additional) }
+    @inlinable @inline(__always)
+    mutating func reserve(_ additional: Int) {
+        if used + additional > capacity { grow(to: used + additional) }
     }
 
-    private mutating func grow(to needed: Int) {
+    @usableFromInline
+    mutating func grow(to needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
+        newBase.update(from: base, count: used)
         base.deallocate()
         base = newBase
         capacity = newCapacity
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func append(_ byte: UInt8) {
         reserve(1)
-        base[count] = byte
-        count += 1
+        base[used] = byte
+        used += 1
     }
 
+    @inlinable
     public mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
     }
 
+    @inlinable
     public mutating func append(contentsOf other: UnsafeBufferPointer<UInt8>) {
         guard let source = other.baseAddress, !other.isEmpty else { return }
         reserve(other.count)
-        (base + count).update(from: source, count: other.count)
-        count += other.count
+        (base + used).update(from: source, count: other.count)
+        used += other.count
     }
 
     public mutating func append(contentsOf other: some Sequence<UInt8>) {
         for byte in other { append(byte) }
     }
 
-    /// A JSON string literal, escaped per RFC 8259.
+    /// A JSON string literal, escaped per RFC 8259, on one line whatever it holds: control
+    /// characters and DEL as `\uXXXX`, and U+2028/U+2029 too, which end a line for JavaScript
+    /// readers (the dashboard's page).
     public mutating func appendString(_ text: some StringProtocol) {
         append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        var utf8 = text.utf8.makeIterator()
+        var pending: UInt8? = utf8.next()
+        while let byte = pending {
+            pending = utf8.next()
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")
             case UInt8(ascii: "\\"): append("\\\\")
             case UInt8(ascii: "\n"): append("\\n")
             case UInt8(ascii: "\r"): append("\\r")
             case UInt8(ascii: "\t"): append("\\t")
-            case 0..<0x20:
+            case 0..<0x20, 0x7F:
                 append("\\u00")
                 append(Self.hexDigit(byte >> 4))
                 append(Self.hexDigit(byte & 0xF))
+            case 0xE2 where pending == 0x80:
+                // E2 80 A8 and E2 80 A9 are U+2028 and U+2029.
+                let second = pending
+                pending = utf8.next()
+                if let third = pending, third == 0xA8 || third == 0xA9 {
+                    pending = utf8.next()
+                    append(third == 0xA8 ? "\\u2028" : "\\u2029")
+                } else {
+                    append(byte)
+                    if let second { append(second) }
+                }
             default: append(byte)
             }
         }
@@ -121,27 +141,22 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
         }
     }
 
-    /// `raw` × `scale` in its shortest exact decimal form: 1173 at 0.01 is `11.73`,
-    /// 1100 is `11`, 25 at 0.5 is `12.5`. No floating point is involved.
-    public mutating func appendFixedPoint(_ raw: Int32, scale: Scale) {
-        appendReserved(maximum: 16) { $0.fixedPoint(raw, scale: scale) }
-    }
-
     /// A key with its colon, preceded by a comma unless it opens the object. Keys are static
     /// ASCII identifiers, so the whole `,"key":` is one reservation and one copy.
+    @inlinable
     public mutating func appendKey(_ key: StaticString, first: Bool = false) {
         key.withUTF8Buffer { name in
             reserve(name.count + 4)
             if !first {
-                base[count] = UInt8(ascii: ",")
-                count += 1
+                base[used] = UInt8(ascii: ",")
+                used += 1
             }
-            base[count] = UInt8(ascii: "\"")
-            if let source = name.baseAddress { (base + count + 1).update(from: source, count: name.count) }
-            count += name.count + 1
-            base[count] = UInt8(ascii: "\"")
-            base[count + 1] = UInt8(ascii: ":")
-            count += 2
+            base[used] = UInt8(ascii: "\"")
+            if let source = name.baseAddress { (base + used + 1).update(from: source, count: name.count) }
+            used += name.count + 1
+            base[used] = UInt8(ascii: "\"")
+            base[used + 1] = UInt8(ascii: ":")
+            used += 2
         }
     }
 
@@ -166,13 +181,13 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
     private mutating func appendDigitsPadded(_ value: UInt32, width: Int) {
         reserve(width)
         var rest = value
-        var position = count + width - 1
-        while position >= count {
+        var position = used + width - 1
+        while position >= used {
             base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
             rest /= 10
             position -= 1
         }
-        count += width
+        used += width
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
