@@ -15,6 +15,9 @@
 // for replay, the simulator and every randomised test), RetryTiming (the reconnect backoff of
 // BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
+// LocalSocket is what the control and metrics sockets share: the line framing with its length
+// limit, the socket file's placement (bound in a private directory, renamed into place with
+// its mode and group already set) and the "is anyone listening" probe.
 //
 // Executables:
 //   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
@@ -87,6 +90,8 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         // SplitMix64: one seeded generator for replay, the simulator and every randomised test.
         .target(name: "DeterministicRandom", swiftSettings: strict),
+        // What both local sockets share: the line framing with its length limit.
+        .target(name: "LocalSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -107,7 +112,7 @@ let package = Package(
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
-            dependencies: ["FTMS", "JSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["FTMS", "JSON", "LocalSocket", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The durable local store (contract §6): one SQLite database through GRDB.
@@ -148,7 +153,7 @@ let package = Package(
         // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
-            dependencies: ["JSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["JSON", "LocalSocket", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // SolidFocus's trainings as plans: which target holds at which second. Pure.
@@ -189,6 +194,7 @@ let package = Package(
                 "Workout",
                 "Store",
                 "JSON",
+                "LocalSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -269,12 +275,14 @@ let package = Package(
         ),
         // The one JSON reader against Foundation's, and the writer against the reader.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "DeterministicRandom"], swiftSettings: strict),
+        // The line framing against every way a stream can be cut into chunks.
+        .testTarget(name: "LocalSocketTests", dependencies: ["LocalSocket", "DeterministicRandom", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
-            dependencies: ["Publish", "JSON", "DeterministicRandom", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Publish", "JSON", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),

@@ -35,7 +35,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FTMS", package: productPackage),
-                .product(name: "JSON", package: productPackage),
+                .product(name: "DeterministicRandom", package: productPackage),
                 .product(name: "Workout", package: productPackage),
             ],
             path: "Benchmarks/ReplayPipeline",
@@ -61,7 +61,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FTMS", package: productPackage),
-                .product(name: "JSON", package: productPackage),
+                .product(name: "DeterministicRandom", package: productPackage),
                 .product(name: "Workout", package: productPackage),
                 .product(name: "Store", package: productPackage),
                 .product(name: "Dashboard", package: productPackage),

@@ -1,6 +1,7 @@
 import Glibc
 import NIOPosix
 import Publish
+import BlueZTesting
 import Testing
 
 /// The socket file: made where asked, stale ones replaced, live ones refused, 0660 and the
@@ -52,6 +53,24 @@ struct SocketFileTests {
             let (_, hello) = try await fixture.connectPastHello()
             #expect(hello.hasPrefix(#"{"type":"hello""#))
         }
+    }
+
+    /// The kernel's account of the socket's directory: the socket arrives at its path only by
+    /// rename(2), its group and mode already set; a bind at the path would show as a create,
+    /// a chmod or chown after it as an attribute change, and a reader could connect between.
+    @Test func theSocketArrivesOnlyByRenameWithItsModeAlreadySet() async throws {
+        let directory = try TemporaryDirectory()
+        let events = try DirectoryEvents(watching: directory.path)
+        try await withLoopGroup { loops in
+            for _ in 0..<3 {
+                let server = try await Self.listen(directory.path + "/metrics.sock", on: loops)
+                await server.close()
+            }
+        }
+        let seen = events.drain()
+        #expect(seen.filter { $0.name == "metrics.sock" && $0.is(IN_MOVED_TO) }.count == 3)
+        #expect(!seen.contains { $0.is(IN_ATTRIB) }, "\(seen)")
+        #expect(seen.filter { $0.is(IN_CREATE) }.allSatisfy { $0.isDirectory && $0.name.hasPrefix(".metrics.sock.") }, "\(seen)")
     }
 
     @Test func closeRemovesTheSocketFile() async throws {
@@ -129,7 +148,7 @@ struct SocketFileTests {
     @Test func tooLongPathIsAClearError() async throws {
         let path = "/tmp/" + String(repeating: "d", count: 110) + "/metrics.sock"
         try await withLoopGroup { loops in
-            await #expect(throws: SocketError.pathTooLong(path: path, limit: 107)) { try await Self.listen(path, on: loops) }
+            await #expect(throws: SocketError.pathTooLong(path: path, limit: 97)) { try await Self.listen(path, on: loops) }
         }
     }
 }

@@ -1,6 +1,6 @@
-import JSON
 import Benchmark
 import FTMS
+import JSON
 
 /// Decoding one data record must take at most 50 ns and allocate nothing (issue 2's bar).
 ///

@@ -1,4 +1,5 @@
 import Benchmark
+import DeterministicRandom
 import FTMS
 import Workout
 

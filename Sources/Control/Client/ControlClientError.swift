@@ -1,3 +1,4 @@
+import LocalSocket
 /// Why a request got no answer from the daemon, as one line.
 public enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No socket file, or one nobody answers on: the daemon is not running. The CLI falls back

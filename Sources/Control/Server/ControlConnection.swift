@@ -1,3 +1,4 @@
+import LocalSocket
 import NIOCore
 
 /// One client of the control socket, on its channel's event loop.
@@ -18,8 +19,8 @@ final class ControlConnection: ChannelInboundHandler {
     private let handler: any ControlHandler
     private let registry: ClientRegistry
     private let configuration: ControlServerConfiguration
-    private var splitter: LineSplitter
-    private var queue = CircularBuffer<LineSplitter.Piece>()
+    private var framer: LineFramer
+    private var queue = CircularBuffer<LineFramer.Piece>()
     private var context: ChannelHandlerContext?
     private var idleTimer: Scheduled<Void>?
     private var admitted = false
@@ -35,7 +36,7 @@ final class ControlConnection: ChannelInboundHandler {
         self.handler = handler
         self.registry = registry
         self.configuration = configuration
-        splitter = LineSplitter(limit: configuration.maximumLineLength)
+        framer = LineFramer(limit: configuration.maximumLineLength)
     }
 
     // MARK: NIO's side
@@ -75,8 +76,8 @@ final class ControlConnection: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing, !inputEnded else { return }
         var bytes = unwrapInboundIn(data)
-        splitter.append(&bytes)
-        while let piece = splitter.next() {
+        framer.append(&bytes)
+        while let piece = framer.next() {
             queue.append(piece)
             if piece == .tooLong {
                 inputEnded = true
@@ -98,7 +99,7 @@ final class ControlConnection: ChannelInboundHandler {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        if !inputEnded, let last = splitter.finish() { queue.append(last) }
+        if !inputEnded, let last = framer.finish() { queue.append(last) }
         inputEnded = true
         pump()
     }

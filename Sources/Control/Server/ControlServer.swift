@@ -1,3 +1,4 @@
+import LocalSocket
 public import NIOCore
 import NIOPosix
 
@@ -29,9 +30,15 @@ public actor ControlServer {
         on group: any EventLoopGroup
     ) async throws(ControlSocketError) -> ControlServer {
         try configuration.validate()
-        let placement = try SocketPlacement(path: configuration.path)
-        try placement.prepare()
-        let staged = try placement.makeStagingDirectory()
+        let placement: SocketPlacement
+        let staged: StagedSocket
+        do {
+            placement = try SocketPlacement(path: configuration.path)
+            try placement.prepare()
+            staged = try placement.makeStagingDirectory()
+        } catch {
+            throw ControlSocketError(error)
+        }
         let registry = ClientRegistry(capacity: configuration.maxClients)
         let listener: any Channel
         do {
@@ -57,7 +64,7 @@ public actor ControlServer {
         } catch {
             try? await listener.close()
             staged.discard()
-            throw error
+            throw ControlSocketError(error)
         }
     }
 

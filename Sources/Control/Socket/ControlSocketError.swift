@@ -1,3 +1,5 @@
+import LocalSocket
+
 /// Why the control socket could not be set up, as one line an operator can act on.
 public enum ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyListening(path: String)
@@ -18,6 +20,18 @@ public enum ControlSocketError: Error, Sendable, Equatable, CustomStringConverti
             "control socket: \(reason)"
         case .system(let operation, let path, let code):
             "cannot \(operation) \(path): \(errnoText(code))"
+        }
+    }
+}
+
+extension ControlSocketError {
+    init(_ error: SocketPlacementError) {
+        switch error {
+        case .alreadyListening(let path): self = .alreadyListening(path: path)
+        case .notASocket(let path): self = .notASocket(path: path)
+        case .pathTooLong(let path, let limit): self = .pathTooLong(path: path, limit: limit)
+        case .noFileName(let path): self = .badConfiguration("the socket path \(path) names no file")
+        case .system(let operation, let path, let code): self = .system(operation: operation, path: path, errno: code)
         }
     }
 }

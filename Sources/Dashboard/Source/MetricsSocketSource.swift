@@ -1,3 +1,4 @@
+import LocalSocket
 public import NIOCore
 public import NIOPosix
 
@@ -48,10 +49,12 @@ public struct MetricsSocketSource: DashboardSource {
                 backoff = .milliseconds(250)
                 await deliver(.online(gateway: gateway))
                 try await channel.executeThenClose { inbound, _ in
-                    var lines = LineSplitter(limit: Self.maximumLine)
+                    var lines = LineFramer(limit: Self.maximumLine)
                     var greeted = false
-                    for try await chunk in inbound {
-                        for line in try lines.split(chunk) {
+                    for try await var chunk in inbound {
+                        lines.append(&chunk)
+                        while let piece = lines.next() {
+                            guard case .line(let line) = piece else { throw LineTooLong(limit: Self.maximumLine) }
                             guard let event = event(for: line, greeted: &greeted) else { continue }
                             await deliver(event)
                         }
@@ -88,31 +91,8 @@ public struct MetricsSocketSource: DashboardSource {
     }
 }
 
-/// Splits a byte stream into `\n`-terminated lines, refusing one longer than `limit`.
-struct LineSplitter {
-    struct LineTooLong: Error, CustomStringConvertible {
-        let limit: Int
-        var description: String { "a line longer than \(limit) bytes" }
-    }
-
+/// A line longer than the stream's limit: the gateway is not speaking the protocol.
+struct LineTooLong: Error, CustomStringConvertible {
     let limit: Int
-    private var pending: [UInt8] = []
-
-    init(limit: Int) { self.limit = limit }
-
-    mutating func split(_ chunk: ByteBuffer) throws(LineTooLong) -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        chunk.withUnsafeReadableBytes { bytes in
-            var start = bytes.startIndex
-            for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
-                pending.append(contentsOf: bytes[start..<index])
-                lines.append(pending)
-                pending.removeAll(keepingCapacity: true)
-                start = index + 1
-            }
-            pending.append(contentsOf: bytes[start...])
-        }
-        guard pending.count <= limit, lines.allSatisfy({ $0.count <= limit }) else { throw LineTooLong(limit: limit) }
-        return lines
-    }
+    var description: String { "a line longer than \(limit) bytes" }
 }

@@ -1,5 +1,6 @@
 import JSON
 import FTMS
+import LocalSocket
 public import NIOCore
 import NIOPosix
 
@@ -25,7 +26,8 @@ public actor MetricsServer {
 
     private let configuration: MetricsServerConfiguration
     private let clock: UnixClock
-    private var socketFile: SocketFile
+    private let placement: SocketPlacement
+    private var identity: FileIdentity?
     private var listener: (any Channel)?
     private var closed = false
 
@@ -36,9 +38,9 @@ public actor MetricsServer {
     private var scratch = JSONBuffer(capacity: 2048)
     private let allocator = ByteBufferAllocator()
 
-    private init(configuration: MetricsServerConfiguration, socketFile: SocketFile, eventLoop: any EventLoop, clock: @escaping UnixClock) {
+    private init(configuration: MetricsServerConfiguration, placement: SocketPlacement, eventLoop: any EventLoop, clock: @escaping UnixClock) {
         self.configuration = configuration
-        self.socketFile = socketFile
+        self.placement = placement
         self.eventLoop = eventLoop
         executor = eventLoop.executor
         self.clock = clock
@@ -53,14 +55,27 @@ public actor MetricsServer {
         clock: @escaping UnixClock
     ) async throws -> MetricsServer {
         let group = try configuration.group.map { (name) throws(SocketError) in try GroupLookup.id(named: name) }
-        let socketFile = SocketFile(path: configuration.path)
-        try socketFile.prepare()
-        let server = MetricsServer(configuration: configuration, socketFile: socketFile, eventLoop: eventLoop, clock: clock)
+        let placement: SocketPlacement
+        do {
+            placement = try SocketPlacement(path: configuration.path)
+            try placement.prepare()
+        } catch {
+            throw SocketError(error)
+        }
+        let server = MetricsServer(configuration: configuration, placement: placement, eventLoop: eventLoop, clock: clock)
         try await server.bind(group: group)
         return server
     }
 
+    /// Binds in a private directory and moves the socket onto its path with its group and mode
+    /// already set (``SocketPlacement``): no reader outside the group can ever connect.
     private func bind(group: gid_t?) async throws {
+        let staged: StagedSocket
+        do {
+            staged = try placement.makeStagingDirectory()
+        } catch {
+            throw SocketError(error)
+        }
         let limits = configuration.limits
         let lineLimit = MetricsServerConfiguration.maximumLineLength
         let channel: any Channel
@@ -74,17 +89,18 @@ public actor MetricsServer {
                         try channel.pipeline.syncOperations.addHandler(ReaderHandler(server: self, limits: limits, lineLimit: lineLimit))
                     }
                 }
-                .bind(unixDomainSocketPath: configuration.path)
+                .bind(unixDomainSocketPath: staged.socketPath)
                 .get()
-        } catch let error as IOError {
-            throw SocketError.system(operation: "listen on", path: configuration.path, errno: error.errnoCode)
+        } catch {
+            staged.discard()
+            throw SocketError.system(operation: "listen on", path: configuration.path, errno: (error as? IOError)?.errnoCode ?? EIO)
         }
         do {
-            try socketFile.applyPermissions(group: group)
+            identity = try placement.publish(staged, mode: MetricsServerConfiguration.mode, group: group)
         } catch {
             try? await channel.close()
-            socketFile.remove()
-            throw error
+            staged.discard()
+            throw SocketError(error)
         }
         listener = channel
     }
@@ -98,7 +114,7 @@ public actor MetricsServer {
         let closing = readers.values.compactMap(\.value.closeFuture)
         for reader in readers.values { reader.value.disconnect() }
         try? await EventLoopFuture.andAllComplete(closing, on: eventLoop).get()
-        socketFile.remove()
+        if let identity { placement.remove(identity: identity) }
     }
 
     public var metrics: PublishMetrics { counters }

@@ -1,6 +1,9 @@
 /// Where and how the metrics socket listens (contract §7).
 public struct MetricsServerConfiguration: Sendable, Equatable {
     public static let defaultPath = "/run/ftms-bridge/metrics.sock"
+    /// The socket file's mode: its owner and its group (the readers' group) read and write.
+    static let mode: UInt32 = 0o660
+
     /// A reader's longest request line, without its newline.
     public static let maximumLineLength = 4096
 

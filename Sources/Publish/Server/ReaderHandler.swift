@@ -1,3 +1,4 @@
+import LocalSocket
 import NIOCore
 
 /// One connected reader: its watch filter, its backlog, and the rules for what it may lose.
@@ -72,8 +73,9 @@ final class ReaderHandler: ChannelInboundHandler {
         var bytes = unwrapInboundIn(data)
         framer.append(&bytes)
         do {
-            while !closing, let line = try framer.nextLine() {
-                let filter = try WatchRequest.parse(Array(line.readableBytesView))
+            while !closing, let piece = framer.next() {
+                guard case .line(let line) = piece else { throw ReaderInputError.lineTooLong(limit: framer.limit) }
+                let filter = try WatchRequest.parse(line)
                 let reader = bound
                 server.assumeIsolated { $0.watch(filter, for: reader) }
             }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocalSocket
+
 /// Why the metrics socket could not be set up, as one line an operator can act on.
 public enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyListening(path: String)
@@ -15,9 +20,21 @@ public enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noSuchGroup(let name):
             "group '\(name)' does not exist (create it, e.g. groupadd \(name), or configure another)"
         case .pathTooLong(let path, let limit):
-            "socket path \(path) is longer than the \(limit) bytes a Unix socket address holds"
+            "socket path \(path) is longer than \(limit) bytes (a Unix socket address holds 107, and binding uses 10 more)"
         case .system(let operation, let path, let code):
-            "cannot \(operation) \(path): \(SystemErrorText.describe(code))"
+            "cannot \(operation) \(path): \(errnoText(code))"
+        }
+    }
+}
+
+extension SocketError {
+    init(_ error: SocketPlacementError) {
+        switch error {
+        case .alreadyListening(let path): self = .alreadyListening(path: path)
+        case .notASocket(let path): self = .notASocket(path: path)
+        case .pathTooLong(let path, let limit): self = .pathTooLong(path: path, limit: limit)
+        case .noFileName(let path): self = .system(operation: "place a socket at", path: path, errno: EISDIR)
+        case .system(let operation, let path, let code): self = .system(operation: operation, path: path, errno: code)
         }
     }
 }

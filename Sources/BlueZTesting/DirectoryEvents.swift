@@ -1,25 +1,34 @@
 import Glibc
 
 /// What the kernel reports happening in one directory (inotify(7)), name by name: a witness
-/// that does not depend on winning a race with the code under test, as polling does.
-final class DirectoryEvents {
-    struct Event: Equatable {
-        var name: String
-        var mask: UInt32
+/// that does not depend on winning a race with the code under test, as polling does. The
+/// socket tests use it to see how a socket file arrives at its path.
+public final class DirectoryEvents {
+    public struct Event: Equatable, CustomStringConvertible {
+        public var name: String
+        public var mask: UInt32
 
-        var isDirectory: Bool { mask & UInt32(IN_ISDIR) != 0 }
-        func `is`(_ kind: Int32) -> Bool { mask & UInt32(kind) != 0 }
+        public var isDirectory: Bool { mask & UInt32(IN_ISDIR) != 0 }
+        public func `is`(_ kind: Int32) -> Bool { mask & UInt32(kind) != 0 }
+        public var description: String { "\(name) 0x\(String(mask, radix: 16))" }
+    }
+
+    /// inotify(7) could not be set up.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let call: String
+        public let code: Int32
+        public var description: String { "\(call) failed: errno \(code)" }
     }
 
     private let descriptor: Int32
 
-    init(watching directory: String) throws {
+    public init(watching directory: String) throws {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { throw SystemCallFailed(call: "inotify_init1", code: errno) }
+        guard descriptor >= 0 else { throw Unavailable(call: "inotify_init1", code: errno) }
         let mask = UInt32(IN_CREATE | IN_ATTRIB | IN_MOVED_TO | IN_DELETE)
         guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
             close(descriptor)
-            throw SystemCallFailed(call: "inotify_add_watch", code: errno)
+            throw Unavailable(call: "inotify_add_watch", code: errno)
         }
     }
 
@@ -28,7 +37,7 @@ final class DirectoryEvents {
     }
 
     /// Every event queued so far.
-    func drain() -> [Event] {
+    public func drain() -> [Event] {
         var events: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -1,26 +1,30 @@
-import NIOCore
+public import NIOCore
 
-/// Cuts a client's bytes into request lines of at most `limit` bytes.
+/// Cuts a peer's bytes into lines of at most `limit` bytes: the framing of both local sockets
+/// (a control request per line, a metrics reader's `watch` line) and of the dashboard's reading
+/// of the metrics stream.
 ///
-/// The limit is enforced as bytes arrive, so a client streaming without newlines is stopped
+/// The limit is enforced as bytes arrive, so a peer streaming without newlines is stopped
 /// after `limit` bytes rather than growing the buffer; and the search for a newline resumes
 /// where it stopped, so a line arriving a byte at a time costs linear time, not quadratic.
-struct LineSplitter {
-    enum Piece: Equatable {
+public struct LineFramer {
+    public enum Piece: Equatable, Sendable {
+        /// A whole line, without its `\n` (or `\r\n`).
         case line([UInt8])
+        /// More than `limit` bytes without a newline: the peer is not speaking the protocol.
         case tooLong
     }
 
-    let limit: Int
+    public let limit: Int
     private var buffer: ByteBuffer?
     /// Bytes of `buffer` already known to hold no newline.
     private var searched = 0
 
-    init(limit: Int) {
+    public init(limit: Int) {
         self.limit = limit
     }
 
-    mutating func append(_ bytes: inout ByteBuffer) {
+    public mutating func append(_ bytes: inout ByteBuffer) {
         if buffer == nil {
             buffer = bytes
         } else {
@@ -28,8 +32,8 @@ struct LineSplitter {
         }
     }
 
-    /// The next whole line without its newline (`\r\n` too), nil when none has arrived yet.
-    mutating func next() -> Piece? {
+    /// The next whole line, nil when none has arrived yet.
+    public mutating func next() -> Piece? {
         guard var pending = buffer else { return nil }
         let view = pending.readableBytesView
         guard let newline = view.dropFirst(searched).firstIndex(of: UInt8(ascii: "\n")) else {
@@ -46,9 +50,9 @@ struct LineSplitter {
         return .line(line)
     }
 
-    /// What is left when the client closes its side: an unterminated last line counts, so
+    /// What is left when the peer closes its side: an unterminated last line counts, so
     /// `printf '{"command":"status"}' | socat - UNIX:…` gets its answer.
-    mutating func finish() -> Piece? {
+    public mutating func finish() -> Piece? {
         guard let pending = buffer, pending.readableBytes > 0 else { return nil }
         buffer = nil
         searched = 0

@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// Puts the control socket's file at its path without it ever being reachable with a wider
-/// mode than the configured one, not even for an instant.
+/// Puts a socket's file at its path without it ever being reachable with a wider mode (or
+/// another group) than the configured one, not even for an instant: the control socket's
+/// (owner only) and the metrics socket's (its readers' group).
 ///
 /// bind(2) creates the file with the process's umask, and a chmod(2) after it leaves a window
 /// in which another user could connect (and a connection, once made, outlives any later
@@ -17,20 +18,21 @@ import Glibc
 /// rename(2) also replaces a stale socket (one a crashed daemon left, that nobody answers on)
 /// in the same step; a live one is refused, checked both before binding and just before the
 /// rename.
-struct SocketPlacement {
+public struct SocketPlacement: Sendable {
     /// What the staging path adds to the final one: `/.NAME.XXXXXX/s` against `/NAME`.
     static let stagingOverhead = 10
-    static let maximumPathLength = UnixSocketAddress.maximumPathLength - stagingOverhead
+    /// sun_path's 107 usable bytes, less what staging adds.
+    public static let maximumPathLength = 107 - stagingOverhead
 
-    let path: String
+    public let path: String
     private let directory: String
     private let name: String
 
-    init(path: String) throws(ControlSocketError) {
+    public init(path: String) throws(SocketPlacementError) {
         guard path.utf8.count <= Self.maximumPathLength else { throw .pathTooLong(path: path, limit: Self.maximumPathLength) }
         let slash = path.lastIndex(of: "/")
         let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
-        guard !name.isEmpty, name != ".", name != ".." else { throw .badConfiguration("the socket path \(path) names no file") }
+        guard !name.isEmpty, name != ".", name != ".." else { throw .noFileName(path: path) }
         self.path = path
         self.name = name
         let parent = slash.map { String(path[..<$0]) } ?? "."
@@ -39,13 +41,13 @@ struct SocketPlacement {
 
     /// Makes the directory (`mkdir -p`, 0755: the metrics socket's readers share it) and checks
     /// that whatever is at the path may be replaced.
-    func prepare() throws(ControlSocketError) {
+    public func prepare() throws(SocketPlacementError) {
         try Self.makeDirectories(directory)
         try checkOccupant()
     }
 
     /// A private directory beside the path, and the path to bind in it.
-    func makeStagingDirectory() throws(ControlSocketError) -> StagedSocket {
+    public func makeStagingDirectory() throws(SocketPlacementError) -> StagedSocket {
         var template = Array("\(directory == "/" ? "" : directory)/.\(name).XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw .system(operation: "create a private directory in", path: directory, errno: errno)
@@ -53,9 +55,13 @@ struct SocketPlacement {
         return StagedSocket(directory: String(cString: made))
     }
 
-    /// Gives the bound staged socket its mode, then renames it onto the path; returns the
-    /// file's identity, so that ``remove(identity:)`` only ever removes this socket.
-    func publish(_ staged: StagedSocket, mode: UInt32) throws(ControlSocketError) -> FileIdentity {
+    /// Gives the bound staged socket its group (when one is given) and mode, then renames it
+    /// onto the path; returns the file's identity, so that ``remove(identity:)`` only ever
+    /// removes this socket.
+    public func publish(_ staged: StagedSocket, mode: UInt32, group: UInt32? = nil) throws(SocketPlacementError) -> FileIdentity {
+        if let group, chown(staged.socketPath, uid_t.max, gid_t(group)) != 0 {
+            throw .system(operation: "set the group of", path: staged.socketPath, errno: errno)
+        }
         guard chmod(staged.socketPath, mode_t(mode)) == 0 else {
             throw .system(operation: "set the mode of", path: staged.socketPath, errno: errno)
         }
@@ -68,37 +74,28 @@ struct SocketPlacement {
 
     /// Removes the socket file if it is still the one this server placed: a second daemon
     /// started by mistake may have replaced it after this one went stale.
-    func remove(identity: FileIdentity) {
+    public func remove(identity: FileIdentity) {
         guard FileIdentity(path: path) == identity else { return }
         unlink(path)
     }
 
     /// Nothing, or a socket nobody answers on, may be replaced; a live socket or any other
     /// kind of file may not.
-    private func checkOccupant() throws(ControlSocketError) {
+    private func checkOccupant() throws(SocketPlacementError) {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             guard errno == ENOENT else { throw .system(operation: "inspect", path: path, errno: errno) }
             return
         }
         guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
-        let probe: UnixStreamError?
-        do {
-            _ = try UnixStream.connect(to: path, deadline: .now)
-            probe = nil
-        } catch {
-            probe = error
-        }
-        switch probe {
-        case nil, .timedOut?: throw .alreadyListening(path: path)
-        case .nothingListening?: return
-        case .system(let operation, let code)?: throw .system(operation: operation, path: path, errno: code)
-        case .pathTooLong?: throw .pathTooLong(path: path, limit: Self.maximumPathLength)
-        default: throw .system(operation: "probe", path: path, errno: EACCES)
+        switch SocketProbe.connect(path) {
+        case .listening: throw .alreadyListening(path: path)
+        case .stale, .gone: return
+        case .failed(let code): throw .system(operation: "probe", path: path, errno: code)
         }
     }
 
-    private static func makeDirectories(_ directory: String) throws(ControlSocketError) {
+    private static func makeDirectories(_ directory: String) throws(SocketPlacementError) {
         var status = stat()
         if stat(directory, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else { throw .system(operation: "use directory", path: directory, errno: ENOTDIR) }
@@ -115,23 +112,23 @@ struct SocketPlacement {
 }
 
 /// The private directory a socket is bound in before it is moved into place.
-struct StagedSocket {
+public struct StagedSocket: Sendable {
     let directory: String
-    var socketPath: String { directory + "/s" }
+    public var socketPath: String { directory + "/s" }
 
     /// Removes the staged socket (if still there) and the directory.
-    func discard() {
+    public func discard() {
         unlink(socketPath)
         rmdir(directory)
     }
 }
 
 /// A file's device and inode: which file a path named when it was looked at.
-struct FileIdentity: Equatable {
+public struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 
-    init?(path: String) {
+    public init?(path: String) {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         device = UInt64(status.st_dev)
