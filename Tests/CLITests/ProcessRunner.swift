@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 
 /// Runs the `ftms-bridge` binary that SwiftPM built next to this test bundle.
@@ -68,7 +69,7 @@ struct ProcessRunner {
         environment.merge(extra) { _, new in new }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, envp)
+        let spawned = envp.withUnsafeBufferPointer { spawnWithSignalsUnblocked(&pid, binary.path, &actions, argv, $0.baseAddress) }
         guard spawned == 0 else { throw CLIError("posix_spawn failed: \(spawned)") }
         var status: Int32 = 0
         var usage = rusage()

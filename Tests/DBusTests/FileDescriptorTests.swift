@@ -83,12 +83,11 @@ struct FileDescriptorTests {
         let ends = Mutex<[String]>([])
 
         func waitFor(_ what: String, _ condition: @escaping @Sendable (Received) -> Bool) async -> Bool {
-            for _ in 0..<500 {
-                if condition(self) { return true }
-                try? await Task.sleep(for: .milliseconds(10))
+            guard (try? await eventually(.seconds(5), { condition(self) })) == true else {
+                Issue.record("timed out waiting for \(what)")
+                return false
             }
-            Issue.record("timed out waiting for \(what)")
-            return false
+            return true
         }
     }
 

@@ -13,7 +13,7 @@ struct AdapterSpreadTests {
         let rig = try await FleetRig(simulator: ["--adapters", "3", "--bikes", "8", "--rowers", "4", "--rate", "4", "--known"], maxConnected: 12, maxPerAdapter: 4)
         defer { rig.removeState() }
         try await rig.start()
-        let ready = await eventually(.seconds(60)) {
+        let ready = try await eventually(.seconds(60)) {
             let machines = await rig.statuses()
             return machines.count == 12 && machines.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
         }
@@ -33,7 +33,7 @@ struct AdapterSpreadTests {
         let rig = try await FleetRig(simulator: ["--adapters", "3", "--bikes", "10", "--rate", "4", "--known"], maxConnected: 10, maxPerAdapter: 4)
         defer { rig.removeState() }
         try await rig.start()
-        #expect(await eventually(.seconds(60)) {
+        #expect(try await eventually(.seconds(60)) {
             let machines = await rig.statuses()
             return machines.count == 10 && machines.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
         })
@@ -42,7 +42,7 @@ struct AdapterSpreadTests {
         let moving = before.values.filter { $0.adapter == "hci1" }.map(\.name).sorted()
         try await rig.sim.mock("RemoveAdapter", [.string("hci1")])
         let full = "waiting for a free link: every adapter that hears it is full (hci0 4/4, hci2 4/4)"
-        let settled = await eventually(.seconds(60)) {
+        let settled = try await eventually(.seconds(60)) {
             let machines = await rig.statuses()
             let moved = moving.filter { machines[$0]?.state == .ready && machines[$0]?.adapterReason == "moved from hci1, which went away" }
             let waiting = moving.filter { machines[$0]?.state != .ready && machines[$0]?.adapterReason == full }
@@ -68,9 +68,9 @@ struct AdapterSpreadTests {
     @Test func machinesLeftConnectedAreAdoptedOnTheAdapterOfTheirLink() async throws {
         let rig = try await FleetRig(simulator: ["--adapters", "2", "--bikes", "2", "--rate", "4", "--known", "--fault", "connected-at-start"], maxConnected: 2, maxPerAdapter: 1)
         defer { rig.removeState() }
-        #expect(await eventually(.seconds(10)) { (try? await rig.links()) == ["hci0": 1, "hci1": 1] })
+        #expect(try await eventually(.seconds(10)) { (try? await rig.links()) == ["hci0": 1, "hci1": 1] })
         try await rig.start()
-        let ready = await eventually(.seconds(20)) {
+        let ready = try await eventually(.seconds(20)) {
             let machines = await rig.statuses()
             return machines.count == 2 && machines.values.allSatisfy { $0.state == .ready }
         }
@@ -85,7 +85,7 @@ struct AdapterSpreadTests {
         let rig = try await FleetRig(simulator: ["--adapters", "2", "--bikes", "6", "--rate", "4", "--known"], maxConnected: 6, maxPerAdapter: 2)
         defer { rig.removeState() }
         try await rig.start()
-        let settled = await eventually(.seconds(60)) {
+        let settled = try await eventually(.seconds(60)) {
             let machines = await rig.statuses()
             return machines.count == 6 && machines.values.filter { $0.state == .ready }.count == 4
                 && machines.values.filter { $0.adapterReason?.hasPrefix("waiting for a free link") == true }.count == 2
@@ -98,7 +98,7 @@ struct AdapterSpreadTests {
         // Take one machine out of range: its link is given back and a waiting machine takes it.
         let leaving = try #require(machines.values.first { $0.state == .ready })
         try await rig.sim.mock("VanishDevice", [.string("/org/bluez/\(leaving.adapter ?? "")/dev_" + leaving.address.replacingOccurrences(of: ":", with: "_"))])
-        #expect(await eventually(.seconds(30)) {
+        #expect(try await eventually(.seconds(30)) {
             let now = await rig.statuses()
             return waiting.contains { now[$0.name]?.state == .ready }
         })

@@ -1,3 +1,4 @@
+import BlueZTesting
 import DBus
 import Daemon
 import Foundation
@@ -49,14 +50,14 @@ struct EventLoopDatagramReaderTests {
         Self.send(peer, [0x44, 0x02, 0x10, 0x27])
         Self.send(peer, [])
         Self.send(peer, [0x01])
-        #expect(await eventually { received.all.count == 3 })
+        #expect(try await eventually { received.all.count == 3 })
         // Reading goes on after the empty datagram, and it is seen as one.
         Self.send(peer, [0x02, 0x03])
         Self.send(peer, [])
         Self.send(peer, Array(repeating: 0xAB, count: 30))  // longer than the MTU: cut
         Self.send(peer, [0x04])
         _ = Glibc.close(peer)
-        #expect(await eventually { received.ended.count == 1 })
+        #expect(try await eventually { received.ended.count == 1 })
         #expect(received.all == [[0x44, 0x02, 0x10, 0x27], [], [0x01], [0x02, 0x03], [], Array(repeating: 0xAB, count: 20), [0x04]])
         #expect(received.ended == ["the peer hung up"])
         // Cancelling after the end says nothing more.
@@ -77,7 +78,7 @@ struct EventLoopDatagramReaderTests {
         let subscription = Self.reader.read(
             descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
         defer { subscription.cancel() }
-        #expect(await eventually { received.ended.count == 1 })
+        #expect(try await eventually { received.ended.count == 1 })
         #expect(received.all == frames)
         #expect(received.ended == ["the peer hung up"])
     }
@@ -89,11 +90,11 @@ struct EventLoopDatagramReaderTests {
         let subscription = Self.reader.read(
             descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
         Self.send(peer, [0x01])
-        #expect(await eventually { received.all == [[0x01]] })
+        #expect(try await eventually { received.all == [[0x01]] })
         subscription.cancel()
-        #expect(await eventually { received.ended == ["cancelled"] })
+        #expect(try await eventually { received.ended == ["cancelled"] })
         // Both our descriptor and the channel's duplicate are closed: BlueZ sees the release.
-        let released = await eventually(.seconds(5)) {
+        let released = try await eventually(.seconds(5)) {
             var probe = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
             return poll(&probe, 1, 0) > 0 && probe.revents & Int16(POLLHUP) != 0
         }

@@ -31,7 +31,7 @@ struct FleetDiscoveryTests {
         try await rig.start()
         try await Task.sleep(for: .seconds(1))
         #expect(await rig.statuses().isEmpty)
-        let ready = await eventually(.seconds(10)) { await Self.machineReady(rig) }
+        let ready = try await eventually(.seconds(10)) { await Self.machineReady(rig) }
         let seen = await rig.statuses()
         #expect(ready, "\(seen)")
         await rig.stop()
@@ -45,7 +45,7 @@ struct FleetDiscoveryTests {
         try await rig.start()
         try await Task.sleep(for: .seconds(3))
         #expect(await rig.statuses().isEmpty)
-        let ready = await eventually(.seconds(10)) { await Self.machineReady(rig) }
+        let ready = try await eventually(.seconds(10)) { await Self.machineReady(rig) }
         let seen = await rig.statuses()
         #expect(ready, "\(seen)")
         await rig.stop()
@@ -58,7 +58,7 @@ struct FleetDiscoveryTests {
         defer { rig.removeState() }
         let start = ContinuousClock.now
         try await rig.start()
-        let ready = await eventually(.seconds(25)) { await Self.machineReady(rig) }
+        let ready = try await eventually(.seconds(25)) { await Self.machineReady(rig) }
         let seen = await rig.statuses()
         #expect(ready, "\(seen)")
         // Switched on at 11 s: connected within a few seconds of it.
@@ -75,16 +75,16 @@ struct FleetDiscoveryTests {
         }
         defer { rig.removeState() }
         try await rig.start()
-        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        #expect(try await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
-        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.state == .disconnected })
+        #expect(try await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.state == .disconnected })
         let asleep = ContinuousClock.now
-        let back = await eventually(.seconds(20)) { await Self.machineReady(rig) }
+        let back = try await eventually(.seconds(20)) { await Self.machineReady(rig) }
         let seen = await rig.statuses()
         #expect(back, "\(seen)")
         // Asleep 6 s; the backoff alone would have waited 30 s or more.
         #expect(ContinuousClock.now - asleep < .seconds(12))
-        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID == session })
+        #expect(try await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID == session })
         await rig.stop()
     }
 
@@ -96,18 +96,18 @@ struct FleetDiscoveryTests {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known", "--ride-on"])
         defer { rig.removeState() }
         try await rig.start()
-        #expect(await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        #expect(try await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
         try await Task.sleep(for: .seconds(2))
         await rig.stopFleet()
         try await Task.sleep(for: .seconds(5))
         let again = try await FleetRig(simulator: [], directory: rig.directory, bus: rig.bus, reuse: rig.sim)
         try await again.start(restoring: true)
-        #expect(await eventually(.seconds(10)) { await again.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        #expect(try await eventually(.seconds(10)) { await again.statuses()["SF-Bike-0001"]?.sessionID != nil })
         #expect(await again.statuses()["SF-Bike-0001"]?.sessionID == session)
         try await Task.sleep(for: .seconds(2))
         try await again.stopRiding("SF-Bike-0001")
-        #expect(await eventually(.seconds(15)) { (try? await again.store.counts().pending) == 1 })
+        #expect(try await eventually(.seconds(15)) { (try? await again.store.counts().pending) == 1 })
         let stored = try await again.store.sessions(status: .pending)
         #expect(stored.map(\.sessionID) == [session].compactMap { $0 })
         // Ridden ~9 s (2 + 5 down + 2), not the 4 s the gateway saw: the gap counted.

@@ -119,13 +119,3 @@ final class FleetRig: @unchecked Sendable {
         Dictionary(uniqueKeysWithValues: await fleet.statuses().map { ($0.name, $0) })
     }
 }
-
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(_ timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}

@@ -14,7 +14,7 @@ struct FleetTests {
         let rig = try await FleetRig(simulator: ["--bikes", "2", "--rowers", "1", "--rate", "4", "--known"])
         defer { rig.removeState() }
         try await rig.start()
-        let riding = await eventually {
+        let riding = try await eventually {
             let machines = await rig.statuses()
             return machines.count == 3 && machines.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
         }
@@ -25,7 +25,7 @@ struct FleetTests {
         let sessions = await rig.statuses().mapValues { $0.sessionID }
         try await rig.stopRiding("SF-Bike-0002")
         // Idle 2 s ends it; the other two ride on.
-        #expect(await eventually { (try? await rig.store.counts().pending) == 1 })
+        #expect(try await eventually { (try? await rig.store.counts().pending) == 1 })
         let stored = try await rig.store.sessions(status: .pending)
         #expect(stored.map(\.sessionID) == [sessions["SF-Bike-0002"] ?? nil].compactMap { $0 })
         #expect(rig.stored.count == 1)
@@ -44,10 +44,10 @@ struct FleetTests {
     @Test func adoptsMachinesLeftConnectedBeforeItStarted() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "2", "--rate", "4", "--fault", "connected-at-start"])
         defer { rig.removeState() }
-        #expect(await eventually(.seconds(10)) { (try? await rig.links()["hci0"]) == 2 })
+        #expect(try await eventually(.seconds(10)) { (try? await rig.links()["hci0"]) == 2 })
         let started = ContinuousClock.now
         try await rig.start()
-        let ready = await eventually(.seconds(10)) {
+        let ready = try await eventually(.seconds(10)) {
             let machines = await rig.statuses()
             return machines.count == 2 && machines.values.allSatisfy { $0.state == .ready }
         }
@@ -65,7 +65,7 @@ struct FleetTests {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known", "--no-acquire-notify"])
         defer { rig.removeState() }
         try await rig.start()
-        let ready = await eventually { await rig.statuses().values.filter { $0.state == .ready }.count == 2 }
+        let ready = try await eventually { await rig.statuses().values.filter { $0.state == .ready }.count == 2 }
         let seen = await rig.statuses()
         #expect(ready, "\(seen)")
         #expect(seen.values.map(\.notify) == ["start_notify", "start_notify"])
@@ -82,7 +82,7 @@ struct FleetTests {
         defer { rig.removeState() }
         try await rig.start()
         // 100 frames take at least four links.
-        let flowing = await eventually(.seconds(60)) { (await rig.statuses()["SF-Bike-0001"]?.notifications ?? 0) >= 100 }
+        let flowing = try await eventually(.seconds(60)) { (await rig.statuses()["SF-Bike-0001"]?.notifications ?? 0) >= 100 }
         let seen = await rig.statuses()
         #expect(flowing, "\(seen)")
         #expect(seen["SF-Bike-0001"]?.notify == "acquired")
@@ -93,7 +93,7 @@ struct FleetTests {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"])
         defer { rig.removeState() }
         try await rig.start()
-        #expect(await eventually { await rig.statuses().values.filter { $0.sessionID != nil }.count == 2 })
+        #expect(try await eventually { await rig.statuses().values.filter { $0.sessionID != nil }.count == 2 })
         let before = await rig.statuses().mapValues { $0.sessionID }
         await rig.stopFleet()
         let saved = try await rig.store.loadAll()
@@ -104,7 +104,7 @@ struct FleetTests {
         let again = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"], directory: rig.directory, bus: nil)
         _ = rig.sim.stop()
         try await again.start(restoring: true)
-        #expect(await eventually {
+        #expect(try await eventually {
             let now = await again.statuses()
             return now.count == 2 && now.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
         })
@@ -119,7 +119,7 @@ struct FleetTests {
         let rig = try await FleetRig(simulator: ["--bikes", "3", "--rate", "2", "--known"], allow: ["SF-Bike-0002"])
         defer { rig.removeState() }
         try await rig.start()
-        #expect(await eventually { await rig.statuses()["SF-Bike-0002"]?.state == .ready })
+        #expect(try await eventually { await rig.statuses()["SF-Bike-0002"]?.state == .ready })
         try await Task.sleep(for: .milliseconds(500))
         #expect(await rig.statuses().keys.sorted() == ["SF-Bike-0002"])
         let calls = try await rig.sim.mock("GetCallLog").first?.array?.compactMap(\.string) ?? []
@@ -131,27 +131,27 @@ struct FleetTests {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known"])
         defer { rig.removeState() }
         try await rig.start()
-        #expect(await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
+        #expect(try await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
         #expect(await rig.fleet.busConnections == 1)
 
         try rig.bus.restart()
         rig.sim.kill()
-        let noticed = await eventually(.seconds(10)) {
+        let noticed = try await eventually(.seconds(10)) {
             let connected = await rig.fleet.busConnected
             let connections = await rig.fleet.busConnections
             return !connected || connections > 1
         }
         #expect(noticed)
         rig.sim = try await SimulatedBlueZ(bus: rig.bus, arguments: ["--bikes", "1", "--rate", "4", "--known"])
-        let back = await eventually {
+        let back = try await eventually {
             let connections = await rig.fleet.busConnections
             let state = await rig.statuses()["SF-Bike-0001"]?.state
             return connections >= 2 && state == .ready
         }
         #expect(back)
         // Within the disconnect grace, the same session carries on.
-        #expect(await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID == session })
+        #expect(try await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID == session })
         await rig.stop()
     }
 }

@@ -1,3 +1,4 @@
+import BlueZTesting
 @testable import Daemon
 import Foundation
 import Testing
@@ -36,12 +37,12 @@ struct SessionTickerTests {
         await ticker.register(first)
         await ticker.register(second)
         await ticker.register(second)  // again: still one registration's worth of ticks
-        #expect(await eventually {
+        #expect(try await eventually {
             let (a, b) = (await first.ticks, await second.ticks)
             return a >= 3 && b >= 3
         })
         await first.close()
-        #expect(await eventually {
+        #expect(try await eventually {
             let (a, b) = (await first.ticks, await second.ticks)
             return b >= a + 3
         })
@@ -58,11 +59,11 @@ struct SessionTickerTests {
         let ticker = SessionTicker(interval: .milliseconds(20), timers: ContinuousClock())
         let session = Session()
         await ticker.register(session)
-        #expect(await eventually { await session.ticks >= 2 })
+        #expect(try await eventually { await session.ticks >= 2 })
         await session.reopenDuringClosingTick(on: ticker)
         let before = await session.ticks
         // The closing tick answered false, but the registration made meanwhile keeps it ticked.
-        #expect(await eventually { await session.ticks >= before + 4 })
+        #expect(try await eventually { await session.ticks >= before + 4 })
         await ticker.unregister(session)
     }
 }

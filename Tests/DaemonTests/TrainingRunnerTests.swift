@@ -1,3 +1,4 @@
+import BlueZTesting
 import BlueZ
 import Daemon
 import FTMS
@@ -50,7 +51,7 @@ struct TrainingRunnerTests {
         let runner = runner(recorder)
         await runner.start(Self.plan, on: "SF-Bike-0001")
         #expect(await runner.active(on: "sf-bike-0001") == "intervals")
-        let done = await eventually {
+        let done = try await eventually {
             let active = await runner.active(on: "SF-Bike-0001")
             return recorder.commands.count >= 3 && active == nil
         }
@@ -75,7 +76,7 @@ struct TrainingRunnerTests {
             TrainingStage(start: .milliseconds(5500), duration: .milliseconds(500), target: .resistance(8)),
         ])
         await runner.start(plan, on: "SF-Bike-0001")
-        #expect(await eventually { await runner.active(on: "SF-Bike-0001") == nil })
+        #expect(try await eventually { await runner.active(on: "SF-Bike-0001") == nil })
         let sent = recorder.commands.map(\.0)
         // Two refusals of the first target, the third try lands, then the rest once each.
         #expect(sent == [.resistance(3), .resistance(3), .resistance(3), .power(watts: 180), .resistance(8)])
@@ -90,7 +91,7 @@ struct TrainingRunnerTests {
             TrainingStage(start: .seconds(10), duration: .seconds(10), target: .power(180)),
         ])
         await runner.start(long, on: "SF-Bike-0001")
-        #expect(await eventually { !recorder.commands.isEmpty })
+        #expect(try await eventually { !recorder.commands.isEmpty })
         #expect(await runner.stop(on: "SF-Bike-0001") == "intervals")
         #expect(await runner.stop(on: "SF-Bike-0001") == nil)
         try await Task.sleep(for: .milliseconds(700))
@@ -102,7 +103,7 @@ struct TrainingRunnerTests {
         await runner.start(long, on: "SF-Bike-0001")
         await runner.start(other, on: "SF-Bike-0001")
         #expect(await runner.active(on: "SF-Bike-0001") == "steady")
-        #expect(await eventually { await runner.active(on: "SF-Bike-0001") == nil })
+        #expect(try await eventually { await runner.active(on: "SF-Bike-0001") == nil })
         try await Task.sleep(for: .milliseconds(700))
         // The replaced program never reached its second stage; the new one sent its own target.
         #expect(!recorder.commands.contains { $0.0 == .power(watts: 180) })

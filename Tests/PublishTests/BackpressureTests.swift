@@ -1,3 +1,4 @@
+import BlueZTesting
 import NIOCore
 import NIOPosix
 import Publish
@@ -142,16 +143,5 @@ struct BackpressureTests {
             #expect(lines.map(seq) == Array(1...UInt64(samples + statuses)))
             try? await stuck.close()
         }
-    }
-}
-
-/// Polls `condition` every 5 ms.
-func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    // Asked once more past the deadline: a late-resumed waiter should not fail what happened.
-    while true {
-        if await condition() { return }
-        guard ContinuousClock.now < deadline else { throw TestReader.TimedOut(what: what) }
-        try await Task.sleep(for: .milliseconds(5))
     }
 }

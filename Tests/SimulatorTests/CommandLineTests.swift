@@ -7,32 +7,29 @@ extension SimulatorProcessTests {
     @Suite("ftms-sim command line")
     struct CommandLineTests {
         /// Runs `ftms-sim` to its end.
-        static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            let child = try ChildProcess(SimulatedBlueZ.builtBinary(), arguments)
-            defer { child.stop() }
-            let status = child.wait()
-            return (status, child.stdout, child.stderr)
+        static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await ChildProcess.run(SimulatedBlueZ.builtBinary(), arguments, limit: .seconds(20))
         }
 
         @Test(arguments: [
             ["--bikes", "-3"], ["--fault", "explode"], ["--fault", "link-drop"], ["--resistance-form", "uint32"],
             ["--frobnicate"], ["--rate", "1000"], ["--adapters", "0"], ["--adapters", "17"], ["--visible-on", "some"], ["--seed", "minus-one"],
         ])
-        func badFlagsAreOneLineAndStatus2(_ arguments: [String]) throws {
-            let result = try Self.run(arguments + ["--bus", "unix:path=/nonexistent/socket"])
+        func badFlagsAreOneLineAndStatus2(_ arguments: [String]) async throws {
+            let result = try await Self.run(arguments + ["--bus", "unix:path=/nonexistent/socket"])
             #expect(result.status == 2, "\(result.stderr)")
             #expect(result.stderr.hasPrefix("ftms-sim: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
 
-        @Test func helpIsUsageAndStatus0() throws {
-            let result = try Self.run(["--help"])
+        @Test func helpIsUsageAndStatus0() async throws {
+            let result = try await Self.run(["--help"])
             #expect(result.status == 0)
             #expect(result.stdout.contains("--fault") && result.stdout.contains("--rate"))
         }
 
-        @Test func noBusIsAOneLineErrorAndStatus1() throws {
-            let result = try Self.run(["--bus", "unix:path=/nonexistent/socket"])
+        @Test func noBusIsAOneLineErrorAndStatus1() async throws {
+            let result = try await Self.run(["--bus", "unix:path=/nonexistent/socket"])
             #expect(result.status == 1)
             #expect(result.stderr.hasPrefix("ftms-sim: ") && result.stderr.contains("/nonexistent/socket"), "\(result.stderr)")
         }
@@ -45,7 +42,7 @@ extension SimulatorProcessTests {
             let simulator = try await SimulatedBlueZ(bus: bus, arguments: ["--bikes", "2", "--rowers", "1", "--name-only", "1"])
             #expect(simulator.readyLine == "ready SF-Bike-0001=C0:5F:00:00:00:01 SF-Bike-0002=C0:5F:00:00:00:02 SF-Rower-0001=C0:5F:00:00:00:03 SF-Bike-9001=C0:5F:00:00:01:01")
             // A second simulator cannot take the name.
-            let second = try Self.run(["--bus", bus.address])
+            let second = try await Self.run(["--bus", bus.address])
             #expect(second.status == 1 && second.stderr.contains("already owned"), "\(second.stderr)")
             #expect(simulator.stop() == 0)
             let watcher = try await DBusConnection.connect(address: bus.address)

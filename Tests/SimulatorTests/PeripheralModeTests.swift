@@ -125,7 +125,7 @@ extension SimulatorProcessTests {
             #expect(features.first?.bytes?.count == 8)
 
             kill(peripheral.pid, SIGTERM)
-            #expect(peripheral.wait() == 0, "\(peripheral.stderr)")
+            #expect(await peripheral.wait() == 0, "\(peripheral.stderr)")
             #expect(seen.unregistered.withLock { $0 }.sorted() == ["UnregisterAdvertisement", "UnregisterApplication"])
         }
 
@@ -179,7 +179,7 @@ extension SimulatorProcessTests {
             defer { bus.stop() }
             let peripheral = try Self.start(bus, ["--adapter", "hci7"])
             defer { peripheral.stop() }
-            #expect(peripheral.wait() == 1)
+            #expect(await peripheral.wait() == 1)
             #expect(peripheral.stderr.hasPrefix("ftms-sim: hci7: ") && peripheral.stderr.filter { $0 == "\n" }.count == 1, "\(peripheral.stderr)")
         }
 
@@ -188,10 +188,10 @@ extension SimulatorProcessTests {
             ["--peripheral", "--adapter", "hci1", "--machine", "bike"], ["--peripheral", "--adapter", "hci1", "--fault", "connect-fail"],
             ["--adapter", "hci1"],
         ])
-        func badPeripheralFlagsAreOneLineAndStatus2(_ arguments: [String]) throws {
+        func badPeripheralFlagsAreOneLineAndStatus2(_ arguments: [String]) async throws {
             let child = try ChildProcess(SimulatedBlueZ.builtBinary(), arguments + ["--bus", "unix:path=/nonexistent/socket"])
             defer { child.stop() }
-            #expect(child.wait() == 2, "\(child.stderr)")
+            #expect(await child.wait() == 2, "\(child.stderr)")
             #expect(child.stderr.hasPrefix("ftms-sim: ") && child.stderr.filter { $0 == "\n" }.count == 1, "\(child.stderr)")
         }
     }

@@ -89,7 +89,7 @@ extension SimulatorProcessTests {
 
         /// A capture that cannot be ridden is one line and status 1, before the bus is touched
         /// (the bus here does not exist, and the error is about the capture, not the bus).
-        @Test func unridableCapturesAreOneLineAndStatus1() throws {
+        @Test func unridableCapturesAreOneLineAndStatus1() async throws {
             let corrupt = try CaptureFixture.write([
                 #"{"format":"ftmscap","version":1,"machine":{"type":"bike"}}"#,
                 #"{"t":1,"uuid":"2ad2","op":"notify","hex":"4400e80350006400"}"#,
@@ -111,7 +111,7 @@ extension SimulatorProcessTests {
                 ("rower=" + CaptureFixture.path("bike-steady.ftmscap"), "a bike capture, which a rower machine cannot ride"),
             ]
             for (ride, error) in cases {
-                let result = try CommandLineTests.run(["--rowers", "1", "--ride", ride, "--bus", "unix:path=/nonexistent/socket"])
+                let result = try await CommandLineTests.run(["--rowers", "1", "--ride", ride, "--bus", "unix:path=/nonexistent/socket"])
                 #expect(result.status == 1, "\(ride): \(result.stderr)")
                 #expect(result.stderr.hasPrefix("ftms-sim: ") && result.stderr.contains(error), "\(ride): \(result.stderr)")
                 #expect(result.stderr.filter { $0 == "\n" }.count == 1 && !result.stderr.contains("socket"), "\(ride): \(result.stderr)")
@@ -128,8 +128,8 @@ extension SimulatorProcessTests {
             (["--ride", "rower=x.ftmscap"], "--ride rower given 1 time(s) but --rowers is 0"),
             (["--ride", "bike=a", "--ride", "bike=b"], "--ride bike given 2 time(s) but --bikes is 1"),
         ])
-        func badRideFlagsAreOneLineAndStatus2(_ arguments: [String], _ error: String) throws {
-            let result = try CommandLineTests.run(arguments + ["--bus", "unix:path=/nonexistent/socket"])
+        func badRideFlagsAreOneLineAndStatus2(_ arguments: [String], _ error: String) async throws {
+            let result = try await CommandLineTests.run(arguments + ["--bus", "unix:path=/nonexistent/socket"])
             #expect(result.status == 2, "\(result.stderr)")
             #expect(result.stderr.hasPrefix("ftms-sim: ") && result.stderr.contains(error), "\(result.stderr)")
             #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")

@@ -1,3 +1,4 @@
+import BlueZTesting
 import DeterministicRandom
 import Synchronization
 import Testing
@@ -27,11 +28,7 @@ struct SchedulerTests {
         /// Generous: other suites running alongside can hold the few cooperative threads for
         /// seconds, and a slow machine is not what these tests are about.
         func wait(for count: Int, within limit: Duration = .seconds(60)) async throws {
-            let deadline = ContinuousClock.now + limit
-            while starts.count < count {
-                guard ContinuousClock.now < deadline else { throw TestFailure("only \(starts.count) of \(count) runs") }
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            try await waitUntil("\(count) runs (\(starts.count) so far)", timeout: limit) { starts.count >= count }
         }
     }
 

@@ -1,3 +1,4 @@
+import BlueZTesting
 @testable import Control
 import Glibc
 

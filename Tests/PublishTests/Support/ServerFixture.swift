@@ -1,3 +1,4 @@
+import BlueZTesting
 import NIOCore
 import NIOPosix
 import Publish

@@ -1,3 +1,4 @@
+import BlueZTesting
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -6,11 +7,6 @@ import Synchronization
 /// and whether the server closed it. Waiting polls, which keeps the helper simple and is
 /// plenty for tests that wait milliseconds.
 final class TestReader: Sendable {
-    struct TimedOut: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out waiting for \(what)" }
-    }
-
     private struct State {
         var lines: [String] = []
         var consumed = 0
@@ -99,12 +95,7 @@ final class TestReader: Sendable {
     }
 
     private func poll<T: Sendable>(_ what: String, timeout: Duration, _ take: (inout State) -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let value = state.withLock({ take(&$0) }) { return value }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        throw TimedOut(what: what)
+        try await waitFor(what, timeout: timeout, every: .milliseconds(2)) { state.withLock { take(&$0) } }
     }
 }
 

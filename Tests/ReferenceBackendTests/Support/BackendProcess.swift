@@ -18,9 +18,7 @@ final class BackendProcess: @unchecked Sendable {
     private var lifelineClosed = false
     private var exitStatus: Int32?
 
-    static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ftms-backend").path
-    }
+    static var binary: String { ChildProcess.builtProduct("ftms-backend") }
 
     /// Starts the backend on a free port and waits for its `listening` line.
     init(_ arguments: [String]) throws {
@@ -102,17 +100,10 @@ final class BackendProcess: @unchecked Sendable {
         }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = ([binary] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, binary, &actions, &attributes, argv, environ)
+        let result = spawnWithSignalsUnblocked(&pid, binary, &actions, argv, environ)
         guard result == 0 else { throw TestFailure("posix_spawn \(binary): \(result)") }
         return pid
     }

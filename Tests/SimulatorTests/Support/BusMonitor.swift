@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 
 /// `dbus-monitor` on the private bus: every message in the order the daemon routed it, which
@@ -30,11 +31,8 @@ final class BusMonitor: @unchecked Sendable {
     init(address: String) async throws {
         child = try ChildProcess("/usr/bin/dbus-monitor", ["--address", address])
         // It reports becoming a monitor by losing its own name.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !child.stdout.contains("member=NameLost") {
-            guard ContinuousClock.now < deadline else { throw ChildProcess.SpawnFailure(description: "dbus-monitor did not start: \(child.stderr)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        let child = self.child
+        try await waitUntil("dbus-monitor to start", timeout: .seconds(5)) { child.stdout.contains("member=NameLost") }
     }
 
     var messages: [Message] {

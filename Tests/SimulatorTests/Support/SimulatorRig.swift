@@ -70,13 +70,9 @@ struct SimulatorRig {
 
     /// Waits (bounded) until the simulator has logged `text`: proof it handled a call.
     func waitForLog(_ text: String, timeout: Duration = .seconds(5)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !simulator.log.contains(text) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the simulator never logged '\(text)': \(simulator.log.suffix(1500))")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        guard try await eventually(timeout, { simulator.log.contains(text) }) else {
+            Issue.record("the simulator never logged '\(text)': \(simulator.log.suffix(1500))")
+            return
         }
     }
 

@@ -1,3 +1,4 @@
+import BlueZTesting
 import AsyncHTTPClient
 import Foundation
 import NIOCore
