@@ -31,6 +31,13 @@
 // BlueZTesting and MQTTTesting start a private dbus-daemon, the fake BlueZ and a private
 // mosquitto for the tests. Benchmarks live in their own package under `Benchmarks/`, so the
 // daemon's build never pays for the benchmark dependencies.
+//
+// Library products are what an adopter builds on: the codec (FTMS, JSON), Capture, the
+// simulator and the testing support (Simulator, BlueZTesting, MQTTTesting, ReferenceBackend,
+// DeterministicRandom), and what the benchmark package measures (DBus, Workout, Store, Publish,
+// MQTT, Dashboard). The daemon's own modules (BlueZ, Upload, Control, LocalSocket, Systemd,
+// Training, DaemonConfig, Telemetry, Doctor, Daemon) use `package` access: visible to this
+// package's executables and tests, an API to nobody else.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -45,7 +52,6 @@ let package = Package(
         .library(name: "JSON", targets: ["JSON"]),
         .library(name: "FTMS", targets: ["FTMS"]),
         .library(name: "DBus", targets: ["DBus"]),
-        .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZTesting", targets: ["BlueZTesting"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "Capture", targets: ["Capture"]),
@@ -53,15 +59,7 @@ let package = Package(
         .library(name: "DeterministicRandom", targets: ["DeterministicRandom"]),
         .library(name: "Publish", targets: ["Publish"]),
         .library(name: "Store", targets: ["Store"]),
-        .library(name: "Upload", targets: ["Upload"]),
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
-        .library(name: "Systemd", targets: ["Systemd"]),
-        .library(name: "Control", targets: ["Control"]),
-        .library(name: "Training", targets: ["Training"]),
-        .library(name: "DaemonConfig", targets: ["DaemonConfig"]),
-        .library(name: "Telemetry", targets: ["Telemetry"]),
-        .library(name: "Doctor", targets: ["Doctor"]),
-        .library(name: "Daemon", targets: ["Daemon"]),
         .library(name: "Dashboard", targets: ["Dashboard"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "MQTTTesting", targets: ["MQTTTesting"]),

@@ -5,13 +5,13 @@
 /// place, and kept current from InterfacesAdded, InterfacesRemoved and PropertiesChanged in
 /// wire order. Objects are found by UUID and parent link, never by hard-coded paths
 /// (docs/bluez.md, "Objects and signals").
-public enum BlueZNames {
-    public static let service = "org.bluez"
-    public static let objectManager = "org.freedesktop.DBus.ObjectManager"
-    public static let properties = "org.freedesktop.DBus.Properties"
-    public static let adapter = "org.bluez.Adapter1"
-    public static let device = "org.bluez.Device1"
-    public static let gattService = "org.bluez.GattService1"
-    public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
-    public static let gattDescriptor = "org.bluez.GattDescriptor1"
+package enum BlueZNames {
+    package static let service = "org.bluez"
+    package static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    package static let properties = "org.freedesktop.DBus.Properties"
+    package static let adapter = "org.bluez.Adapter1"
+    package static let device = "org.bluez.Device1"
+    package static let gattService = "org.bluez.GattService1"
+    package static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    package static let gattDescriptor = "org.bluez.GattDescriptor1"
 }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// strerror's text for `code`, through the re-entrant call (the daemon has other threads).
-public func errnoText(_ code: Int32) -> String {
+package func errnoText(_ code: Int32) -> String {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
         guard let base = buffer.baseAddress, strerror_r(code, base, buffer.count) == 0 else { return "errno \(code)" }
         return String(cString: base)

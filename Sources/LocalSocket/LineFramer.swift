@@ -1,4 +1,4 @@
-public import NIOCore
+package import NIOCore
 
 /// Cuts a peer's bytes into lines of at most `limit` bytes: the framing of both local sockets
 /// (a control request per line, a metrics reader's `watch` line) and of the dashboard's reading
@@ -7,24 +7,24 @@ public import NIOCore
 /// The limit is enforced as bytes arrive, so a peer streaming without newlines is stopped
 /// after `limit` bytes rather than growing the buffer; and the search for a newline resumes
 /// where it stopped, so a line arriving a byte at a time costs linear time, not quadratic.
-public struct LineFramer {
-    public enum Piece: Equatable, Sendable {
+package struct LineFramer {
+    package enum Piece: Equatable, Sendable {
         /// A whole line, without its `\n` (or `\r\n`).
         case line([UInt8])
         /// More than `limit` bytes without a newline: the peer is not speaking the protocol.
         case tooLong
     }
 
-    public let limit: Int
+    package let limit: Int
     private var buffer: ByteBuffer?
     /// Bytes of `buffer` already known to hold no newline.
     private var searched = 0
 
-    public init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
-    public mutating func append(_ bytes: inout ByteBuffer) {
+    package mutating func append(_ bytes: inout ByteBuffer) {
         if buffer == nil {
             buffer = bytes
         } else {
@@ -33,7 +33,7 @@ public struct LineFramer {
     }
 
     /// The next whole line, nil when none has arrived yet.
-    public mutating func next() -> Piece? {
+    package mutating func next() -> Piece? {
         guard var pending = buffer else { return nil }
         let view = pending.readableBytesView
         guard let newline = view.dropFirst(searched).firstIndex(of: UInt8(ascii: "\n")) else {
@@ -52,7 +52,7 @@ public struct LineFramer {
 
     /// What is left when the peer closes its side: an unterminated last line counts, so
     /// `printf '{"command":"status"}' | socat - UNIX:…` gets its answer.
-    public mutating func finish() -> Piece? {
+    package mutating func finish() -> Piece? {
         guard let pending = buffer, pending.readableBytes > 0 else { return nil }
         buffer = nil
         searched = 0

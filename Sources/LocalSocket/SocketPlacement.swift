@@ -18,17 +18,17 @@ import Glibc
 /// rename(2) also replaces a stale socket (one a crashed daemon left, that nobody answers on)
 /// in the same step; a live one is refused, checked both before binding and just before the
 /// rename.
-public struct SocketPlacement: Sendable {
+package struct SocketPlacement: Sendable {
     /// What the staging path adds to the final one: `/.NAME.XXXXXX/s` against `/NAME`.
     static let stagingOverhead = 10
     /// sun_path's 107 usable bytes, less what staging adds.
-    public static let maximumPathLength = 107 - stagingOverhead
+    package static let maximumPathLength = 107 - stagingOverhead
 
-    public let path: String
+    package let path: String
     private let directory: String
     private let name: String
 
-    public init(path: String) throws(SocketPlacementError) {
+    package init(path: String) throws(SocketPlacementError) {
         guard path.utf8.count <= Self.maximumPathLength else { throw .pathTooLong(path: path, limit: Self.maximumPathLength) }
         let slash = path.lastIndex(of: "/")
         let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
@@ -41,13 +41,13 @@ public struct SocketPlacement: Sendable {
 
     /// Makes the directory (`mkdir -p`, 0755: the metrics socket's readers share it) and checks
     /// that whatever is at the path may be replaced.
-    public func prepare() throws(SocketPlacementError) {
+    package func prepare() throws(SocketPlacementError) {
         try Self.makeDirectories(directory)
         try checkOccupant()
     }
 
     /// A private directory beside the path, and the path to bind in it.
-    public func makeStagingDirectory() throws(SocketPlacementError) -> StagedSocket {
+    package func makeStagingDirectory() throws(SocketPlacementError) -> StagedSocket {
         var template = Array("\(directory == "/" ? "" : directory)/.\(name).XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw .system(operation: "create a private directory in", path: directory, errno: errno)
@@ -58,7 +58,7 @@ public struct SocketPlacement: Sendable {
     /// Gives the bound staged socket its group (when one is given) and mode, then renames it
     /// onto the path; returns the file's identity, so that ``remove(identity:)`` only ever
     /// removes this socket.
-    public func publish(_ staged: StagedSocket, mode: UInt32, group: UInt32? = nil) throws(SocketPlacementError) -> FileIdentity {
+    package func publish(_ staged: StagedSocket, mode: UInt32, group: UInt32? = nil) throws(SocketPlacementError) -> FileIdentity {
         if let group, chown(staged.socketPath, uid_t.max, gid_t(group)) != 0 {
             throw .system(operation: "set the group of", path: staged.socketPath, errno: errno)
         }
@@ -74,7 +74,7 @@ public struct SocketPlacement: Sendable {
 
     /// Removes the socket file if it is still the one this server placed: a second daemon
     /// started by mistake may have replaced it after this one went stale.
-    public func remove(identity: FileIdentity) {
+    package func remove(identity: FileIdentity) {
         guard FileIdentity(path: path) == identity else { return }
         unlink(path)
     }
@@ -112,23 +112,23 @@ public struct SocketPlacement: Sendable {
 }
 
 /// The private directory a socket is bound in before it is moved into place.
-public struct StagedSocket: Sendable {
+package struct StagedSocket: Sendable {
     let directory: String
-    public var socketPath: String { directory + "/s" }
+    package var socketPath: String { directory + "/s" }
 
     /// Removes the staged socket (if still there) and the directory.
-    public func discard() {
+    package func discard() {
         unlink(socketPath)
         rmdir(directory)
     }
 }
 
 /// A file's device and inode: which file a path named when it was looked at.
-public struct FileIdentity: Equatable, Sendable {
+package struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 
-    public init?(path: String) {
+    package init?(path: String) {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         device = UInt64(status.st_dev)

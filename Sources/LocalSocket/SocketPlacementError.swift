@@ -1,6 +1,6 @@
 /// Why a socket's file could not be placed. Each server words it for its own socket
 /// (``SocketPlacement`` is shared, the operator's message is not).
-public enum SocketPlacementError: Error, Sendable, Equatable {
+package enum SocketPlacementError: Error, Sendable, Equatable {
     case alreadyListening(path: String)
     case notASocket(path: String)
     case pathTooLong(path: String, limit: Int)

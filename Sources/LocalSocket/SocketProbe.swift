@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// Asks whether anyone is listening on a socket file, the way a reader would: by connecting.
-public enum SocketProbe {
-    public enum Result: Equatable, Sendable {
+package enum SocketProbe {
+    package enum Result: Equatable, Sendable {
         case listening
         /// The file is there but nothing accepts: the owner died.
         case stale
@@ -15,7 +15,7 @@ public enum SocketProbe {
 
     /// Non-blocking, so a live daemon with a full accept backlog answers `EAGAIN` at once
     /// instead of hanging the new daemon's start; that also means "listening".
-    public static func connect(_ path: String) -> Result {
+    package static func connect(_ path: String) -> Result {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .failed(errno) }
         defer { close(descriptor) }

@@ -6,7 +6,7 @@ extension BlueZClient {
     /// `SetDiscoveryFilter` narrows BlueZ to our service UUID on LE, but BlueZ ORs every
     /// client's filter, so ``MachineFilter`` checks each device again. `InProgress` from
     /// StartDiscovery (another client's session is starting) is retried a few times.
-    public func scan(for duration: Duration, filter: MachineFilter) async throws -> [DiscoveredMachine] {
+    package func scan(for duration: Duration, filter: MachineFilter) async throws -> [DiscoveredMachine] {
         let adapters = adapters(allowedBy: filter)
         guard !adapters.isEmpty else { throw BlueZError.noAdapter }
         var started: [String] = []

@@ -5,7 +5,7 @@ extension BlueZClient {
     /// without a scan), else by discovering until it appears or `timeout` passes.
     ///
     /// A device that matches the target's name but fails `filter` (no 0xFE01) is never taken.
-    public func locate(_ target: MachineTarget, filter: MachineFilter, timeout: Duration) async throws -> DiscoveredMachine {
+    package func locate(_ target: MachineTarget, filter: MachineFilter, timeout: Duration) async throws -> DiscoveredMachine {
         if let known = tree.machines(passing: filter).first(where: target.matches) { return known }
         guard !adapters(allowedBy: filter).isEmpty else { throw BlueZError.noAdapter }
         do {
@@ -26,7 +26,7 @@ extension BlueZClient {
     /// Starts discovery on every adapter `filter` allows unless another caller already holds it on. Every
     /// acquire needs one ``releaseDiscovery()``: the daemon's search for new machines and
     /// each supervisor's `locate` share one session this way.
-    public func acquireDiscovery(filter: MachineFilter) async throws {
+    package func acquireDiscovery(filter: MachineFilter) async throws {
         discoveryHolders += 1
         guard discoveryHolders == 1 else { return }
         var started: [String] = []
@@ -38,7 +38,7 @@ extension BlueZClient {
         if discoveryHolders == 0 { await stopDiscovery() }
     }
 
-    public func releaseDiscovery() async {
+    package func releaseDiscovery() async {
         guard discoveryHolders > 0 else { return }
         discoveryHolders -= 1
         if discoveryHolders == 0 { await stopDiscovery() }

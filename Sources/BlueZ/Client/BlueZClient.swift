@@ -1,20 +1,20 @@
-public import DBus
+package import DBus
 
 /// One process's view of BlueZ: the object cache and the operations built on it.
 ///
 /// An actor, because the cache is mutable state fed from the bus. Signals are applied in the
 /// order they came off the wire, through one stream for all match rules.
-public actor BlueZClient {
-    public let connection: DBusConnection
+package actor BlueZClient {
+    package let connection: DBusConnection
     /// Every timeout and pause of the client and the links and supervisors built on it.
     /// Injected: the daemon passes one whose timers live on its SwiftNIO event loop, so that an
     /// idle gateway's own timers cost one `epoll_wait` each instead of libdispatch timer work
     /// (see the daemon's `EventLoopClock`); tests keep `ContinuousClock`.
-    public nonisolated let clock: any Clock<Duration>
-    public private(set) var tree = ObjectTree()
+    package nonisolated let clock: any Clock<Duration>
+    package private(set) var tree = ObjectTree()
     /// Bumped every time the cache is rebuilt (start, bluetoothd restart), so waiters can tell
     /// a restart from an ordinary change.
-    public private(set) var generation = 0
+    package private(set) var generation = 0
     private var pump: Task<Void, Never>?
     private var waiters: [UInt64: (check: @Sendable (ObjectTree) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
     private var nextWaiter: UInt64 = 0
@@ -27,17 +27,17 @@ public actor BlueZClient {
     var discoveryHolders = 0
     var discoveringAdapters: [String] = []
     /// The bus connection died (dbus-daemon restarted or went away): nothing more will come.
-    public private(set) var busLost = false
+    package private(set) var busLost = false
     private var busLostWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(connection: DBusConnection, clock: any Clock<Duration> = ContinuousClock()) {
+    package init(connection: DBusConnection, clock: any Clock<Duration> = ContinuousClock()) {
         self.connection = connection
         self.clock = clock
     }
 
     /// Registers the match rules, then loads `GetManagedObjects`, then follows the signals.
     /// BlueZ need not be running: the cache then stays empty until it appears.
-    public func start() async throws {
+    package func start() async throws {
         let stream = try await connection.signals(matchingAny: [
             MatchRule(sender: BlueZNames.service, interface: BlueZNames.objectManager, member: "InterfacesAdded"),
             MatchRule(sender: BlueZNames.service, interface: BlueZNames.objectManager, member: "InterfacesRemoved"),
@@ -53,7 +53,7 @@ public actor BlueZClient {
         }
     }
 
-    public func stop() {
+    package func stop() {
         pump?.cancel()
         pump = nil
         for barrier in barriers.values { barrier.resume() }
@@ -61,7 +61,7 @@ public actor BlueZClient {
     }
 
     /// Reloads the whole tree. A missing BlueZ leaves it empty rather than failing.
-    public func reload() async throws {
+    package func reload() async throws {
         do {
             let reply = try await connection.call(
                 destination: BlueZNames.service, path: "/", interface: BlueZNames.objectManager,
@@ -88,7 +88,7 @@ public actor BlueZClient {
 
     /// Returns when the bus connection is lost, which only a new connection (and a new
     /// client) can cure: the daemon waits on this to rebuild both. Cancellation returns too.
-    public func waitUntilBusLost() async {
+    package func waitUntilBusLost() async {
         if busLost { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -106,7 +106,7 @@ public actor BlueZClient {
 
     /// Returns once the cache has applied every signal that arrived before now, in
     /// particular those BlueZ sent before a reply the caller has just received.
-    public func sync() async {
+    package func sync() async {
         guard pump != nil, connection.isConnected else { return }
         nextBarrier += 1
         let id = nextBarrier
@@ -127,7 +127,7 @@ public actor BlueZClient {
     /// timeouts that end in another read, so that window costs time, never a wrong verdict.
     /// Returns false when the object is gone or BlueZ did not answer.
     @discardableResult
-    public func refresh(_ path: String, interface: String) async -> Bool {
+    package func refresh(_ path: String, interface: String) async -> Bool {
         let reply: [DBusValue]
         do {
             reply = try await connection.call(
@@ -169,7 +169,7 @@ public actor BlueZClient {
 
     /// Every PropertiesChanged and ObjectManager signal for `path` and below, after the cache
     /// has applied it. Each GATT notification is its own signal, identical values included.
-    public func signals(under path: String) -> AsyncStream<DBusMessage> {
+    package func signals(under path: String) -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
         nextListener += 1
         let id = nextListener
@@ -185,12 +185,12 @@ public actor BlueZClient {
     }
 
     /// Suspends until `condition` holds for the tree (checked now and on every change).
-    public func wait(until condition: @escaping @Sendable (ObjectTree) -> Bool) async {
+    package func wait(until condition: @escaping @Sendable (ObjectTree) -> Bool) async {
         _ = await wait(until: condition, timeout: nil)
     }
 
     /// As ``wait(until:)``, giving up after `timeout`; returns whether the condition held.
-    public func wait(until condition: @escaping @Sendable (ObjectTree) -> Bool, timeout: Duration?) async -> Bool {
+    package func wait(until condition: @escaping @Sendable (ObjectTree) -> Bool, timeout: Duration?) async -> Bool {
         if condition(tree) { return true }
         nextWaiter += 1
         let id = nextWaiter
@@ -227,15 +227,15 @@ public actor BlueZClient {
     }
 
     /// Waiters and listeners alive: a soak test watches these for leaks.
-    public var pendingWaits: Int { waiters.count + listeners.count }
+    package var pendingWaits: Int { waiters.count + listeners.count }
 
     // MARK: Views
 
-    public var adapters: [String] { tree.paths(with: BlueZNames.adapter) }
+    package var adapters: [String] { tree.paths(with: BlueZNames.adapter) }
 
     /// Adapter path → upper-case addresses of the devices connected through it, whoever
     /// connected them (the link budget counts them all).
-    public var links: [String: Set<String>] {
+    package var links: [String: Set<String>] {
         var links: [String: Set<String>] = [:]
         for path in tree.paths(with: BlueZNames.device) {
             guard let properties = tree.properties(path, BlueZNames.device), properties["Connected"]?.bool == true,
@@ -247,7 +247,7 @@ public actor BlueZClient {
     }
 
     /// Devices that pass `filter`, sorted by name.
-    public func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
+    package func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
         tree.machines(passing: filter)
     }
 }

@@ -2,7 +2,7 @@ import FTMS
 
 /// What an operator or a training program asks a machine to do (contract §4). The Control
 /// Point writer turns each into a request, choosing the resistance form and clamping.
-public enum MachineCommand: Sendable, Equatable {
+package enum MachineCommand: Sendable, Equatable {
     /// A resistance level in the machine's own unit, at 0.1 resolution.
     case resistance(Double)
     case power(watts: Int)
@@ -13,7 +13,7 @@ public enum MachineCommand: Sendable, Equatable {
     case indoorBikeSimulation(windSpeedMps: Double, gradePercent: Double, crr: Double, cwKgPerM: Double)
 
     /// The operation's FTMS name, as the socket and the CLI report it.
-    public var operation: String {
+    package var operation: String {
         switch self {
         case .resistance: "set_target_resistance_level"
         case .power: "set_target_power"

@@ -10,7 +10,7 @@ extension MachineLink {
     /// - "control not permitted" asks for control again and retries once;
     /// - after a successful Reset, which revokes control, the next command asks first.
     /// The machine's final answer is returned, not thrown: rejecting is its right.
-    public func send(_ command: MachineCommand, timeout: Duration = .seconds(3)) async throws -> CommandOutcome {
+    package func send(_ command: MachineCommand, timeout: Duration = .seconds(3)) async throws -> CommandOutcome {
         await acquireGate()
         defer { releaseGate() }
         var written: [[UInt8]] = []

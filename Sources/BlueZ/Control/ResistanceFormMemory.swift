@@ -1,4 +1,4 @@
-public import FTMS
+package import FTMS
 
 /// Which Set Target Resistance Level form each machine model accepts (contract §4).
 ///
@@ -6,21 +6,21 @@ public import FTMS
 /// parameter" to the spec's form. Learning that costs a round trip, so it is learned once
 /// per model and shared by every link to that model, across reconnects. The store can seed
 /// and persist it through `known`.
-public actor ResistanceFormMemory {
+package actor ResistanceFormMemory {
     private var forms: [String: ControlPointRequest.ResistanceForm]
 
-    public init(known: [String: ControlPointRequest.ResistanceForm] = [:]) {
+    package init(known: [String: ControlPointRequest.ResistanceForm] = [:]) {
         forms = known
     }
 
     /// The form to try first for `model`: what it accepted before, else the spec's.
-    public func form(for model: String) -> ControlPointRequest.ResistanceForm {
+    package func form(for model: String) -> ControlPointRequest.ResistanceForm {
         forms[model] ?? .uint8
     }
 
-    public func remember(_ form: ControlPointRequest.ResistanceForm, for model: String) {
+    package func remember(_ form: ControlPointRequest.ResistanceForm, for model: String) {
         forms[model] = form
     }
 
-    public var known: [String: ControlPointRequest.ResistanceForm] { forms }
+    package var known: [String: ControlPointRequest.ResistanceForm] { forms }
 }

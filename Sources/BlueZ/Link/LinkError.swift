@@ -1,5 +1,5 @@
 /// Why a machine could not be connected or driven, each a clear one-line reason.
-public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case connectFailed(String)
     case servicesNeverResolved
     case disconnected
@@ -9,7 +9,7 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeFailed(operation: String, device: String, reason: String)
     case notReady(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connectFailed(let reason): "connect failed: \(reason)"
         case .servicesNeverResolved: "the machine's services never resolved"

@@ -1,13 +1,13 @@
 import DBus
-public import FTMS
+package import FTMS
 import Synchronization
 
 /// One machine's connection: the contract §2 connect sequence, its notifications, and its
 /// Control Point with one procedure in flight (contract §4).
-public actor MachineLink {
-    public let client: BlueZClient
-    public let device: String
-    public private(set) var info: MachineInfo?
+package actor MachineLink {
+    package let client: BlueZClient
+    package let device: String
+    package private(set) var info: MachineInfo?
     private var gatt = GattMap(tree: ObjectTree(), device: "/")
     private var pendingResponse: (id: UInt64, request: UInt8, continuation: CheckedContinuation<ControlPointResponse, any Error>)?
     /// One procedure at a time (contract §4), and a command's fallbacks and re-requests hold it
@@ -25,7 +25,7 @@ public actor MachineLink {
     private nonisolated let granted = Atomic<Bool>(false)
     private var closed = false
     /// Learned resistance forms, shared with every link to the same model.
-    public let resistanceForms: ResistanceFormMemory
+    package let resistanceForms: ResistanceFormMemory
     private var nextProcedure: UInt64 = 0
     /// Where notifications go: the caller's sink, or the stream ``notifications()`` hands out.
     private let sink: NotificationSink
@@ -39,12 +39,12 @@ public actor MachineLink {
 
     /// Receives each data or status notification on the thread it arrived on (the bus
     /// thread): it must be quick and must not block; yielding into a stream is.
-    public typealias NotificationSink = @Sendable (Characteristic, [UInt8]) -> Void
+    package typealias NotificationSink = @Sendable (Characteristic, [UInt8]) -> Void
 
     /// `sink` receives the notifications straight from the bus thread (the daemon's
     /// supervisor passes one, saving a task per machine); without one they are buffered for
     /// ``notifications()``. `acquire: false` keeps every characteristic on StartNotify.
-    public init(
+    package init(
         client: BlueZClient, device: String, resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         acquire: Bool = true, sink: NotificationSink? = nil
     ) {
@@ -68,7 +68,7 @@ public actor MachineLink {
     /// Connect, then wait for ServicesResolved (raced against Connected=false and removal),
     /// then Device Information, Feature, subscriptions, indications, Request Control: the
     /// order of contract §2.
-    public func connect(timeout: Duration = .seconds(20), resolveTimeout: Duration = .seconds(20)) async throws -> MachineInfo {
+    package func connect(timeout: Duration = .seconds(20), resolveTimeout: Duration = .seconds(20)) async throws -> MachineInfo {
         let device = device
         do {
             _ = try await connection.call(
@@ -147,7 +147,7 @@ public actor MachineLink {
     /// Every notification of the machine's data and status characteristics since the
     /// connect sequence subscribed, as (characteristic, bytes), in the order BlueZ sent them.
     /// One consumer: the stream is handed out once per link. Empty for a link made with a sink.
-    public func notifications() -> AsyncStream<(Characteristic, [UInt8])> {
+    package func notifications() -> AsyncStream<(Characteristic, [UInt8])> {
         defer { stream = nil }
         return stream ?? AsyncStream { $0.finish() }
     }
@@ -238,7 +238,7 @@ public actor MachineLink {
 
     /// Runs one Control Point procedure as it is: the raw primitive under ``send(_:timeout:)``,
     /// for callers that choose their own bytes. One procedure at a time; others queue.
-    public func perform(_ request: ControlPointRequest, timeout: Duration = .seconds(3)) async throws -> ControlPointResponse {
+    package func perform(_ request: ControlPointRequest, timeout: Duration = .seconds(3)) async throws -> ControlPointResponse {
         await acquireGate()
         defer { releaseGate() }
         var written: [[UInt8]] = []
@@ -325,7 +325,7 @@ public actor MachineLink {
 
     /// Stops the link's tasks and fails a waiting procedure, without asking BlueZ to
     /// disconnect: for a link that has already dropped.
-    public func close() {
+    package func close() {
         closed = true
         for tap in taps { tap.cancel() }
         taps.removeAll()
@@ -339,7 +339,7 @@ public actor MachineLink {
         }
     }
 
-    public func disconnect() async {
+    package func disconnect() async {
         close()
         _ = try? await connection.call(
             destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Disconnect", timeout: .seconds(5))

@@ -1,5 +1,5 @@
 /// How one characteristic's notifications reach the link.
-public enum NotifyPath: Sendable, Equatable, CustomStringConvertible {
+package enum NotifyPath: Sendable, Equatable, CustomStringConvertible {
     /// `AcquireNotify`: a SEQPACKET socket of BlueZ's, one datagram per notification, read on
     /// the bus thread; nothing crosses the bus per notification. `mtu` is the ATT MTU BlueZ gave.
     case acquired(mtu: Int)
@@ -8,14 +8,14 @@ public enum NotifyPath: Sendable, Equatable, CustomStringConvertible {
     case startNotify(reason: String?)
 
     /// `acquired` or `start_notify`: what `status` and the `machine` message say.
-    public var wireName: String {
+    package var wireName: String {
         switch self {
         case .acquired: "acquired"
         case .startNotify: "start_notify"
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .acquired(let mtu): "acquired (MTU \(mtu))"
         case .startNotify(let reason?): "StartNotify (\(reason))"

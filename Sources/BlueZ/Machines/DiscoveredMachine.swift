@@ -1,22 +1,22 @@
 import DBus
-public import FTMS
+package import FTMS
 
 /// A machine as discovery saw it.
-public struct DiscoveredMachine: Sendable, Equatable {
-    public var name: String
-    public var address: String
+package struct DiscoveredMachine: Sendable, Equatable {
+    package var name: String
+    package var address: String
     /// From the advertised name; `nil` until a link shows a generic FTMS machine's data.
-    public var type: MachineType?
+    package var type: MachineType?
     /// dBm; `nil` when BlueZ has none (RSSI is invalidated when discovery stops) or reports
     /// 127, HCI's "RSSI not available", which real controllers (and btvirt) send.
-    public var rssi: Int?
+    package var rssi: Int?
     /// The Device1 object path.
-    public var path: String
+    package var path: String
     /// The adapter object path (`/org/bluez/hci0`).
-    public var adapter: String
+    package var adapter: String
 
     /// Reads a Device1's properties; `nil` when they are too malformed to identify a machine.
-    public init?(path: String, properties: ObjectTree.Properties) {
+    package init?(path: String, properties: ObjectTree.Properties) {
         guard let address = properties["Address"]?.string else { return nil }
         let name = properties["Name"]?.string ?? properties["Alias"]?.string ?? address
         self.name = name
@@ -42,7 +42,7 @@ extension DiscoveredMachine: Codable {
         case name, address, kind, rssi, path, adapter
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         address = try container.decode(String.self, forKey: .address)
@@ -52,7 +52,7 @@ extension DiscoveredMachine: Codable {
         adapter = try container.decode(String.self, forKey: .adapter)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encode(address, forKey: .address)

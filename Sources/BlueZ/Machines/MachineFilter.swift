@@ -3,22 +3,22 @@
 /// BlueZ ORs the discovery filters of every client on the bus, so a device reaching us is not
 /// proof it matched ours: the service UUID and the name are checked again here. A name that
 /// matches without 0xFE01 is not a SolidFocus machine and is not taken.
-public struct MachineFilter: Sendable, Equatable {
+package struct MachineFilter: Sendable, Equatable {
     /// Shell-style patterns (`*`, `?`) for the Complete Local Name.
-    public var namePatterns: [String]
+    package var namePatterns: [String]
     /// Addresses taken regardless of name (still with the SolidFocus service UUID).
-    public var addresses: Set<String>
+    package var addresses: Set<String>
     /// Also take any FTMS machine (service 0x1826), whatever its name. Off by default.
-    public var acceptGenericFTMS: Bool
+    package var acceptGenericFTMS: Bool
     /// Adapter names (`hci0`) the gateway may use; empty means all. Discovery starts only on
     /// these and machines heard only elsewhere are not taken: another adapter on the box may
     /// belong to something else (advertising, say), which a scan would disturb.
-    public var adapters: Set<String>
+    package var adapters: Set<String>
 
-    public static let solidFocusUUID = "0000fe01-0000-1000-8000-00805f9b34fb"
-    public static let fitnessMachineUUID = "00001826-0000-1000-8000-00805f9b34fb"
+    package static let solidFocusUUID = "0000fe01-0000-1000-8000-00805f9b34fb"
+    package static let fitnessMachineUUID = "00001826-0000-1000-8000-00805f9b34fb"
 
-    public init(
+    package init(
         namePatterns: [String] = ["SF-Bike-*", "SF-Rower-*"], addresses: Set<String> = [], acceptGenericFTMS: Bool = false,
         adapters: Set<String> = []
     ) {
@@ -29,14 +29,14 @@ public struct MachineFilter: Sendable, Equatable {
     }
 
     /// Whether `path` (`/org/bluez/hci0`) or name (`hci0`) is an adapter the gateway may use.
-    public func allows(adapter path: String) -> Bool {
+    package func allows(adapter path: String) -> Bool {
         guard !adapters.isEmpty else { return true }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return adapters.contains(name)
     }
 
     /// The UUIDs to put in `SetDiscoveryFilter`.
-    public var discoveryUUIDs: [String] {
+    package var discoveryUUIDs: [String] {
         acceptGenericFTMS ? [Self.solidFocusUUID, Self.fitnessMachineUUID] : [Self.solidFocusUUID]
     }
 
@@ -49,7 +49,7 @@ public struct MachineFilter: Sendable, Equatable {
     /// connected by a crashed instance, or one coming back after a drop, would never be taken
     /// again. Such a device is taken on its name (or address) and the Fitness Machine service
     /// in its GATT database.
-    public func accepts(name: String?, address: String, uuids: [String], gattServices: [String] = []) -> Bool {
+    package func accepts(name: String?, address: String, uuids: [String], gattServices: [String] = []) -> Bool {
         let lowered = Set(uuids.map { $0.lowercased() })
         let served = Set(gattServices.map { $0.lowercased() })
         if acceptGenericFTMS, lowered.contains(Self.fitnessMachineUUID) || served.contains(Self.fitnessMachineUUID) { return true }

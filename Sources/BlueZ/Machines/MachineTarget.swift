@@ -1,17 +1,17 @@
 /// The machine a command or a supervisor is after: a Complete Local Name, an address, or
 /// both once it has been seen (contract §2: the last machines are remembered by name and
 /// address and reconnected without a fresh scan).
-public struct MachineTarget: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var name: String?
-    public var address: String?
+package struct MachineTarget: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var name: String?
+    package var address: String?
 
-    public init(name: String? = nil, address: String? = nil) {
+    package init(name: String? = nil, address: String? = nil) {
         self.name = name
         self.address = address?.uppercased()
     }
 
     /// `SF-Bike-0001` or `C0:11:22:33:44:01`, as the CLI's MACHINE argument takes it.
-    public init(_ nameOrAddress: String) {
+    package init(_ nameOrAddress: String) {
         if Self.isAddress(nameOrAddress) {
             self.init(address: nameOrAddress)
         } else {
@@ -20,18 +20,18 @@ public struct MachineTarget: Sendable, Hashable, Codable, CustomStringConvertibl
     }
 
     /// The address wins when known: names are not unique, and a renamed machine is still ours.
-    public func matches(_ machine: DiscoveredMachine) -> Bool {
+    package func matches(_ machine: DiscoveredMachine) -> Bool {
         if let address { return machine.address.uppercased() == address }
         return machine.name == name
     }
 
     /// Fills in what `machine` told us, so the next reconnect goes by address.
-    public mutating func remember(_ machine: DiscoveredMachine) {
+    package mutating func remember(_ machine: DiscoveredMachine) {
         name = machine.name
         address = machine.address.uppercased()
     }
 
-    public var description: String {
+    package var description: String {
         switch (name, address) {
         case (let name?, let address?): "\(name) (\(address))"
         case (let name?, nil): name

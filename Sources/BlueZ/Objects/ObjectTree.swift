@@ -1,25 +1,25 @@
-public import DBus
+package import DBus
 
 /// BlueZ's object tree as last reported: path → interface → property → value.
 ///
 /// A value type fed by `GetManagedObjects` and the ObjectManager and Properties signals, so
 /// the whole of BlueZ's state can be tested without a bus. Badly typed or malformed signals
 /// change nothing (docs/bluez.md "Failure modes").
-public struct ObjectTree: Sendable, Equatable {
-    public typealias Properties = [String: DBusValue]
-    public private(set) var objects: [String: [String: Properties]] = [:]
+package struct ObjectTree: Sendable, Equatable {
+    package typealias Properties = [String: DBusValue]
+    package private(set) var objects: [String: [String: Properties]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// What a signal did to the tree.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case added(path: String, interfaces: [String])
         case removed(path: String, interfaces: [String])
         case changed(path: String, interface: String, properties: [String], invalidated: [String])
     }
 
     /// Replaces everything with a `GetManagedObjects` reply (`a{oa{sa{sv}}}`).
-    public mutating func load(managedObjects reply: DBusValue) {
+    package mutating func load(managedObjects reply: DBusValue) {
         objects = [:]
         guard case .dictionary(_, _, let entries) = reply else { return }
         for entry in entries {
@@ -30,7 +30,7 @@ public struct ObjectTree: Sendable, Equatable {
 
     /// Applies one ObjectManager or Properties signal; `nil` when it was not one or was malformed.
     @discardableResult
-    public mutating func apply(_ signal: DBusMessage) -> Change? {
+    package mutating func apply(_ signal: DBusMessage) -> Change? {
         switch (signal.interface, signal.member) {
         case (BlueZNames.objectManager, "InterfacesAdded"):
             guard signal.arguments.count >= 2, let path = signal.arguments[0].string,
@@ -61,7 +61,7 @@ public struct ObjectTree: Sendable, Equatable {
         }
     }
 
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         objects = [:]
     }
 
@@ -69,18 +69,18 @@ public struct ObjectTree: Sendable, Equatable {
     /// interface the tree already holds; `false` when it holds no such object or the reply is
     /// malformed. Only for a fresher read: see ``BlueZClient/refresh(_:interface:)``.
     @discardableResult
-    public mutating func refresh(_ path: String, interface: String, getAll reply: DBusValue) -> Bool {
+    package mutating func refresh(_ path: String, interface: String, getAll reply: DBusValue) -> Bool {
         guard objects[path]?[interface] != nil, let properties = reply.stringDictionary else { return false }
         for (name, value) in properties { objects[path]?[interface]?[name] = value.unwrapped }
         return true
     }
 
-    public func properties(_ path: String, _ interface: String) -> Properties? {
+    package func properties(_ path: String, _ interface: String) -> Properties? {
         objects[path]?[interface]
     }
 
     /// Paths carrying `interface`, sorted.
-    public func paths(with interface: String) -> [String] {
+    package func paths(with interface: String) -> [String] {
         objects.compactMap { $0.value[interface] == nil ? nil : $0.key }.sorted()
     }
 
@@ -98,7 +98,7 @@ public struct ObjectTree: Sendable, Equatable {
 
 extension ObjectTree {
     /// Devices that pass `filter`, sorted by name, then address.
-    public func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
+    package func machines(passing filter: MachineFilter) -> [DiscoveredMachine] {
         var gattServices: [String: [String]] = [:]
         for path in paths(with: BlueZNames.gattService) {
             guard let service = properties(path, BlueZNames.gattService), let device = service["Device"]?.string,

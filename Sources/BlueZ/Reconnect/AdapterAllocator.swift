@@ -4,7 +4,7 @@
 /// few LE links (CSR 5, Broadcom 7: docs/bluez.md "Timeouts and limits"), so something has to choose among the copies
 /// and keep count. The supervisor asks before every attempt and gives the slot back when the
 /// attempt fails or the link ends; the daemon's fleet implements the budget.
-public protocol AdapterAllocator: Sendable {
+package protocol AdapterAllocator: Sendable {
     /// Picks an adapter for `machine`'s next link among `seenOn` (the adapter paths whose
     /// Device1 copies of it are on the bus; `present` is every adapter on the bus), or says
     /// why it has to wait. `linked` is, per adapter path, the (upper-case) addresses of the
@@ -20,7 +20,7 @@ public protocol AdapterAllocator: Sendable {
 }
 
 /// An ``AdapterAllocator``'s answer.
-public enum AdapterChoice: Sendable, Equatable {
+package enum AdapterChoice: Sendable, Equatable {
     /// Connect through this adapter (`/org/bluez/hci1`); `reason` says why this one.
     case use(adapter: String, reason: String)
     /// No adapter that hears the machine has room, or none may be used.

@@ -1,5 +1,5 @@
 import FTMS
-public import RetryTiming
+package import RetryTiming
 
 /// Keeps one machine connected for as long as it runs (contract §2): find it (from BlueZ's
 /// cache when it is known, else by discovery), run the connect sequence, stream its
@@ -7,14 +7,14 @@ public import RetryTiming
 ///
 /// Every fault of docs/bluez.md "Failure modes" ends the same way: the link is closed, half-open links are told
 /// to disconnect, and the loop comes round. The only exit is cancellation.
-public actor MachineSupervisor {
-    public let client: BlueZClient
-    public private(set) var target: MachineTarget
-    public let filter: MachineFilter
-    public let resistanceForms: ResistanceFormMemory
+package actor MachineSupervisor {
+    package let client: BlueZClient
+    package private(set) var target: MachineTarget
+    package let filter: MachineFilter
+    package let resistanceForms: ResistanceFormMemory
     /// The live link while the machine is ready, for commands.
-    public private(set) var link: MachineLink?
-    public nonisolated let events: AsyncStream<SupervisorEvent>
+    package private(set) var link: MachineLink?
+    package nonisolated let events: AsyncStream<SupervisorEvent>
     private let continuation: AsyncStream<SupervisorEvent>.Continuation
     private var backoff: Backoff
     private let random: @Sendable () -> Double
@@ -30,17 +30,17 @@ public actor MachineSupervisor {
     private var woken = false
 
     /// How long each step may take before it counts as a failure.
-    public struct Timing: Sendable {
-        public var locate: Duration = .seconds(10)
-        public var connect: Duration = .seconds(20)
-        public var resolve: Duration = .seconds(20)
+    package struct Timing: Sendable {
+        package var locate: Duration = .seconds(10)
+        package var connect: Duration = .seconds(20)
+        package var resolve: Duration = .seconds(20)
         /// Whether data and status notifications use AcquireNotify where BlueZ allows it.
-        public var acquireNotify = true
+        package var acquireNotify = true
         /// While no adapter with room hears the machine, how often it looks again even if no
         /// slot was given back (an adapter may have been plugged in).
-        public var placementRecheck: Duration = .seconds(10)
+        package var placementRecheck: Duration = .seconds(10)
 
-        public init(
+        package init(
             locate: Duration = .seconds(10), connect: Duration = .seconds(20), resolve: Duration = .seconds(20),
             acquireNotify: Bool = true, placementRecheck: Duration = .seconds(10)
         ) {
@@ -52,7 +52,7 @@ public actor MachineSupervisor {
         }
     }
 
-    public init(
+    package init(
         client: BlueZClient, target: MachineTarget, filter: MachineFilter = MachineFilter(),
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(), backoff: Backoff = Backoff(),
         timing: Timing = Timing(), random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -71,7 +71,7 @@ public actor MachineSupervisor {
     }
 
     /// Runs until the calling task is cancelled, then disconnects and finishes ``events``.
-    public func run() async {
+    package func run() async {
         var attempt = 0
         var waitingFor: String?
         while !Task.isCancelled {
@@ -134,7 +134,7 @@ public actor MachineSupervisor {
     /// pause it does nothing: an attempt in flight reaches the machine once it advertises.
     /// The backoff itself is kept, so a machine that advertises yet refuses every connection
     /// still backs off, as long as whoever calls this only does so after a silence.
-    public func wake() {
+    package func wake() {
         guard napping else { return }
         woken = true
         nap?.resume()
@@ -189,7 +189,7 @@ public actor MachineSupervisor {
     }
 
     /// Runs `command` on the live link (see ``MachineLink/send(_:timeout:)``).
-    public func send(_ command: MachineCommand) async throws -> CommandOutcome {
+    package func send(_ command: MachineCommand) async throws -> CommandOutcome {
         guard let link else { throw LinkError.notReady(target.description) }
         return try await link.send(command)
     }

@@ -1,7 +1,7 @@
-public import FTMS
+package import FTMS
 
 /// What a ``MachineSupervisor`` reports, in order, for one machine.
-public enum SupervisorEvent: Sendable {
+package enum SupervisorEvent: Sendable {
     /// The adapter the next attempt goes through, chosen by the ``AdapterAllocator`` (only
     /// with one), and why; comes before ``connecting(_:attempt:)``.
     case placed(adapter: String, reason: String)

@@ -4,24 +4,24 @@
 /// poll(2): a command-line tool sends one request and has nothing else to do meanwhile, and
 /// needs no event loop for it. Call it from a thread that may block for up to `timeout`
 /// (in an async context, not from a task the answer depends on).
-public struct ControlClient: Sendable {
+package struct ControlClient: Sendable {
     /// The longest answer line read: a `machines` list of a big gym fits many times over.
-    public static let maximumAnswerLength = 4 * 1024 * 1024
+    package static let maximumAnswerLength = 4 * 1024 * 1024
 
-    public var socketPath: String
+    package var socketPath: String
     /// For the whole exchange. Generous by default: the daemon answers a machine command only
     /// after the machine does, with contract §4's retries (up to ~16 s), and `upload` after the
     /// backend.
-    public var timeout: Duration
+    package var timeout: Duration
 
-    public init(socketPath: String = ControlServerConfiguration.defaultPath, timeout: Duration = .seconds(60)) {
+    package init(socketPath: String = ControlServerConfiguration.defaultPath, timeout: Duration = .seconds(60)) {
         self.socketPath = socketPath
         self.timeout = timeout
     }
 
     /// Sends `request` and returns the daemon's answer, success or failure; throws only when
     /// there is no answer (``ControlClientError/noDaemon(path:)`` when nothing listens).
-    public func request(_ request: ControlRequest) throws(ControlClientError) -> ControlResponse {
+    package func request(_ request: ControlRequest) throws(ControlClientError) -> ControlResponse {
         let deadline = ContinuousClock.now + timeout
         let id = ControlRequestID.integer(Int64.random(in: 1...Int64(Int32.max)))
         let answer: [UInt8]

@@ -1,6 +1,6 @@
 import LocalSocket
 /// Why a request got no answer from the daemon, as one line.
-public enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No socket file, or one nobody answers on: the daemon is not running. The CLI falls back
     /// to doing the job itself.
     case noDaemon(path: String)
@@ -14,11 +14,11 @@ public enum ControlClientError: Error, Sendable, Equatable, CustomStringConverti
     case system(operation: String, path: String, errno: Int32)
 
     /// Whether the daemon is simply not there, so a standalone path should be taken.
-    public var isNoDaemon: Bool {
+    package var isNoDaemon: Bool {
         if case .noDaemon = self { true } else { false }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noDaemon(let path):
             "no daemon is listening on \(path) (is ftms-bridge run started?)"

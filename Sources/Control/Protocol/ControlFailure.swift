@@ -1,14 +1,14 @@
 /// A failed answer: its code and its one-line message.
-public struct ControlFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public var code: ControlErrorCode
-    public var message: String
+package struct ControlFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package var code: ControlErrorCode
+    package var message: String
 
-    public init(code: ControlErrorCode, message: String) {
+    package init(code: ControlErrorCode, message: String) {
         self.code = code
         self.message = Self.oneLine(message)
     }
 
-    public var description: String { "\(message) (\(code))" }
+    package var description: String { "\(message) (\(code))" }
 
     /// The longest message kept, in characters: an answer is one line a person reads.
     static let maximumMessageLength = 1000

@@ -4,6 +4,6 @@
 /// calls for different connections run concurrently. A call is never cancelled when its
 /// client goes away (a Control Point write half done is worse than one nobody hears about);
 /// its answer is then dropped.
-public protocol ControlHandler: Sendable {
+package protocol ControlHandler: Sendable {
     func handle(_ request: ControlRequest) async -> ControlResponse
 }

@@ -3,7 +3,7 @@ extension ControlRequest {
     /// Reads one request line (without its newline). Strict: an unknown command or field, a
     /// missing field, a wrong type, a number out of range or not finite is an error, so a
     /// typo is reported instead of quietly meaning something else.
-    public init(parsing line: String) throws(ControlRequestError) {
+    package init(parsing line: String) throws(ControlRequestError) {
         self = try RequestLine(Array(line.utf8)).request.get()
     }
 

@@ -2,7 +2,7 @@ import JSON
 extension ControlRequest {
     /// The request as one line for the socket, without the newline: what ``ControlClient``
     /// sends, and what ``init(parsing:)`` reads back to the same request.
-    public func jsonLine(id: ControlRequestID? = nil) -> String {
+    package func jsonLine(id: ControlRequestID? = nil) -> String {
         var members: [(String, JSONValue)] = []
         if let id { members.append(("id", id.json)) }
         members.append(("command", .string(command)))

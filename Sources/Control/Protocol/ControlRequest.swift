@@ -3,7 +3,7 @@
 ///
 /// Values are checked when a request is read (``init(parsing:)``), to the bounds the CLI
 /// checks its flags against, so a handler never sees a level it cannot send.
-public enum ControlRequest: Sendable, Equatable, Hashable {
+package enum ControlRequest: Sendable, Equatable, Hashable {
     /// The daemon's state: version, login, queue, machines, trainings running.
     case status
     /// The machines the daemon knows and their link state.
@@ -21,20 +21,20 @@ public enum ControlRequest: Sendable, Equatable, Hashable {
     case stopTraining(machine: String)
 
     /// The bounds of Set Target Resistance Level's sint16 form at 0.1, as `ftms-bridge control` checks.
-    public static let levelRange: ClosedRange<Double> = -3276.7...3276.7
+    package static let levelRange: ClosedRange<Double> = -3276.7...3276.7
     /// The bounds of Set Target Power's sint16 watts.
-    public static let wattsRange: ClosedRange<Int> = -32767...32767
+    package static let wattsRange: ClosedRange<Int> = -32767...32767
     /// The longest machine name or training id taken, in bytes.
-    public static let maximumNameLength = 256
+    package static let maximumNameLength = 256
 
     /// Every command's wire name, in the order the protocol document lists them.
-    public static let commandNames = [
+    package static let commandNames = [
         "status", "machines", "set_resistance", "set_power", "start", "stop", "pause", "reset", "upload",
         "start_training", "stop_training",
     ]
 
     /// The wire name: `"command"` in the request line.
-    public var command: String {
+    package var command: String {
         switch self {
         case .status: "status"
         case .machines: "machines"
@@ -51,7 +51,7 @@ public enum ControlRequest: Sendable, Equatable, Hashable {
     }
 
     /// The machine the request is about, for the commands that name one.
-    public var machine: String? {
+    package var machine: String? {
         switch self {
         case .status, .machines, .upload: nil
         case .setResistance(let machine, _), .setPower(let machine, _), .start(let machine), .stop(let machine),

@@ -2,7 +2,7 @@ import JSON
 /// Why a request line is not a request, as the one-line `error` of its `bad_request` answer.
 /// Each names the field and what it should have been, so a person typing requests into
 /// `socat` can fix theirs from the answer alone.
-public enum ControlRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ControlRequestError: Error, Sendable, Equatable, CustomStringConvertible {
     case notJSON(String)
     case notAnObject
     case missingCommand
@@ -13,7 +13,7 @@ public enum ControlRequestError: Error, Sendable, Equatable, CustomStringConvert
     case unknownField(command: String, field: String, allowed: [String])
     case badID(found: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON(let reason):
             "not JSON: \(reason)"

@@ -1,7 +1,7 @@
 import JSON
 /// A request's optional `"id"`, echoed in its answer so that a client that pipelines requests
 /// can match answers without counting lines. A string or an integer, as in JSON-RPC.
-public enum ControlRequestID: Sendable, Hashable, CustomStringConvertible {
+package enum ControlRequestID: Sendable, Hashable, CustomStringConvertible {
     case integer(Int64)
     case string(String)
 
@@ -20,5 +20,5 @@ public enum ControlRequestID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { JSONWriter.text(json) }
+    package var description: String { JSONWriter.text(json) }
 }

@@ -5,25 +5,25 @@ import JSON
 /// The result travels as JSON text, checked and put on one line when the response is made,
 /// so the daemon can answer with whatever it builds (its own `Encodable` types through
 /// `JSONEncoder`, or text it already has) and this module need not know their types.
-public struct ControlResponse: Sendable, Equatable {
-    public enum Outcome: Sendable, Equatable {
+package struct ControlResponse: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A JSON object on one line.
         case success(resultJSON: String)
         case failure(ControlFailure)
     }
 
-    public let outcome: Outcome
+    package let outcome: Outcome
 
     private init(_ outcome: Outcome) {
         self.outcome = outcome
     }
 
     /// Success with an empty result, `{}`.
-    public static let ok = ControlResponse(.success(resultJSON: "{}"))
+    package static let ok = ControlResponse(.success(resultJSON: "{}"))
 
     /// Success with `resultJSON`, which must be one JSON object (any layout: it is re-written
     /// on one line, keys in their order).
-    public static func success(resultJSON: String) throws(ControlResultError) -> ControlResponse {
+    package static func success(resultJSON: String) throws(ControlResultError) -> ControlResponse {
         let value: JSONValue
         do {
             value = try JSONReader.read(Array(resultJSON.utf8))
@@ -34,7 +34,7 @@ public struct ControlResponse: Sendable, Equatable {
         return ControlResponse(.success(resultJSON: JSONWriter.text(value)))
     }
 
-    public static func failure(_ code: ControlErrorCode, _ message: String) -> ControlResponse {
+    package static func failure(_ code: ControlErrorCode, _ message: String) -> ControlResponse {
         ControlResponse(.failure(ControlFailure(code: code, message: message)))
     }
 
@@ -46,16 +46,16 @@ public struct ControlResponse: Sendable, Equatable {
         ControlResponse(.success(resultJSON: JSONWriter.text(.object(object))))
     }
 
-    public var isOK: Bool {
+    package var isOK: Bool {
         if case .success = outcome { true } else { false }
     }
 
     /// The result object's JSON text, or nil for a failure.
-    public var resultJSON: String? {
+    package var resultJSON: String? {
         if case .success(let json) = outcome { json } else { nil }
     }
 
-    public var failure: ControlFailure? {
+    package var failure: ControlFailure? {
         if case .failure(let failure) = outcome { failure } else { nil }
     }
 }

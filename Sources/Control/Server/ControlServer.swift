@@ -1,5 +1,5 @@
 import LocalSocket
-public import NIOCore
+package import NIOCore
 import NIOPosix
 
 /// The control socket (contract §7): newline-delimited JSON requests from the CLI, each answered
@@ -7,8 +7,8 @@ import NIOPosix
 ///
 /// ``listen(_:handler:on:)`` binds through ``SocketPlacement``, so the file is never reachable
 /// with a wider mode than configured; a stale file is replaced, a live daemon refused.
-public actor ControlServer {
-    public nonisolated let path: String
+package actor ControlServer {
+    package nonisolated let path: String
     private let placement: SocketPlacement
     private let identity: FileIdentity
     private let registry: ClientRegistry
@@ -24,7 +24,7 @@ public actor ControlServer {
 
     /// Listens on `configuration.path` and answers every request through `handler`. Clients
     /// may live on any loop of `group`.
-    public static func listen(
+    package static func listen(
         _ configuration: ControlServerConfiguration,
         handler: any ControlHandler,
         on group: any EventLoopGroup
@@ -69,11 +69,11 @@ public actor ControlServer {
     }
 
     /// Clients connected now.
-    public nonisolated var connectedClients: Int { registry.count }
+    package nonisolated var connectedClients: Int { registry.count }
 
     /// Stops listening, closes every client (answers in flight are dropped; handler calls run
     /// to their end) and removes the socket file, if it is still this server's.
-    public func close() async {
+    package func close() async {
         guard let listener else { return }
         self.listener = nil
         try? await listener.close()

@@ -1,23 +1,23 @@
 /// Where and how the control socket listens (contract §7: owner only).
-public struct ControlServerConfiguration: Sendable, Equatable {
-    public static let defaultPath = "/run/ftms-bridge/control.sock"
+package struct ControlServerConfiguration: Sendable, Equatable {
+    package static let defaultPath = "/run/ftms-bridge/control.sock"
 
-    public var path: String
+    package var path: String
     /// The socket file's permission bits. 0600: only the daemon's user (and root) may change
     /// anything. Any mode up to 0777 is taken; it holds from the first moment the file exists.
-    public var mode: UInt32
+    package var mode: UInt32
     /// Clients connected at once; one more is answered `busy` and closed.
-    public var maxClients: Int
+    package var maxClients: Int
     /// A client that sends nothing (and reads nothing) for this long, while no request of its
     /// is being handled, is told so and closed.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// The longest request line, without its newline; a longer one is answered
     /// `line_too_long` and the connection closed.
-    public var maximumLineLength: Int
+    package var maximumLineLength: Int
     /// Requests read ahead of the one being handled, per connection, before reading pauses.
-    public var maximumQueuedRequests: Int
+    package var maximumQueuedRequests: Int
 
-    public init(
+    package init(
         path: String = Self.defaultPath, mode: UInt32 = 0o600, maxClients: Int = 16, idleTimeout: Duration = .seconds(60),
         maximumLineLength: Int = 64 * 1024, maximumQueuedRequests: Int = 16
     ) {

@@ -1,14 +1,14 @@
 import LocalSocket
 
 /// Why the control socket could not be set up, as one line an operator can act on.
-public enum ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyListening(path: String)
     case notASocket(path: String)
     case pathTooLong(path: String, limit: Int)
     case badConfiguration(String)
     case system(operation: String, path: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyListening(let path):
             "another daemon is already answering on \(path) (is another ftms-bridge running?)"

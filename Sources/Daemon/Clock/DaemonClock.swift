@@ -1,18 +1,18 @@
-public import Workout
+package import Workout
 import Store
 
 /// The two times every pipeline input carries: monotonic for durations (immune to NTP steps
 /// and an operator's `date -s`), wall for what sessions are dated with. Injected so tests
 /// drive the daemon's timers without sleeping.
-public struct DaemonClock: Sendable {
-    public let now: @Sendable () -> Timestamp
+package struct DaemonClock: Sendable {
+    package let now: @Sendable () -> Timestamp
 
-    public init(now: @escaping @Sendable () -> Timestamp) {
+    package init(now: @escaping @Sendable () -> Timestamp) {
         self.now = now
     }
 
     /// The process's own clocks: monotonic from the moment this is made.
-    public static func system() -> DaemonClock {
+    package static func system() -> DaemonClock {
         let origin = ContinuousClock.now
         let wall = WallClock.system
         return DaemonClock { Timestamp(monotonic: ContinuousClock.now - origin, wall: wall.now()) }

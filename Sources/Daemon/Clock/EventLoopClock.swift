@@ -1,4 +1,4 @@
-public import NIOCore
+package import NIOCore
 import Synchronization
 
 /// A `Clock` whose sleeps are timers on a SwiftNIO event loop.
@@ -11,18 +11,18 @@ import Synchronization
 /// re-arms). An event loop sleeps in `epoll_wait` until its next scheduled task, so the
 /// daemon's own timers add a wake-up only when one is due. Instants are `ContinuousClock`'s,
 /// so deadlines mix freely with the rest of the code.
-public struct EventLoopClock: Clock {
-    public typealias Instant = ContinuousClock.Instant
-    public let eventLoop: any EventLoop
+package struct EventLoopClock: Clock {
+    package typealias Instant = ContinuousClock.Instant
+    package let eventLoop: any EventLoop
 
-    public init(eventLoop: any EventLoop) {
+    package init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    public var now: Instant { ContinuousClock.now }
-    public var minimumResolution: Duration { .microseconds(1) }
+    package var now: Instant { ContinuousClock.now }
+    package var minimumResolution: Duration { .microseconds(1) }
 
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let delay = ContinuousClock.now.duration(to: deadline)
         guard delay > .zero else { return try Task.checkCancellation() }
         let (seconds, attoseconds) = delay.components

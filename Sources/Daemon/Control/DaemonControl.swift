@@ -1,16 +1,16 @@
-public import BlueZ
+package import BlueZ
 import FTMS
 import FoundationEssentials
-public import Store
-public import Telemetry
+package import Store
+package import Telemetry
 import Training
-public import Upload
+package import Upload
 import Workout
 
 /// What the control socket's commands do (contract §7, issue 6): everything an operator or the
 /// CLI may ask of a running daemon. Each command answers with JSON or a one-line failure;
 /// nothing here throws past the socket, whatever the machine or the backend does.
-public actor DaemonControl {
+package actor DaemonControl {
     let fleet: MachineFleet
     let store: GatewayStore
     let scheduler: UploadScheduler?
@@ -22,7 +22,7 @@ public actor DaemonControl {
     let clock: WallClock
     let metrics: DaemonMetrics?
 
-    public init(
+    package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
         publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil
     ) {
@@ -38,7 +38,7 @@ public actor DaemonControl {
         started = .now
     }
 
-    public func status() async -> ControlOutcome {
+    package func status() async -> ControlOutcome {
         do {
             return .ok(json: try Self.json(try await snapshot()))
         } catch {
@@ -47,7 +47,7 @@ public actor DaemonControl {
     }
 
     /// The status as a value, for the watchdog's status line too.
-    public func snapshot() async throws -> DaemonStatus {
+    package func snapshot() async throws -> DaemonStatus {
         let overview = try await store.overview()
         let (counts, oldest, account, last) = (overview.counts, overview.oldestPendingQueuedAt, overview.account, overview.lastUpload)
         let now = clock.now()
@@ -75,7 +75,7 @@ public actor DaemonControl {
             metricsReaders: readers, mqtt: broker)
     }
 
-    public func machines() async -> ControlOutcome {
+    package func machines() async -> ControlOutcome {
         let machines = await fleet.statuses()
         do {
             return .ok(json: try Self.json(["machines": machines]))
@@ -85,7 +85,7 @@ public actor DaemonControl {
     }
 
     /// Runs one Control Point command for an operator and publishes its result.
-    public func command(_ command: MachineCommand, machine: String) async -> ControlOutcome {
+    package func command(_ command: MachineCommand, machine: String) async -> ControlOutcome {
         do {
             let (outcome, status) = try await fleet.send(command, to: machine)
             metrics?.controlCommand(command.operation, result: outcome.succeeded ? "ok" : "refused")
@@ -114,7 +114,7 @@ public actor DaemonControl {
     }
 
     /// Wakes the uploader now; the answer is the queue as it stands.
-    public func uploadNow() async -> ControlOutcome {
+    package func uploadNow() async -> ControlOutcome {
         guard let scheduler else { return .failed(code: "no_backend", message: "no backend is configured ([backend] url)") }
         await scheduler.sessionFinished()
         do {
@@ -126,7 +126,7 @@ public actor DaemonControl {
     }
 
     /// Starts a cached training (SolidFocus Flow 1 step 4.2's list) on a machine.
-    public func startTraining(_ id: String, machine: String) async -> ControlOutcome {
+    package func startTraining(_ id: String, machine: String) async -> ControlOutcome {
         guard let machine = await canonicalName(machine) else {
             return .failed(code: "unknown_machine", message: "no machine \(machine) is known to the daemon")
         }
@@ -148,7 +148,7 @@ public actor DaemonControl {
             ?? .failed(code: "failed", message: "encoding")
     }
 
-    public func stopTraining(machine: String) async -> ControlOutcome {
+    package func stopTraining(machine: String) async -> ControlOutcome {
         let machine = await canonicalName(machine) ?? machine
         guard let id = await trainings.stop(on: machine) else {
             return .failed(code: "no_training", message: "no training is running on \(machine)")

@@ -1,17 +1,17 @@
 /// What `ftms-bridge status` shows of a running daemon, and the control socket's `status`
 /// answer. Snake-case JSON like every other name the product publishes.
-public struct DaemonStatus: Sendable, Codable, Equatable {
-    public struct Bus: Sendable, Codable, Equatable {
-        public var connected: Bool
-        public var connections: Int
-        public var error: String?
+package struct DaemonStatus: Sendable, Codable, Equatable {
+    package struct Bus: Sendable, Codable, Equatable {
+        package var connected: Bool
+        package var connections: Int
+        package var error: String?
     }
 
-    public struct Queue: Sendable, Codable, Equatable {
-        public var pending: Int
-        public var uploaded: Int
-        public var dead: Int
-        public var oldestPendingAgeSeconds: Int?
+    package struct Queue: Sendable, Codable, Equatable {
+        package var pending: Int
+        package var uploaded: Int
+        package var dead: Int
+        package var oldestPendingAgeSeconds: Int?
 
         enum CodingKeys: String, CodingKey {
             case pending, uploaded, dead
@@ -19,9 +19,9 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         }
     }
 
-    public struct Account: Sendable, Codable, Equatable {
-        public var loggedIn: Bool
-        public var loginRequiredReason: String?
+    package struct Account: Sendable, Codable, Equatable {
+        package var loggedIn: Bool
+        package var loginRequiredReason: String?
 
         enum CodingKeys: String, CodingKey {
             case loggedIn = "logged_in"
@@ -29,25 +29,25 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         }
     }
 
-    public struct LastUpload: Sendable, Codable, Equatable {
-        public var at: String
-        public var result: String
-        public var succeeded: Bool
+    package struct LastUpload: Sendable, Codable, Equatable {
+        package var at: String
+        package var result: String
+        package var succeeded: Bool
     }
 
     /// The MQTT broker connection, when `[mqtt]` is on: an operator's one place to see that the
     /// fleet's broker hears this gateway, and why not (the same figures Prometheus has).
-    public struct Broker: Sendable, Codable, Equatable {
+    package struct Broker: Sendable, Codable, Equatable {
         /// Scheme, host and port only: the URL never carries the login.
-        public var url: String
+        package var url: String
         /// `connecting`, `connected`, `waiting` (between attempts) or `stopped`.
-        public var state: String
+        package var state: String
         /// The latest failure, kept after a later success.
-        public var lastError: String?
-        public var connections: UInt64
-        public var queued: Int
-        public var delivered: UInt64
-        public var dropped: UInt64
+        package var lastError: String?
+        package var connections: UInt64
+        package var queued: Int
+        package var delivered: UInt64
+        package var dropped: UInt64
 
         enum CodingKeys: String, CodingKey {
             case url, state, connections, queued, delivered, dropped
@@ -55,17 +55,17 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         }
     }
 
-    public var version: String
-    public var deviceID: String
-    public var uptimeSeconds: Int
-    public var backend: String?
-    public var bus: Bus
-    public var machines: [MachineStatus]
-    public var queue: Queue
-    public var account: Account
-    public var lastUpload: LastUpload?
-    public var metricsReaders: Int
-    public var mqtt: Broker?
+    package var version: String
+    package var deviceID: String
+    package var uptimeSeconds: Int
+    package var backend: String?
+    package var bus: Bus
+    package var machines: [MachineStatus]
+    package var queue: Queue
+    package var account: Account
+    package var lastUpload: LastUpload?
+    package var metricsReaders: Int
+    package var mqtt: Broker?
 
     enum CodingKeys: String, CodingKey {
         case version

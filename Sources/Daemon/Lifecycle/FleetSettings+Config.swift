@@ -1,12 +1,12 @@
 import BlueZ
-public import DaemonConfig
+package import DaemonConfig
 import DBus
 
 extension FleetSettings {
     /// `[machines]` and `[bluetooth]` as the fleet uses them. An allow-list entry that is an
     /// address is matched by address, any other by name: a machine whose name is not
     /// SolidFocus's may still be allowed by its exact name.
-    public init(config: DaemonConfig, environment: [String: String]) {
+    package init(config: DaemonConfig, environment: [String: String]) {
         let bus = config.bluetooth.busAddress.isEmpty
             ? DBusConnection.systemBusAddress(environment: environment) : config.bluetooth.busAddress
         let targets = config.machines.allow.map { MachineTarget($0) }

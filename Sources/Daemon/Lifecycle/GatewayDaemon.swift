@@ -1,10 +1,10 @@
 import BlueZ
-public import DaemonConfig
+package import DaemonConfig
 import FoundationEssentials
-public import Logging
+package import Logging
 import MQTT
 import NIOCore
-public import NIOPosix
+package import NIOPosix
 import Publish
 import ServiceLifecycle
 import Store
@@ -25,19 +25,19 @@ import Workout
 /// Shutdown runs the other way: STOPPING=1, the fleet disconnects every machine and
 /// checkpoints open sessions, the uploader stops between calls, the sockets close, and the
 /// store is closed (its WAL checkpointed) before the process exits.
-public struct GatewayDaemon: Sendable {
-    public var config: DaemonConfig
-    public var configPath: String?
-    public var environment: [String: String]
-    public var version: String
-    public var level: JournalLogHandler.Level
-    public var clock: DaemonClock
+package struct GatewayDaemon: Sendable {
+    package var config: DaemonConfig
+    package var configPath: String?
+    package var environment: [String: String]
+    package var version: String
+    package var level: JournalLogHandler.Level
+    package var clock: DaemonClock
     /// The event loops for the sockets and timers; `nil` makes a one-thread group for this run.
     /// `ftms-bridge run` passes NIO's singleton group after making it Swift Concurrency's global
     /// executor, so the whole daemon runs on threads that sleep until something is due.
-    public var loops: MultiThreadedEventLoopGroup?
+    package var loops: MultiThreadedEventLoopGroup?
 
-    public init(
+    package init(
         config: DaemonConfig, configPath: String?, environment: [String: String], version: String, clock: DaemonClock = .system(),
         loops: MultiThreadedEventLoopGroup? = nil
     ) {
@@ -50,13 +50,13 @@ public struct GatewayDaemon: Sendable {
         level = JournalLogHandler.Level(Logger.Level(rawValue: config.log.level) ?? .info)
     }
 
-    public func makeLogger(_ label: String = "ftms-bridge") -> Logger {
+    package func makeLogger(_ label: String = "ftms-bridge") -> Logger {
         let level = level
         let environment = environment
         return Logger(label: label) { JournalLogHandler(label: $0, level: level, environment: environment) }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let logger = makeLogger()
         let notifier = SystemdNotifier(environment: environment)
         let watchdog: WatchdogSettings?

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import Logging
+package import Logging
 import Synchronization
 import ProcessOutput
 
@@ -13,39 +13,39 @@ import ProcessOutput
 /// message are flattened: one event, one line, so a log reader is never fooled by a
 /// message that fakes a second entry. The level is shared by every logger made from the
 /// same ``Level``, so SIGHUP can change it live.
-public struct JournalLogHandler: LogHandler {
+package struct JournalLogHandler: LogHandler {
     /// The minimum level, shared and changeable at run time.
-    public final class Level: Sendable {
+    package final class Level: Sendable {
         private let value: Mutex<Logger.Level>
-        public init(_ level: Logger.Level) { value = Mutex(level) }
-        public var current: Logger.Level {
+        package init(_ level: Logger.Level) { value = Mutex(level) }
+        package var current: Logger.Level {
             get { value.withLock { $0 } }
             set { value.withLock { $0 = newValue } }
         }
     }
 
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
     private let label: String
     private let level: Level
     private let journal: Bool
 
-    public init(label: String, level: Level, environment: [String: String]) {
+    package init(label: String, level: Level, environment: [String: String]) {
         self.label = label
         self.level = level
         journal = environment["JOURNAL_STREAM"] != nil
     }
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { level.current }
         set { level.current = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var text = journal ? "<\(Self.priority(event.level))>" : "\(Self.timestamp()) \(event.level) "
         text += flattened(event.message.description)
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }

@@ -1,4 +1,4 @@
-public import BlueZ
+package import BlueZ
 
 /// The per-controller link budget (`machines.max_per_adapter`, issue 15): each adapter holds
 /// at most `perAdapter` links, machines go to the least-loaded adapter that hears them, and
@@ -8,8 +8,8 @@ public import BlueZ
 /// A machine that reconnects stays on its last adapter while that one has room: BlueZ keeps
 /// the GATT cache per adapter, and moving links around for balance alone would only cost
 /// reconnects.
-public actor AdapterBudget: AdapterAllocator {
-    public nonisolated let perAdapter: Int
+package actor AdapterBudget: AdapterAllocator {
+    package nonisolated let perAdapter: Int
     private let allows: @Sendable (String) -> Bool
     /// Machine key → adapter path of the link it holds or is attempting.
     private var claims: [String: String] = [:]
@@ -20,21 +20,21 @@ public actor AdapterBudget: AdapterAllocator {
     private var nextWait: UInt64 = 0
 
     /// `allows` says whether an adapter path may be used at all (`machines.adapters`).
-    public init(perAdapter: Int, allows: @escaping @Sendable (String) -> Bool = { _ in true }) {
+    package init(perAdapter: Int, allows: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.perAdapter = max(perAdapter, 1)
         self.allows = allows
     }
 
     /// Links held (or being made) through `adapter`: the fleet's claims on it, and the other
     /// links BlueZ reports there (`linked`, machine keys or addresses), each machine once.
-    public func load(_ adapter: String, linked: Set<String> = []) -> Int {
+    package func load(_ adapter: String, linked: Set<String> = []) -> Int {
         Set(claims.compactMap { $0.value == adapter ? $0.key : nil }).union(linked).count
     }
 
     /// The adapter `machine` holds a claim on, if any.
-    public func adapter(of machine: String) -> String? { claims[machine] }
+    package func adapter(of machine: String) -> String? { claims[machine] }
 
-    public func claim(_ machine: String, seenOn: [String], present: [String], linked: [String: Set<String>] = [:]) -> AdapterChoice {
+    package func claim(_ machine: String, seenOn: [String], present: [String], linked: [String: Set<String>] = [:]) -> AdapterChoice {
         if claims.removeValue(forKey: machine) != nil { wakeWaiters() }
         // The machine's own link, if BlueZ already has one, is the one it is about to use.
         let others = linked.mapValues { $0.subtracting([machine]) }
@@ -74,12 +74,12 @@ public actor AdapterBudget: AdapterAllocator {
         return .use(adapter: chosen, reason: reason)
     }
 
-    public func release(_ machine: String) {
+    package func release(_ machine: String) {
         guard claims.removeValue(forKey: machine) != nil else { return }
         wakeWaiters()
     }
 
-    public func waitForRoom(timeout: Duration) async {
+    package func waitForRoom(timeout: Duration) async {
         nextWait += 1
         let id = nextWait
         waits[id] = .pending

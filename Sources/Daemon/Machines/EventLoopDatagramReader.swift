@@ -1,5 +1,5 @@
-public import DBus
-public import NIOCore
+package import DBus
+package import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
@@ -22,15 +22,15 @@ import Glibc
 /// the original stays here: when the channel ends, the original says whether the peer hung
 /// up (the end) or not (it was an empty datagram: it is delivered, and a new channel reads
 /// on from the next datagram, which is still queued in the socket).
-public struct EventLoopDatagramReader: DatagramReader {
+package struct EventLoopDatagramReader: DatagramReader {
     let loop: any EventLoop
 
     /// Reads on `loop`: the daemon passes the loop its tasks run on.
-    public init(loop: any EventLoop) {
+    package init(loop: any EventLoop) {
         self.loop = loop
     }
 
-    public func read(
+    package func read(
         descriptor: Int32, maximumSize: Int,
         onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String) -> Void
     ) -> DatagramSubscription {

@@ -1,42 +1,42 @@
-public import BlueZ
-public import RetryTiming
+package import BlueZ
+package import RetryTiming
 
 /// Which machines the daemon keeps connected and how it looks for them (config `[machines]`
 /// and `[bluetooth]`).
-public struct FleetSettings: Sendable {
+package struct FleetSettings: Sendable {
     /// The D-Bus address of the system bus BlueZ is on.
-    public var busAddress: String
-    public var filter: MachineFilter
+    package var busAddress: String
+    package var filter: MachineFilter
     /// Names or addresses to keep connected; empty means every machine `filter` takes.
-    public var allow: [String]
+    package var allow: [String]
     /// Adapter names (`hci0`) whose machines are taken; empty means all. Kept in `filter`,
     /// so that discovery and every lookup of BlueZ's cache honour it too.
-    public var adapters: [String] {
+    package var adapters: [String] {
         get { filter.adapters.sorted() }
         set { filter.adapters = Set(newValue) }
     }
-    public var maxConnected: Int
+    package var maxConnected: Int
     /// Links per adapter (`machines.max_per_adapter`): a controller holds only a few.
-    public var maxPerAdapter: Int
+    package var maxPerAdapter: Int
     /// While discovery runs (some machine is missing), it is restarted this often: an adapter
     /// that stopped discovering on its own is noticed, and BlueZ, whose RSSI reports are
     /// thresholded, reports every machine it hears afresh. A gym whose machines are all
     /// connected does not discover at all.
-    public var discoveryRefresh: Duration
+    package var discoveryRefresh: Duration
     /// A machine waiting to reconnect that is heard advertising after at least this long
     /// unheard has woken (``AdvertisementLog``): its backoff is cut short.
-    public var wakeQuiet: Duration
+    package var wakeQuiet: Duration
     /// Between one machine's connection attempts; an advertisement after a silence cuts a
     /// pause short, and discovery (restarted every ``discoveryRefresh``) hears a machine that
     /// wakes, so the cap (5 minutes, where `monitor` waits 30 s) only paces retries on a
     /// machine that stays silent: ten sleeping machines cost an idle gateway well under one
     /// wake-up a second.
-    public var reconnectBackoff: Backoff
-    public var supervisorTiming: MachineSupervisor.Timing
+    package var reconnectBackoff: Backoff
+    package var supervisorTiming: MachineSupervisor.Timing
     /// Between attempts to reach the system bus.
-    public var busBackoff: Backoff
+    package var busBackoff: Backoff
 
-    public init(
+    package init(
         busAddress: String, filter: MachineFilter = MachineFilter(), allow: [String] = [], adapters: [String] = [],
         maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryRefresh: Duration = .seconds(60), wakeQuiet: Duration = .seconds(5),
         reconnectBackoff: Backoff = Backoff(maximum: .seconds(300)), supervisorTiming: MachineSupervisor.Timing = .init(),

@@ -1,8 +1,8 @@
-public import BlueZ
-public import DBus
-public import Logging
-public import Workout
-public import Telemetry
+package import BlueZ
+package import DBus
+package import Logging
+package import Workout
+package import Telemetry
 import RetryTiming
 
 /// Keeps every allowed machine connected, several at once and across adapters (contract §2),
@@ -15,8 +15,8 @@ import RetryTiming
 /// driven by events, not timers (issue 21): discovery stays on while a machine is missing
 /// (`MachineFleet+Discovery.swift`), and a machine heard advertising is adopted, or its
 /// reconnect backoff cut short, at once.
-public actor MachineFleet {
-    public private(set) var settings: FleetSettings
+package actor MachineFleet {
+    package private(set) var settings: FleetSettings
     private let sink: SessionSink
     let clock: DaemonClock
     private let rules: SessionRules
@@ -49,10 +49,10 @@ public actor MachineFleet {
     var fleetWaiter: CheckedContinuation<Void, Never>?
     /// The link budget of the current bus connection; its supervisors claim their adapters here.
     private var budget: AdapterBudget?
-    public private(set) var busConnected = false
-    public private(set) var busError: String?
+    package private(set) var busConnected = false
+    package private(set) var busError: String?
     /// Times the bus connection was (re)made, for status and the tests of bus restarts.
-    public private(set) var busConnections = 0
+    package private(set) var busConnections = 0
     /// Machines ready, notifications and decode errors, for Prometheus.
     private let metrics: DaemonMetrics?
     /// The one timer that ticks every open session.
@@ -69,7 +69,7 @@ public actor MachineFleet {
         let route: Task<Void, Never>
     }
 
-    public init(
+    package init(
         settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
         resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -92,7 +92,7 @@ public actor MachineFleet {
 
     /// Carries on checkpointed sessions: each becomes a disconnected machine whose session
     /// resumes if it reconnects within the grace, and is closed by its timer otherwise.
-    public func restore(_ snapshots: [SessionSnapshot]) async {
+    package func restore(_ snapshots: [SessionSnapshot]) async {
         for snapshot in snapshots {
             let key = snapshot.machine.address.uppercased()
             guard workers[key] == nil else { continue }
@@ -104,7 +104,7 @@ public actor MachineFleet {
     }
 
     /// Runs until cancelled, then disconnects every machine and checkpoints open sessions.
-    public func run() async {
+    package func run() async {
         var backoff = settings.busBackoff
         while !Task.isCancelled {
             let connection: DBusConnection
@@ -171,7 +171,7 @@ public actor MachineFleet {
     /// Applies new machine settings (SIGHUP): every supervisor stops and the fleet starts
     /// again with them. Workers stay, so a session on a machine that is still allowed
     /// carries on once it reconnects, within its grace.
-    public func reconfigure(_ new: FleetSettings) {
+    package func reconfigure(_ new: FleetSettings) {
         settings = new
         restartRequested = true
         restartWaiter?.resume()
@@ -194,7 +194,7 @@ public actor MachineFleet {
     }
 
     /// Runs a Control Point command on a machine named by name or address.
-    public func send(_ command: MachineCommand, to machine: String) async throws -> (CommandOutcome, MachineStatus) {
+    package func send(_ command: MachineCommand, to machine: String) async throws -> (CommandOutcome, MachineStatus) {
         guard let entry = await supervisor(for: machine) else { throw FleetError.unknownMachine(machine) }
         let outcome = try await entry.supervisor.send(command)
         let status = await entry.worker?.status ?? MachineStatus(name: machine, address: "", state: .ready)
@@ -202,7 +202,7 @@ public actor MachineFleet {
     }
 
     /// Every machine the daemon knows, sorted by name.
-    public func statuses() async -> [MachineStatus] {
+    package func statuses() async -> [MachineStatus] {
         var result: [MachineStatus] = []
         var seen = Set<String>()
         for worker in workers.values {
@@ -219,7 +219,7 @@ public actor MachineFleet {
     }
 
     /// Whether `machine` (a name or an address) is one the fleet knows.
-    public func knows(_ machine: String) async -> Bool {
+    package func knows(_ machine: String) async -> Bool {
         await supervisor(for: machine) != nil
     }
 
@@ -361,10 +361,10 @@ public actor MachineFleet {
 }
 
 /// Why the fleet could not do what was asked.
-public enum FleetError: Error, Sendable, CustomStringConvertible {
+package enum FleetError: Error, Sendable, CustomStringConvertible {
     case unknownMachine(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownMachine(let machine): "no machine \(machine) is known to the daemon"
         }

@@ -1,5 +1,5 @@
 /// Where a machine is in its connection life, as the `machine` message names it (contract §7).
-public enum MachineState: String, Sendable, Hashable, Codable {
+package enum MachineState: String, Sendable, Hashable, Codable {
     case discovered
     case connecting
     case ready

@@ -1,30 +1,30 @@
-public import FTMS
+package import FTMS
 
 /// One machine as `status` and `machines` report it: enough for an operator to see at a
 /// glance what is connected, riding, and why something is not.
-public struct MachineStatus: Sendable, Hashable, Codable {
-    public var name: String
-    public var address: String
-    public var type: MachineType?
-    public var model: String?
-    public var manufacturer: String?
-    public var state: MachineState
+package struct MachineStatus: Sendable, Hashable, Codable {
+    package var name: String
+    package var address: String
+    package var type: MachineType?
+    package var model: String?
+    package var manufacturer: String?
+    package var state: MachineState
     /// The open session, if a rider is on it.
-    public var sessionID: String?
-    public var notifications: Int
+    package var sessionID: String?
+    package var notifications: Int
     /// Why the last connection ended or the last attempt failed.
-    public var lastError: String?
+    package var lastError: String?
     /// A training program running on it, by training id.
-    public var training: String?
+    package var training: String?
     /// The adapter (`hci1`) its link goes through, or its last attempt went through.
-    public var adapter: String?
+    package var adapter: String?
     /// Why it is on that adapter, or why it waits for one (the link budget, issue 15).
-    public var adapterReason: String?
+    package var adapterReason: String?
     /// How its data notifications arrive: `acquired` (AcquireNotify) or `start_notify`; `nil`
     /// before the first connection is ready.
-    public var notify: String?
+    package var notify: String?
 
-    public init(
+    package init(
         name: String, address: String, type: MachineType? = nil, model: String? = nil, manufacturer: String? = nil,
         state: MachineState, sessionID: String? = nil, notifications: Int = 0, lastError: String? = nil, training: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, notify: String? = nil

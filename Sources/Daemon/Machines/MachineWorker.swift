@@ -1,5 +1,5 @@
-public import BlueZ
-public import FTMS
+package import BlueZ
+package import FTMS
 import Workout
 import Telemetry
 
@@ -10,16 +10,16 @@ import Telemetry
 /// It outlives connections: a machine that drops and comes back within the grace continues
 /// its session here. It is ticked (by the fleet's one ``SessionTicker``) only while a session
 /// is open, so an idle gym costs no wake-ups.
-public actor MachineWorker {
-    public private(set) var name: String
-    public private(set) var address: String
-    public private(set) var state: MachineState = .discovered
-    public private(set) var info: MachineInfo?
-    public private(set) var notifications = 0
-    public private(set) var lastError: String?
+package actor MachineWorker {
+    package private(set) var name: String
+    package private(set) var address: String
+    package private(set) var state: MachineState = .discovered
+    package private(set) var info: MachineInfo?
+    package private(set) var notifications = 0
+    package private(set) var lastError: String?
     /// The adapter (`hci1`) of its link or last attempt, and why (issue 15's link budget).
-    public private(set) var adapter: String?
-    public private(set) var adapterReason: String?
+    package private(set) var adapter: String?
+    package private(set) var adapterReason: String?
     private var identity: MachineIdentity?
     private var pipeline: MachinePipeline?
     private let sink: SessionSink
@@ -67,14 +67,14 @@ public actor MachineWorker {
     }
 
     /// Delivers a restored session's first events and starts its timer.
-    public func start() async {
+    package func start() async {
         let events = restoredEvents
         restoredEvents = SessionEvents()
         if let identity, !events.isEmpty { await sink.deliver(events, machine: identity) }
         await updateTicker()
     }
 
-    public var status: MachineStatus {
+    package var status: MachineStatus {
         MachineStatus(
             name: name, address: address, type: identity?.type, model: identity?.model ?? info?.model,
             manufacturer: info?.manufacturer, state: state, sessionID: pipeline?.engine.openSessionID,
@@ -82,9 +82,9 @@ public actor MachineWorker {
             notify: info?.dataNotifyPath?.wireName)
     }
 
-    public var openSessionID: String? { pipeline?.engine.openSessionID }
+    package var openSessionID: String? { pipeline?.engine.openSessionID }
 
-    public func connecting(_ target: MachineTarget) async {
+    package func connecting(_ target: MachineTarget) async {
         if let name = target.name { self.name = name }
         if let address = target.address { self.address = address }
         state = .connecting
@@ -92,13 +92,13 @@ public actor MachineWorker {
     }
 
     /// The next attempt goes through `adapter` (a path or a name) for `reason`.
-    public func placed(adapter: String, reason: String) {
+    package func placed(adapter: String, reason: String) {
         self.adapter = AdapterBudget.name(adapter)
         adapterReason = reason
     }
 
     /// No adapter with room hears it: it stays `discovered`, saying why.
-    public func waiting(_ target: MachineTarget, reason: String) async {
+    package func waiting(_ target: MachineTarget, reason: String) async {
         if let name = target.name { self.name = name }
         if let address = target.address { self.address = address }
         adapter = nil
@@ -107,7 +107,7 @@ public actor MachineWorker {
         await sink.publisher.machine(currentIdentity, state: state.payloadName, adapter: nil, adapterReason: reason)
     }
 
-    public func ready(_ info: MachineInfo) async {
+    package func ready(_ info: MachineInfo) async {
         self.info = info
         name = info.name
         address = info.address
@@ -123,7 +123,7 @@ public actor MachineWorker {
         await updateTicker()
     }
 
-    public func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
+    package func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
         notifications &+= 1
         countNotification(characteristic)
         if pipeline == nil {
@@ -153,7 +153,7 @@ public actor MachineWorker {
         if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
     }
 
-    public func disconnected(reason: String) async {
+    package func disconnected(reason: String) async {
         guard state == .ready || state == .connecting else { return }
         state = .disconnected
         lastError = reason
@@ -164,7 +164,7 @@ public actor MachineWorker {
         await updateTicker()
     }
 
-    public func failed(reason: String) {
+    package func failed(reason: String) {
         lastError = reason
     }
 
@@ -172,7 +172,7 @@ public actor MachineWorker {
     /// so a restart within the disconnect grace carries it on.
     /// Returns whether a session was open.
     @discardableResult
-    public func shutdown() async -> Bool {
+    package func shutdown() async -> Bool {
         if ticked {
             ticked = false
             await ticker.unregister(self)

@@ -1,14 +1,14 @@
 import JSON
 import FTMS
 import FoundationEssentials
-public import Workout
+package import Workout
 
 /// Home Assistant's MQTT discovery (retained `DISCOVERY/COMPONENT/NODE/OBJECT/config`): each
 /// machine becomes a device with one sensor per live value of its `sample` topic and a
 /// connectivity sensor on its `state` topic, all unavailable while the gateway's `status` is
 /// `offline`. The node id is the gateway, so one gateway's entities can be listed (and the
 /// ones of machines no longer allowed removed) with one subscription.
-public struct HomeAssistantDiscovery: Sendable {
+package struct HomeAssistantDiscovery: Sendable {
     struct Sensor: Sendable {
         let key: String
         let name: String
@@ -30,10 +30,10 @@ public struct HomeAssistantDiscovery: Sendable {
     ]
     static let connectivity = "connectivity"
 
-    public let prefix: String
-    public let topics: MQTTTopics
+    package let prefix: String
+    package let topics: MQTTTopics
 
-    public init(prefix: String, topics: MQTTTopics) {
+    package init(prefix: String, topics: MQTTTopics) {
         self.prefix = prefix
         self.topics = topics
     }
@@ -48,14 +48,14 @@ public struct HomeAssistantDiscovery: Sendable {
     var node: String { "ftms-bridge_" + Self.identifier(topics.gateway) }
 
     /// Matches every config topic of this gateway, for the removal pass.
-    public var subscription: String { "\(prefix)/+/\(node)/+/config" }
+    package var subscription: String { "\(prefix)/+/\(node)/+/config" }
 
     func configTopic(component: String, machine: String, key: String) -> String {
         "\(prefix)/\(component)/\(node)/\(Self.identifier(machine))_\(key)/config"
     }
 
     /// Every config message for `machine`: (topic, JSON payload).
-    public func announce(_ machine: MachineIdentity, manufacturer: String?) -> [(topic: String, payload: [UInt8])] {
+    package func announce(_ machine: MachineIdentity, manufacturer: String?) -> [(topic: String, payload: [UInt8])] {
         let device = deviceJSON(machine, manufacturer: manufacturer)
         let availability = "[{\"topic\":\"" + escaped(topics.status) + "\"}]"
         var messages: [(String, [UInt8])] = []
@@ -86,7 +86,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The machine a config topic of this gateway belongs to (its object id without the
     /// sensor's key), or `nil` for a topic that is not one of ours.
-    public func machineIdentifier(ofConfigTopic topic: String) -> String? {
+    package func machineIdentifier(ofConfigTopic topic: String) -> String? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count >= 4, levels[levels.count - 3] == Substring(node), levels.last == "config" else { return nil }
         let object = levels[levels.count - 2]
@@ -98,7 +98,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The Bluetooth address in a config payload's device `connections`, uppercased; `nil` for
     /// a payload that has none (announced before the address was added) or is not ours.
-    public static func bluetoothAddress(ofConfig payload: [UInt8]) -> String? {
+    package static func bluetoothAddress(ofConfig payload: [UInt8]) -> String? {
         struct Config: Decodable {
             struct Device: Decodable { var connections: [[String]]? }
             var device: Device?

@@ -1,21 +1,21 @@
-public import FTMS
-public import Publish
-public import Workout
+package import FTMS
+package import Publish
+package import Workout
 
 /// Everything the daemon tells the metrics socket (contract §7), in the payloads `replay
 /// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker
 /// (``MQTTPublisher``). A publish that fails (the server closed during shutdown) is not an
 /// error for the caller: live metrics are best-effort, the store is what must not lose.
-public struct LivePublisher: Sendable {
-    public let server: MetricsServer?
-    public let mqtt: MQTTPublisher?
+package struct LivePublisher: Sendable {
+    package let server: MetricsServer?
+    package let mqtt: MQTTPublisher?
 
-    public init(server: MetricsServer?, mqtt: MQTTPublisher? = nil) {
+    package init(server: MetricsServer?, mqtt: MQTTPublisher? = nil) {
         self.server = server
         self.mqtt = mqtt
     }
 
-    public func machine(
+    package func machine(
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) async {
@@ -28,17 +28,17 @@ public struct LivePublisher: Sendable {
     /// Encoded only if a reader of the socket watches this machine's samples or MQTT publishes
     /// samples (once, shared by both): the sample costs no JSON otherwise. `session`, the open
     /// session's progress, adds its totals (``MetricsPayloads/sample(_:session:)``).
-    public func sample(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) async {
+    package func sample(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) async {
         await sendIfRead(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.sample(record, session: session) }
     }
 
     /// Like ``sample(_:machine:sessionID:)``: encoded only for someone who will read it.
-    public func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
+    package func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
         await sendIfRead(.status, machine: machine, sessionID: sessionID) { MetricsPayloads.decoded(.status(status)) }
     }
 
     /// `session_state`, and for a finished session its `session_summary` right after.
-    public func session(_ event: SessionEvent, machine: String) async {
+    package func session(_ event: SessionEvent, machine: String) async {
         let id = event.sessionID
         let envelope = await send(.sessionState, machine: machine, sessionID: id, payload: MetricsPayloads.sessionState(event))
         if let envelope { mqtt?.sessionChanged(machine, openEnvelope: event.summary == nil ? envelope : nil) }
@@ -47,11 +47,11 @@ public struct LivePublisher: Sendable {
         }
     }
 
-    public func control(_ payload: JSONPayload, machine: String, sessionID: String?) async {
+    package func control(_ payload: JSONPayload, machine: String, sessionID: String?) async {
         await send(.control, machine: machine, sessionID: sessionID, payload: payload)
     }
 
-    public func upload(_ payload: JSONPayload) async {
+    package func upload(_ payload: JSONPayload) async {
         await send(.upload, payload: payload)
     }
 

@@ -1,8 +1,8 @@
-public import Logging
-public import MQTT
-public import Publish
+package import Logging
+package import MQTT
+package import Publish
 import Synchronization
-public import Workout
+package import Workout
 
 /// Everything the daemon publishes on MQTT (docs/mqtt.md), beside the metrics socket: the same
 /// contract §7 envelopes, byte for byte (``LivePublisher`` hands over the socket's encoded line),
@@ -12,10 +12,10 @@ public import Workout
 /// the ``MQTTClient``'s bounded queue, a lock and an eventfd write, so the BLE and session paths
 /// never feel the broker. Samples are rate-limited per machine (latest wins) before they are
 /// queued; everything else is queued as it comes.
-public final class MQTTPublisher: Sendable {
-    public let client: MQTTClient
-    public let topics: MQTTTopics
-    public let discovery: HomeAssistantDiscovery?
+package final class MQTTPublisher: Sendable {
+    package let client: MQTTClient
+    package let topics: MQTTTopics
+    package let discovery: HomeAssistantDiscovery?
     private let kinds: Set<String>
     private let limiter: Mutex<SampleRateLimiter>
     private let announced = Mutex<Set<String>>([])
@@ -26,7 +26,7 @@ public final class MQTTPublisher: Sendable {
     ///   - kinds: `[mqtt] publish`: which of `state`, `sample`, `session`, `upload` to publish.
     ///   - now: monotonic time, for the sample rate limit.
     ///   - timers: runs the rate limit's trailing-edge timer.
-    public init(
+    package init(
         client: MQTTClient, topics: MQTTTopics, kinds: Set<String>, sampleInterval: Duration,
         discovery: HomeAssistantDiscovery?, now: @escaping @Sendable () -> Duration, timers: any Clock<Duration>
     ) {
@@ -40,26 +40,26 @@ public final class MQTTPublisher: Sendable {
     }
 
     /// The last will (`offline`, retained) for the client's configuration.
-    public static func will(_ topics: MQTTTopics) -> OutgoingMessage {
+    package static func will(_ topics: MQTTTopics) -> OutgoingMessage {
         OutgoingMessage(topic: topics.status, text: "offline", qos: .atLeastOnce, retain: true)
     }
 
     /// Connects (in the background) and says `online`.
-    public func start() throws {
+    package func start() throws {
         try client.start()
         client.publish(OutgoingMessage(topic: topics.status, text: "online", qos: .atLeastOnce, retain: true))
     }
 
     /// Says `offline` (a clean disconnect does not trigger the will), sends what is queued
     /// for up to `flushTimeout` and disconnects.
-    public func stop(flushTimeout: Duration = .seconds(2)) async {
+    package func stop(flushTimeout: Duration = .seconds(2)) async {
         client.publish(OutgoingMessage(topic: topics.status, text: "offline", qos: .atLeastOnce, retain: true))
         await client.stop(flushTimeout: flushTimeout)
     }
 
     /// Whether ``forward(_:machine:envelope:)`` publishes messages of `type` at all (`[mqtt]
     /// publish`), so a sample nobody forwards need not be encoded for MQTT.
-    public func forwards(_ type: MessageType) -> Bool {
+    package func forwards(_ type: MessageType) -> Bool {
         switch type {
         case .machine: kinds.contains("state")
         case .sample: kinds.contains("sample")
@@ -70,7 +70,7 @@ public final class MQTTPublisher: Sendable {
     }
 
     /// One metrics-socket message, as the socket wrote it.
-    public func forward(_ type: MessageType, machine: String?, envelope: [UInt8]) {
+    package func forward(_ type: MessageType, machine: String?, envelope: [UInt8]) {
         switch type {
         case .machine:
             guard kinds.contains("state"), let machine else { return }
@@ -106,7 +106,7 @@ public final class MQTTPublisher: Sendable {
     /// at once: the latest `session_state` envelope while the session is open, cleared (an
     /// empty retained message) when it finishes or is dropped. The `session` topic keeps every
     /// event unretained, so none of them is coalesced away during a broker outage.
-    public func sessionChanged(_ machine: String, openEnvelope: [UInt8]?) {
+    package func sessionChanged(_ machine: String, openEnvelope: [UInt8]?) {
         guard kinds.contains("session") else { return }
         client.publish(OutgoingMessage(topic: topics.openSession(machine), payload: openEnvelope ?? [], qos: .atLeastOnce, retain: true))
     }
@@ -118,7 +118,7 @@ public final class MQTTPublisher: Sendable {
 
     /// Home Assistant discovery for `machine`, once per run (retained, so Home Assistant has
     /// it whenever it starts; the client re-publishes it after a broker restart).
-    public func announce(_ machine: MachineIdentity, manufacturer: String?) {
+    package func announce(_ machine: MachineIdentity, manufacturer: String?) {
         guard let discovery else { return }
         let key = "\(machine.name)|\(machine.model ?? "")|\(manufacturer ?? "")"
         let first = announced.withLock { $0.insert(key).inserted }
@@ -133,7 +133,7 @@ public final class MQTTPublisher: Sendable {
     /// entry with a colon is an address, matched against the device's Bluetooth connection in
     /// the retained config; a config without one (announced by an older version) is kept when
     /// the list names addresses, since nothing says whose it is.
-    public func removeEntities(keeping allow: [String], window: Duration, logger: Logger) async {
+    package func removeEntities(keeping allow: [String], window: Duration, logger: Logger) async {
         guard let discovery, !allow.isEmpty else { return }
         let keptNames = Set(allow.filter { !$0.contains(":") }.map(HomeAssistantDiscovery.identifier))
         let keptAddresses = Set(allow.filter { $0.contains(":") }.map { $0.uppercased() })

@@ -1,19 +1,19 @@
-public import FTMS
+package import FTMS
 import JSON
-public import Publish
-public import Workout
+package import Publish
+package import Workout
 
 /// The payloads of contract §7's messages, built from what the pipeline produces. Shared by the
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
-public enum MetricsPayloads {
+package enum MetricsPayloads {
     /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; `notify`
     /// (with `ready`) says how data notifications arrive: `acquired` or `start_notify`; with
     /// several adapters, `adapter` and `adapter_reason` say where its link goes and why (or
     /// why it waits). Once the machine is ready, its Fitness Machine Feature value is listed by
     /// the names `decode` uses, so a display knows what to show (a rower without heart rate, a
     /// bike that takes a power target) before the first sample.
-    public static func machine(
+    package static func machine(
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) -> JSONPayload {
@@ -63,7 +63,7 @@ public enum MetricsPayloads {
     /// `elapsedMs` (contract §7's names); a pause says why, a dropped session says why too.
     /// `distanceM` and `energyKcal` are the session's own totals so far (issue 21: what the
     /// floor shows is the ride, not the machine's lifetime counters, which stay in `sample`).
-    public static func sessionState(_ event: SessionEvent) -> JSONPayload {
+    package static func sessionState(_ event: SessionEvent) -> JSONPayload {
         payload(state: "\(event.state)") { json in
             json.appendKey("state", first: true)
             json.appendString(event.state)
@@ -95,7 +95,7 @@ public enum MetricsPayloads {
     }
 
     /// `sample` and `status`: the decoded record or event, in contract §3.1's names.
-    public static func decoded(_ message: FTMSMessage) -> JSONPayload {
+    package static func decoded(_ message: FTMSMessage) -> JSONPayload {
         var json = JSONBuffer(capacity: 512)
         message.writeJSON(into: &json)
         return JSONPayload(written: json)
@@ -105,7 +105,7 @@ public enum MetricsPayloads {
     /// like, as they are) and, while a session is open, that session's totals so far:
     /// `session_distance_m`, `session_energy_kcal`, `session_elapsed_ms`, `session_moving_ms`,
     /// so a display shows the ride live between `session_state` changes.
-    public static func sample(_ record: DataRecord, session: SessionProgress?) -> JSONPayload {
+    package static func sample(_ record: DataRecord, session: SessionProgress?) -> JSONPayload {
         guard let session else { return decoded(.data(record)) }
         var decoded = JSONBuffer(capacity: 512)
         FTMSMessage.data(record).writeJSON(into: &decoded)
@@ -131,7 +131,7 @@ public enum MetricsPayloads {
     }
 
     /// `session_summary`: the summary exactly as uploaded.
-    public static func summary(_ summary: SessionSummary) -> JSONPayload {
+    package static func summary(_ summary: SessionSummary) -> JSONPayload {
         var json = JSONBuffer(capacity: 1024)
         summary.writeJSON(into: &json)
         return JSONPayload(written: json)
@@ -139,7 +139,7 @@ public enum MetricsPayloads {
 
     /// `control`: a Control Point procedure's request and the machine's answer (contract §4), with
     /// who asked: `operator` (control socket) or `training` (a training program).
-    public static func control(operation: String, request: [UInt8], result: String, succeeded: Bool, origin: StaticString, detail: String? = nil) -> JSONPayload {
+    package static func control(operation: String, request: [UInt8], result: String, succeeded: Bool, origin: StaticString, detail: String? = nil) -> JSONPayload {
         payload { json in
             json.appendKey("operation", first: true)
             json.appendString(operation)
@@ -156,7 +156,7 @@ public enum MetricsPayloads {
     }
 
     /// `upload`: the queue by state after an upload run, and what the run came to.
-    public static func upload(pending: Int, uploaded: Int, dead: Int, result: String) -> JSONPayload {
+    package static func upload(pending: Int, uploaded: Int, dead: Int, result: String) -> JSONPayload {
         payload { json in
             json.appendKey("pending", first: true)
             json.appendInteger(pending)

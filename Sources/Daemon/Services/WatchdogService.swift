@@ -1,5 +1,5 @@
-public import ServiceLifecycle
-public import Systemd
+import ServiceLifecycle
+package import Systemd
 
 /// Tells systemd the daemon is alive, and what it is doing (contract §10).
 ///
@@ -9,17 +9,17 @@ public import Systemd
 /// also refreshes `STATUS=`, which `systemctl status` shows. It is the last service in the
 /// group, so it is the first to hear of a shutdown, and says `STOPPING=1` before anything
 /// else starts to close.
-public struct WatchdogService: Service {
-    public let notifier: SystemdNotifier
+package struct WatchdogService: Service {
+    package let notifier: SystemdNotifier
     /// From `$WATCHDOG_USEC`: half the timeout; `nil` when systemd set no watchdog.
-    public let watchdog: WatchdogSettings?
+    package let watchdog: WatchdogSettings?
     /// How often `STATUS=` is refreshed when there is no watchdog.
-    public let statusInterval: Duration
+    package let statusInterval: Duration
     /// Proves progress and says, in one line, what the daemon is doing.
-    public let probe: @Sendable () async -> String
-    public let timers: any Clock<Duration>
+    package let probe: @Sendable () async -> String
+    package let timers: any Clock<Duration>
 
-    public init(
+    package init(
         notifier: SystemdNotifier, watchdog: WatchdogSettings?, statusInterval: Duration = .seconds(30),
         timers: any Clock<Duration> = ContinuousClock(), probe: @escaping @Sendable () async -> String
     ) {
@@ -30,7 +30,7 @@ public struct WatchdogService: Service {
         self.probe = probe
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let interval = watchdog?.pingInterval ?? statusInterval
         let notifier = notifier
         let pings = watchdog != nil

@@ -1,6 +1,6 @@
-public import Logging
-public import Store
-public import Workout
+package import Logging
+package import Store
+package import Workout
 
 /// Open sessions' periodic checkpoints (contract §5), gathered from every machine for `window` and
 /// saved in one transaction: one `fdatasync` for the machines due in that window instead of one
@@ -21,9 +21,9 @@ public import Workout
 /// and a finished session takes its waiting points out with
 /// ``discard(machineAddress:sessionID:)`` and stores them with the session. A crash loses at
 /// most that many seconds of a session's plot, never the session.
-public actor CheckpointBatcher {
+package actor CheckpointBatcher {
     /// How many points of a session a timed batch waits for before it writes them.
-    public static let seriesBatchPoints = 15
+    package static let seriesBatchPoints = 15
     private let store: GatewayStore
     private let window: Duration
     private let timers: any Clock<Duration>
@@ -36,7 +36,7 @@ public actor CheckpointBatcher {
     private var flushScheduled = false
     private var writing: Task<Void, Never>?
 
-    public init(store: GatewayStore, window: Duration, logger: Logger, timers: any Clock<Duration> = ContinuousClock()) {
+    package init(store: GatewayStore, window: Duration, logger: Logger, timers: any Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.window = window
         self.logger = logger
@@ -44,36 +44,36 @@ public actor CheckpointBatcher {
     }
 
     /// The machines with a checkpoint waiting for the next batch.
-    public var pendingCount: Int { pending.count }
+    package var pendingCount: Int { pending.count }
 
     /// Keeps `snapshot` (replacing that machine's older one) for the batch due at most `window`
     /// from now.
-    public func submit(_ snapshot: SessionSnapshot) {
+    package func submit(_ snapshot: SessionSnapshot) {
         pending[snapshot.machine.address] = snapshot
         scheduleFlush()
     }
 
     /// Keeps `point` of the open session `sessionID` for the next batch (it schedules none of
     /// its own: an open session's checkpoints come every few seconds).
-    public func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
+    package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
         series[sessionID, default: SeriesChunk(sessionID: sessionID, machine: machine, points: [])].points.append(point)
     }
 
     /// Puts back the points of a finished session that could not be stored: they go to the
     /// store with the next batch as its open series, which the session's kept checkpoint
     /// finishes after a restart.
-    public func keep(_ chunk: SeriesChunk) {
+    package func keep(_ chunk: SeriesChunk) {
         series[chunk.sessionID] = Self.joined(chunk, series[chunk.sessionID])
         due.insert(chunk.sessionID)
         scheduleFlush()
     }
 
     /// The plot points waiting for the next batch, over all sessions.
-    public var pendingPoints: Int { series.values.reduce(0) { $0 + $1.points.count } }
+    package var pendingPoints: Int { series.values.reduce(0) { $0 + $1.points.count } }
 
     /// Writes everything pending now, after any batch already being written, and returns when
     /// it is durable (or has failed and been kept for the next try).
-    public func flush() async {
+    package func flush() async {
         await flush(allPoints: true)
     }
 
@@ -99,7 +99,7 @@ public actor CheckpointBatcher {
     /// Returns the session's plot points not yet stored, for the caller to store with the
     /// finished session (or to drop with a dropped one).
     @discardableResult
-    public func discard(machineAddress: String, sessionID: String) async -> SeriesChunk? {
+    package func discard(machineAddress: String, sessionID: String) async -> SeriesChunk? {
         if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
         await finishWriting()
         // A failed batch puts its snapshots and points back before it finishes.

@@ -1,24 +1,24 @@
-public import Logging
-public import Store
-public import Workout
+package import Logging
+package import Store
+package import Workout
 
 /// Where a machine's session events go, in the order that keeps the backend's promise (never
 /// lose, never double): a finished session is committed to the store (which removes its
 /// checkpoint in the same transaction) before the socket hears of it or the uploader is
 /// woken. A store that fails keeps the checkpoint, so a restart finishes the job; the
 /// session id makes the second attempt a no-op if the first did land.
-public struct SessionSink: Sendable {
-    public let store: GatewayStore
-    public let publisher: LivePublisher
-    public let logger: Logger
+package struct SessionSink: Sendable {
+    package let store: GatewayStore
+    package let publisher: LivePublisher
+    package let logger: Logger
     /// Called after a finished session is durable: wakes the uploader.
-    public let sessionStored: @Sendable () async -> Void
+    package let sessionStored: @Sendable () async -> Void
     /// Told of every event after it is handled, for the Prometheus counters.
-    public let observe: @Sendable (SessionEvent) -> Void
+    package let observe: @Sendable (SessionEvent) -> Void
     /// Gathers periodic checkpoints into one transaction per window; `nil`: each is saved at once.
-    public let checkpoints: CheckpointBatcher?
+    package let checkpoints: CheckpointBatcher?
 
-    public init(
+    package init(
         store: GatewayStore, publisher: LivePublisher, logger: Logger,
         sessionStored: @escaping @Sendable () async -> Void = {}, checkpoints: CheckpointBatcher? = nil,
         observe: @escaping @Sendable (SessionEvent) -> Void = { _ in }
@@ -31,13 +31,13 @@ public struct SessionSink: Sendable {
         self.observe = observe
     }
 
-    public func deliver(_ events: SessionEvents, machine: MachineIdentity) async {
+    package func deliver(_ events: SessionEvents, machine: MachineIdentity) async {
         for event in events {
             await deliver(event, machine: machine)
         }
     }
 
-    public func deliver(_ event: SessionEvent, machine: MachineIdentity) async {
+    package func deliver(_ event: SessionEvent, machine: MachineIdentity) async {
         var stored = false
         switch event {
         case .finished(_, let summary):
@@ -70,19 +70,19 @@ public struct SessionSink: Sendable {
 
     /// One plot point of the open session `sessionID` (at most one a second per machine): kept
     /// for the next batch of checkpoints. Without a batcher, series are not recorded.
-    public func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) async {
+    package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) async {
         await checkpoints?.record(point, sessionID: sessionID, machine: machine)
     }
 
     /// A periodic checkpoint: into the next batch if there is a batcher, else saved at once.
-    public func checkpointSoon(_ snapshot: SessionSnapshot) async {
+    package func checkpointSoon(_ snapshot: SessionSnapshot) async {
         guard let checkpoints else { return await checkpoint(snapshot) }
         await checkpoints.submit(snapshot)
     }
 
     /// Saves an open session's checkpoint now (shutdown), with whatever other machines have
     /// pending; a failure is logged and the next one tries again.
-    public func checkpoint(_ snapshot: SessionSnapshot) async {
+    package func checkpoint(_ snapshot: SessionSnapshot) async {
         if let checkpoints {
             await checkpoints.submit(snapshot)
             return await checkpoints.flush()

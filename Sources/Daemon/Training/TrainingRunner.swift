@@ -1,6 +1,6 @@
-public import BlueZ
-public import Logging
-public import Training
+package import BlueZ
+package import Logging
+package import Training
 
 /// Runs SolidFocus's trainings on machines: each stage's target goes to the Control Point at
 /// the stage's start, through the same writer an operator's command uses (contract §4).
@@ -9,10 +9,10 @@ public import Training
 /// is reconnecting, control was lost) is retried every `retryInterval` until the next stage
 /// is due, so a brief dropout does not leave a rider on the wrong resistance. The program
 /// ends at the plan's duration, or when stopped.
-public actor TrainingRunner {
-    public typealias Send = @Sendable (MachineCommand, String) async throws -> CommandOutcome
+package actor TrainingRunner {
+    package typealias Send = @Sendable (MachineCommand, String) async throws -> CommandOutcome
     /// Told of each command's outcome (or failure), for the `control` message.
-    public typealias Report = @Sendable (_ machine: String, _ plan: TrainingPlan, _ command: MachineCommand, _ result: Result<CommandOutcome, any Error>) async -> Void
+    package typealias Report = @Sendable (_ machine: String, _ plan: TrainingPlan, _ command: MachineCommand, _ result: Result<CommandOutcome, any Error>) async -> Void
 
     private let send: Send
     private let report: Report
@@ -22,7 +22,7 @@ public actor TrainingRunner {
     private var programs: [String: (plan: TrainingPlan, task: Task<Void, Never>, generation: Int)] = [:]
     private var generation = 0
 
-    public init(
+    package init(
         retryInterval: Duration = .seconds(2), timers: any Clock<Duration> = ContinuousClock(), logger: Logger,
         send: @escaping Send, report: @escaping Report
     ) {
@@ -34,7 +34,7 @@ public actor TrainingRunner {
     }
 
     /// Starts `plan` on `machine` now, replacing any program running there.
-    public func start(_ plan: TrainingPlan, on machine: String) {
+    package func start(_ plan: TrainingPlan, on machine: String) {
         let key = machine.uppercased()
         programs[key]?.task.cancel()
         generation += 1
@@ -49,7 +49,7 @@ public actor TrainingRunner {
 
     /// Stops the program on `machine`; returns the training it was running.
     @discardableResult
-    public func stop(on machine: String) -> String? {
+    package func stop(on machine: String) -> String? {
         guard let program = programs.removeValue(forKey: machine.uppercased()) else { return nil }
         program.task.cancel()
         logger.info("training \(program.plan.id) stopped on \(machine)")
@@ -57,11 +57,11 @@ public actor TrainingRunner {
     }
 
     /// The training running on `machine`, by id.
-    public func active(on machine: String) -> String? {
+    package func active(on machine: String) -> String? {
         programs[machine.uppercased()]?.plan.id
     }
 
-    public func stopAll() {
+    package func stopAll() {
         for program in programs.values { program.task.cancel() }
         programs.removeAll()
     }

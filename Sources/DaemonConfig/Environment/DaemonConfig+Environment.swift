@@ -4,12 +4,12 @@ extension DaemonConfig {
     /// `$RUNTIME_DIRECTORY` (from `RuntimeDirectory=`) the directory of both sockets. A key the
     /// file set (``explicitKeys``) always wins. systemd may list several directories separated
     /// by `:`; the first is ours. A value that is not an absolute path is ignored.
-    public func applyingEnvironment(_ environment: [String: String]) -> DaemonConfig {
+    package func applyingEnvironment(_ environment: [String: String]) -> DaemonConfig {
         applyingEnvironment(environment, explicit: explicitKeys)
     }
 
     /// As ``applyingEnvironment(_:)``, with the set of keys the file set given explicitly.
-    public func applyingEnvironment(_ environment: [String: String], explicit: Set<String>) -> DaemonConfig {
+    package func applyingEnvironment(_ environment: [String: String], explicit: Set<String>) -> DaemonConfig {
         var config = self
         if !explicit.contains("state.directory"), let directory = Self.directory(environment["STATE_DIRECTORY"]) {
             config.state.directory = directory

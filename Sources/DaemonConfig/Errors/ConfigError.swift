@@ -3,8 +3,8 @@
 ///
 /// The daemon prints it and refuses to start, so it must read well in `journalctl` on its own:
 /// control characters from the file (or its name) never reach the line.
-public struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Kind: Sendable, Equatable {
+package struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
+    package enum Kind: Sendable, Equatable {
         /// The file could not be read: missing, a directory, permissions, too large.
         case unreadable
         /// The bytes are not text: not UTF-8, or a NUL.
@@ -21,17 +21,17 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
         case invalidValue
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The file's path, or the `source` given to ``DaemonConfig/parse(_:source:)``.
-    public var source: String
+    package var source: String
     /// The dotted key (`sessions.pause_after_idle`) or table (`sessions`), when one is to blame.
-    public var key: String?
+    package var key: String?
     /// The line, when TOMLKit reports one (syntax errors).
-    public var line: Int?
+    package var line: Int?
     /// What was wrong, without the file or the key.
-    public var problem: String
+    package var problem: String
 
-    public init(_ kind: Kind, source: String, key: String? = nil, line: Int? = nil, problem: String) {
+    package init(_ kind: Kind, source: String, key: String? = nil, line: Int? = nil, problem: String) {
         self.kind = kind
         self.source = source
         self.key = key
@@ -39,7 +39,7 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable, Sendable {
         self.problem = problem
     }
 
-    public var description: String {
+    package var description: String {
         var text = source
         if let line { text += ":\(line)" }
         if let key { text += ": \(key)" }

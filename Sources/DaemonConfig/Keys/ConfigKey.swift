@@ -42,18 +42,18 @@ struct ConfigKey: Sendable {
 }
 
 /// A key as the documentation lists it.
-public struct ConfigKeyDocumentation: Sendable, Equatable {
+package struct ConfigKeyDocumentation: Sendable, Equatable {
     /// Dotted: `sessions.pause_after_idle`.
-    public let key: String
-    public let type: String
+    package let key: String
+    package let type: String
     /// The default as a TOML literal: `6`, `"info"`, `[]`.
-    public let defaultValue: String
-    public let summary: String
+    package let defaultValue: String
+    package let summary: String
 }
 
 extension DaemonConfig {
     /// Every key the file may set, in file order, with its type, default and meaning.
-    public static var documentedKeys: [ConfigKeyDocumentation] {
+    package static var documentedKeys: [ConfigKeyDocumentation] {
         let defaults = DaemonConfig()
         return ConfigKeys.all.map { key in
             ConfigKeyDocumentation(key: key.path, type: key.type, defaultValue: key.render(defaults), summary: key.summary)

@@ -42,7 +42,7 @@ struct ListenAddress: Equatable {
 extension DaemonConfig.Prometheus {
     /// `listen` split into what a server binds: host (without brackets) and port. Throws for
     /// a value ``DaemonConfig/parse(_:source:)`` would have refused.
-    public func listenAddress() throws(ConfigError) -> (host: String, port: Int) {
+    package func listenAddress() throws(ConfigError) -> (host: String, port: Int) {
         do {
             let address = try ListenAddress(parsing: listen)
             return (address.host, address.port)

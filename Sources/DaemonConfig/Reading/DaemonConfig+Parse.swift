@@ -1,13 +1,13 @@
 extension DaemonConfig {
     /// The path `ftms-bridge run` reads when no `--config` is given.
-    public static let defaultPath = "/etc/ftms-bridge/config.toml"
+    package static let defaultPath = "/etc/ftms-bridge/config.toml"
 
     /// Reads a config from TOML text. `source` names it in errors (the file's path).
     ///
     /// Every key is optional; an unknown table or key, a value of the wrong type or out of
     /// range, a TOML syntax error (including a duplicate key) is a ``ConfigError`` naming the
     /// key. ``explicitKeys`` records the keys the text set.
-    public static func parse(_ text: String, source: String = "config") throws(ConfigError) -> DaemonConfig {
+    package static func parse(_ text: String, source: String = "config") throws(ConfigError) -> DaemonConfig {
         try ConfigText.check(text, source: source)
         let document = try TOMLDocument.parse(text, source: source)
         var config = DaemonConfig()
@@ -36,19 +36,19 @@ extension DaemonConfig {
 
     /// Reads a config from raw bytes: refuses anything that is not UTF-8 text of a sane size
     /// before TOML sees it.
-    public static func parse(bytes: some Collection<UInt8>, source: String = "config") throws(ConfigError) -> DaemonConfig {
+    package static func parse(bytes: some Collection<UInt8>, source: String = "config") throws(ConfigError) -> DaemonConfig {
         try parse(ConfigText.decode(bytes, source: source), source: source)
     }
 
     /// Reads the file at `path`. A missing file is an error: an operator who names a file
     /// means it.
-    public static func load(path: String) throws(ConfigError) -> DaemonConfig {
+    package static func load(path: String) throws(ConfigError) -> DaemonConfig {
         try load(path: path, missingIsDefault: false)
     }
 
     /// Reads the file at `path`; with `missingIsDefault`, a file that does not exist gives the
     /// defaults (`run` without `--config` on a box where nobody wrote one).
-    public static func load(path: String, missingIsDefault: Bool) throws(ConfigError) -> DaemonConfig {
+    package static func load(path: String, missingIsDefault: Bool) throws(ConfigError) -> DaemonConfig {
         switch try ConfigFile.read(path) {
         case .bytes(let bytes):
             return try parse(bytes: bytes, source: path)

@@ -5,7 +5,7 @@ extension DaemonConfig {
     /// ``parse(_:source:)`` reads back to an equal value. Nothing is redacted because the
     /// config holds no secret: tokens live in the state database, and a backend URL with a
     /// user or password is refused.
-    public func rendered() -> String {
+    package func rendered() -> String {
         var lines = ["# ftms-bridge configuration, as the daemon reads it (every key, defaults included)."]
         for table in ConfigKeys.tables {
             lines.append("")
@@ -22,7 +22,7 @@ extension DaemonConfig {
     /// installed as `/etc/ftms-bridge/config.toml` records no choice: a later release's
     /// better default still applies, and `explicitKeys` stays empty, so systemd's
     /// directories still apply. Removing a key's `#` sets it.
-    public static var exampleFile: String {
+    package static var exampleFile: String {
         let defaults = DaemonConfig()
         var lines = [
             "# /etc/ftms-bridge/config.toml: the configuration of the daemon, `ftms-bridged` (`ftms-bridge run`).",
@@ -48,7 +48,7 @@ extension DaemonConfig {
 
     /// The Markdown table of ``documentedKeys`` that `docs/configuration.md` holds between
     /// its `<!-- keys:begin -->` and `<!-- keys:end -->` markers.
-    public static var keyTableMarkdown: String {
+    package static var keyTableMarkdown: String {
         var lines = ["| Key | Type | Default | Meaning |", "| --- | --- | --- | --- |"]
         for key in documentedKeys {
             let summary = key.summary.replacingOccurrences(of: "|", with: "\\|")

@@ -1,17 +1,17 @@
 /// What a controller says about itself in HCI Read Local Version Information (Core spec
 /// Vol 4 Part E §7.4.1) and its LMP feature bits.
-public struct ControllerInfo: Sendable, Hashable {
+package struct ControllerInfo: Sendable, Hashable {
     /// Bluetooth SIG company identifier of the chip's maker.
-    public var manufacturer: UInt16
+    package var manufacturer: UInt16
     /// HCI version: 6 = Bluetooth 4.0, 9 = 5.0, …
-    public var hciVersion: UInt8
-    public var hciRevision: UInt16
-    public var lmpVersion: UInt8
-    public var lmpSubversion: UInt16
+    package var hciVersion: UInt8
+    package var hciRevision: UInt16
+    package var lmpVersion: UInt8
+    package var lmpSubversion: UInt16
     /// The "LE Supported (Controller)" feature bit; `nil` when the features could not be read.
-    public var leSupported: Bool?
+    package var leSupported: Bool?
 
-    public init(manufacturer: UInt16, hciVersion: UInt8, hciRevision: UInt16 = 0, lmpVersion: UInt8 = 0, lmpSubversion: UInt16 = 0, leSupported: Bool? = nil) {
+    package init(manufacturer: UInt16, hciVersion: UInt8, hciRevision: UInt16 = 0, lmpVersion: UInt8 = 0, lmpSubversion: UInt16 = 0, leSupported: Bool? = nil) {
         self.manufacturer = manufacturer
         self.hciVersion = hciVersion
         self.hciRevision = hciRevision
@@ -21,23 +21,23 @@ public struct ControllerInfo: Sendable, Hashable {
     }
 
     /// `Intel`, or `company id 1234` for a maker not in the doctor's short table.
-    public var manufacturerName: String {
+    package var manufacturerName: String {
         CompanyIdentifiers.name(of: manufacturer) ?? "company id \(manufacturer)"
     }
 
     /// `Bluetooth 5.2`, or `HCI version 20` for one newer than this build knows.
-    public var bluetoothVersion: String {
+    package var bluetoothVersion: String {
         CoreVersion.name(ofHCIVersion: hciVersion).map { "Bluetooth \($0)" } ?? "HCI version \(hciVersion)"
     }
 
     /// Below 4.0 there is no Low Energy at all.
-    public var canDoLowEnergy: Bool {
+    package var canDoLowEnergy: Bool {
         leSupported ?? (hciVersion >= CoreVersion.firstLowEnergy)
     }
 }
 
 /// Why a controller's version could not be read.
-public enum ControllerProbeFailure: Error, Sendable, Hashable {
+package enum ControllerProbeFailure: Error, Sendable, Hashable {
     /// The kernel has no Bluetooth (EAFNOSUPPORT): there is no controller behind any adapter.
     case noKernelSupport
     /// No HCI device with that index (ENODEV): the adapter is not a kernel controller.
@@ -47,7 +47,7 @@ public enum ControllerProbeFailure: Error, Sendable, Hashable {
 }
 
 /// Reads a controller's version: libbluetooth in the product, a table in tests.
-public protocol ControllerProbe: Sendable {
+package protocol ControllerProbe: Sendable {
     /// `index` is the N of `hciN`.
     func read(index: Int, timeout: Duration) async -> Result<ControllerInfo, ControllerProbeFailure>
 }

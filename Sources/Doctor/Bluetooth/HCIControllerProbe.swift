@@ -8,10 +8,10 @@ import Glibc
 /// Information and Read Local Supported Features, each with libbluetooth's own timeout, on a
 /// thread of its own. Every failure (no Bluetooth in the kernel, no such device, a command
 /// refused or timed out) is a value, never a crash.
-public struct HCIControllerProbe: ControllerProbe {
-    public init() {}
+package struct HCIControllerProbe: ControllerProbe {
+    package init() {}
 
-    public func read(index: Int, timeout: Duration) async -> Result<ControllerInfo, ControllerProbeFailure> {
+    package func read(index: Int, timeout: Duration) async -> Result<ControllerInfo, ControllerProbeFailure> {
         guard index >= 0, index <= Int(UInt16.max) else { return .failure(.noDevice) }
         let milliseconds = Int32(clamping: max(1, Seconds.milliseconds(timeout)))
         return await onOwnThread { Self.readBlocking(index: Int32(index), milliseconds: milliseconds) }

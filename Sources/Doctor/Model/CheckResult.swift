@@ -1,21 +1,21 @@
-public import JSON
+package import JSON
 import Foundation
 
 /// One line of the doctor's report: what was looked at, how it came out, and why.
-public struct CheckResult: Sendable, Hashable {
+package struct CheckResult: Sendable, Hashable {
     /// Stable machine name (`dbus`, `adapter.hci0`): what scripts switch on.
-    public var id: String
+    package var id: String
     /// What an operator reads (`System bus`, `Adapter hci0`).
-    public var title: String
-    public var status: CheckStatus
+    package var title: String
+    package var status: CheckStatus
     /// One line saying what was found, in words an operator can act on.
-    public var detail: String
+    package var detail: String
     /// What to do about a warning or failure, one line; `nil` when there is nothing to do.
-    public var hint: String?
+    package var hint: String?
     /// The facts behind the detail, for `--json`.
-    public var data: [String: JSONValue]
+    package var data: [String: JSONValue]
 
-    public init(id: String, title: String, status: CheckStatus, detail: String, hint: String? = nil, data: [String: JSONValue] = [:]) {
+    package init(id: String, title: String, status: CheckStatus, detail: String, hint: String? = nil, data: [String: JSONValue] = [:]) {
         self.id = id
         self.title = title
         self.status = status
@@ -25,7 +25,7 @@ public struct CheckResult: Sendable, Hashable {
     }
 
     /// A check that could not run because `reason` (an earlier check failed, say).
-    public static func skipped(id: String, title: String, because reason: String) -> CheckResult {
+    package static func skipped(id: String, title: String, because reason: String) -> CheckResult {
         CheckResult(id: id, title: title, status: .skipped, detail: reason)
     }
 

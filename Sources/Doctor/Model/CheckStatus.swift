@@ -1,6 +1,6 @@
 /// How one check came out. The order is the order of severity, so a report's worst status is
 /// the maximum of its checks'.
-public enum CheckStatus: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum CheckStatus: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Works as the daemon needs it.
     case ok
     /// Works, or may work, but something an operator should know about (defaults in use, a
@@ -11,7 +11,7 @@ public enum CheckStatus: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Not checked, because what it needs is missing (no bus, no database); the detail says which.
     case skipped
 
-    public static func < (lhs: CheckStatus, rhs: CheckStatus) -> Bool {
+    package static func < (lhs: CheckStatus, rhs: CheckStatus) -> Bool {
         lhs.severity < rhs.severity
     }
 

@@ -1,16 +1,16 @@
 /// Everything one `ftms-bridge doctor` run found, in the order it is printed.
-public struct DoctorReport: Sendable, Hashable {
+package struct DoctorReport: Sendable, Hashable {
     /// The `ftms-bridge` version that ran the checks.
-    public var version: String
-    public var checks: [CheckResult]
+    package var version: String
+    package var checks: [CheckResult]
 
-    public init(version: String, checks: [CheckResult]) {
+    package init(version: String, checks: [CheckResult]) {
         self.version = version
         self.checks = checks
     }
 
     /// How many checks came out each way, every status present (zero included).
-    public var summary: [CheckStatus: Int] {
+    package var summary: [CheckStatus: Int] {
         var counts = Dictionary(uniqueKeysWithValues: CheckStatus.allCases.map { ($0, 0) })
         for check in checks { counts[check.status, default: 0] += 1 }
         return counts
@@ -18,11 +18,11 @@ public struct DoctorReport: Sendable, Hashable {
 
     /// The process exit status: 0 when nothing failed, 1 otherwise. Warnings alone never
     /// fail the run, so a script can gate on "doctor passes" for a box that works.
-    public var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         checks.contains { $0.status == .failed } ? 1 : 0
     }
 
-    public func check(_ id: String) -> CheckResult? {
+    package func check(_ id: String) -> CheckResult? {
         checks.first { $0.id == id }
     }
 }

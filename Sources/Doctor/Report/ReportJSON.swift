@@ -4,7 +4,7 @@ extension DoctorReport {
     /// `doctor --json`: `{"checks": [{"data", "detail", "id", "status", "title"}], "summary":
     /// {"failed", "ok", "skipped", "warning"}, "version"}`, keys sorted so the output of two
     /// runs can be diffed. A check's hint, when it has one, is `data.hint`.
-    public var json: String {
+    package var json: String {
         let checks: [JSONValue] = checks.map { check in
             var data = check.data
             if let hint = check.hint { data["hint"] = .string(hint) }

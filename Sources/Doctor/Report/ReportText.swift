@@ -2,7 +2,7 @@ extension DoctorReport {
     /// The readable report: one line per check, `[ OK ]`-style tag first so a failure stands
     /// out in a terminal or a pasted support ticket, then what to do, indented, under it.
     /// ASCII only: the report often goes through journald, serial consoles and e-mail.
-    public var text: String {
+    package var text: String {
         var lines = ["ftms-bridge doctor \(version)"]
         for check in checks {
             lines.append("\(Self.tag(check.status)) \(check.title): \(check.detail)")

@@ -6,19 +6,19 @@ import JSON
 /// (a backend's message, a URL from the config), and an operator pastes the report into a
 /// ticket. So the rendered report is scrubbed of every secret the doctor knows of (the stored
 /// access and refresh tokens) and of the password part of any `scheme://user:password@host`.
-public struct SecretRedactor: Sendable {
-    public static let mask = "[redacted]"
+package struct SecretRedactor: Sendable {
+    package static let mask = "[redacted]"
     /// Secrets shorter than this are not searched for: replacing every "a" would wreck the
     /// report and protect nothing.
     static let shortestSecret = 8
     private let secrets: [String]
 
-    public init(secrets: [String]) {
+    package init(secrets: [String]) {
         // Longest first, so a secret containing another is replaced whole.
         self.secrets = Set(secrets.filter { $0.count >= Self.shortestSecret }).sorted { $0.count > $1.count }
     }
 
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         var result = Self.redactURLPasswords(text)
         for secret in secrets where result.contains(secret) {
             result = result.replacing(secret, with: Self.mask)
@@ -37,7 +37,7 @@ public struct SecretRedactor: Sendable {
 extension DoctorReport {
     /// The report with every string in it (details, hints, data) passed through `redactor`,
     /// before it is rendered as text or JSON, so escaping can never hide a secret from it.
-    public func redacted(by redactor: SecretRedactor) -> DoctorReport {
+    package func redacted(by redactor: SecretRedactor) -> DoctorReport {
         DoctorReport(version: version, checks: checks.map { check in
             var clean = check
             clean.detail = redactor.redact(check.detail)

@@ -8,15 +8,15 @@ import Store
 /// The config is read first because it says where everything else is; then the independent
 /// groups of probes run side by side, each under its own time limit, so the whole run takes
 /// as long as the slowest limit (``DoctorTimeouts``) however much is broken.
-public struct Doctor: Sendable {
-    public var inputs: DoctorInputs
+package struct Doctor: Sendable {
+    package var inputs: DoctorInputs
 
-    public init(inputs: DoctorInputs) {
+    package init(inputs: DoctorInputs) {
         self.inputs = inputs
     }
 
     /// The report, already scrubbed of the stored tokens.
-    public func run() async -> DoctorReport {
+    package func run() async -> DoctorReport {
         let (configResult, config) = ConfigCheck(explicitPath: inputs.configPath, defaultPath: inputs.defaultConfigPath).run()
         let settings = DoctorSettings(config: config, inputs: inputs)
         async let bluetooth = bluetoothChecks(settings)

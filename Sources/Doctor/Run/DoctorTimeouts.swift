@@ -1,19 +1,19 @@
 /// How long each probe may take. Every probe has one, so a dead bus, a blackholed backend or
 /// a wedged controller costs a known number of seconds, never a hung doctor: the probes run
 /// side by side, and the slowest of these bounds the whole run (about 5 s by default).
-public struct DoctorTimeouts: Sendable, Hashable {
+package struct DoctorTimeouts: Sendable, Hashable {
     /// Connecting to the bus, asking who owns `org.bluez` and reading BlueZ's objects.
-    public var bus: Duration = .seconds(3)
+    package var bus: Duration = .seconds(3)
     /// `bluetoothd --version`.
-    public var bluetoothdVersion: Duration = .seconds(2)
+    package var bluetoothdVersion: Duration = .seconds(2)
     /// One HCI command to one controller (libbluetooth takes milliseconds).
-    public var controller: Duration = .seconds(1)
+    package var controller: Duration = .seconds(1)
     /// Connecting to a local socket and reading the metrics socket's `hello`.
-    public var socket: Duration = .seconds(1)
+    package var socket: Duration = .seconds(1)
     /// One HTTP request to the backend, answer included.
-    public var backend: Duration = .seconds(3)
+    package var backend: Duration = .seconds(3)
     /// Opening, checking and counting the database (another process may hold its lock).
-    public var database: Duration = .seconds(5)
+    package var database: Duration = .seconds(5)
 
-    public init() {}
+    package init() {}
 }

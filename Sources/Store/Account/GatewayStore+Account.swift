@@ -4,16 +4,12 @@ import Workout
 extension GatewayStore {
     public func tokens() async throws -> StoredTokens? {
         try await read { db in
-            guard let row = try Row.fetchOne(
+            try StoredTokens.fetchOne(
                 db,
                 sql: """
                     SELECT access_token, refresh_token, access_issued_at, access_expires_at FROM account
                     WHERE access_token IS NOT NULL AND refresh_token IS NOT NULL
                     """)
-            else { return nil }
-            return StoredTokens(
-                accessToken: row[0], refreshToken: row[1],
-                issuedAt: UTCTime(millisecondsSince1970: row[2] ?? 0), expiresAt: UTCTime(millisecondsSince1970: row[3] ?? 0))
         }
     }
 
@@ -62,13 +58,9 @@ extension GatewayStore {
     }
 
     static func accountState(_ db: Database) throws -> AccountState {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT access_token IS NOT NULL, login_required_reason, user_profile, access_expires_at FROM account")
-        else { return AccountState(loggedIn: false, loginRequiredReason: nil, userProfile: nil, accessExpiresAt: nil) }
-        let expires: Int64? = row[3]
-        return AccountState(
-            loggedIn: row[0], loginRequiredReason: row[1], userProfile: row[2],
-            accessExpiresAt: expires.map(UTCTime.init(millisecondsSince1970:)))
+        try AccountState.fetchOne(
+            db, sql: "SELECT access_token IS NOT NULL AS logged_in, login_required_reason, user_profile, access_expires_at FROM account")
+            ?? AccountState(loggedIn: false, loginRequiredReason: nil, userProfile: nil, accessExpiresAt: nil)
     }
 
     /// Logout's wipe (SolidFocus Flow 6 step 3): tokens, profile, every session (pending ones

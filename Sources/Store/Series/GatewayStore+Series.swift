@@ -97,7 +97,7 @@ extension GatewayStore {
                 db, sql: "SELECT machine_name, machine_type, finished FROM session_series WHERE session_id = ?",
                 arguments: [sessionID])
             else { return nil }
-            let header = (name: row[0] as String, type: row[1] as String, finished: (row[2] as Int) == 1)
+            let header = (name: row["machine_name"] as String, type: row["machine_type"] as String, finished: (row["finished"] as Int) == 1)
             let chunks = try String.fetchAll(
                 db, sql: "SELECT points FROM session_series_chunks WHERE session_id = ? ORDER BY chunk", arguments: [sessionID])
             return (header, chunks)

@@ -91,9 +91,8 @@ extension GatewayStore {
     /// starting after `cursor`.
     public func pendingBatch(after cursor: QueueCursor?, limit: Int) async throws -> [PendingSession] {
         try await read { db in
-            let rows: [Row]
             if let cursor {
-                rows = try Row.fetchAll(
+                return try PendingSession.fetchAll(
                     db.cachedStatement(
                         sql: """
                             SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
@@ -102,18 +101,13 @@ extension GatewayStore {
                             """),
                     arguments: [cursor.startedAt.millisecondsSince1970, cursor.sessionID, limit])
             } else {
-                rows = try Row.fetchAll(
+                return try PendingSession.fetchAll(
                     db.cachedStatement(
                         sql: """
                             SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
                             WHERE upload_status = 'pending' ORDER BY started_at, session_id LIMIT ?
                             """),
                     arguments: [limit])
-            }
-            return rows.map { row in
-                PendingSession(
-                    sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), retryCount: row[2], rejectionCount: row[3],
-                    json: row[4])
             }
         }
     }
@@ -179,9 +173,9 @@ extension GatewayStore {
 
     static func counts(_ db: Database) throws -> QueueCounts {
         var counts = QueueCounts()
-        for row in try Row.fetchAll(db, sql: "SELECT upload_status, COUNT(*) FROM sessions GROUP BY upload_status") {
-            let count: Int = row[1]
-            switch UploadStatus(rawValue: row[0]) {
+        for row in try Row.fetchAll(db, sql: "SELECT upload_status, COUNT(*) AS count FROM sessions GROUP BY upload_status") {
+            let count: Int = row["count"]
+            switch UploadStatus(rawValue: row["upload_status"]) {
             case .pending: counts.pending = count
             case .uploaded: counts.uploaded = count
             case .dead: counts.dead = count
@@ -212,24 +206,17 @@ extension GatewayStore {
     }
 
     private static func storedSessions(_ db: Database, _ clauses: String, _ arguments: StatementArguments = []) throws -> [StoredSession] {
-        try Row.fetchAll(
+        try StoredSession.fetchAll(
             db,
             sql: """
                 SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
                 rejection_count, last_error, origin,
-                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END,
-                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END,
-                EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id)
+                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END AS machine_name,
+                CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END AS machine_type,
+                EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id) AS has_series
                 FROM sessions \(clauses)
                 """,
-            arguments: arguments
-        ).map { row in
-            StoredSession(
-                sessionID: row[0], startedAt: UTCTime(millisecondsSince1970: row[1]), duration: row[2],
-                totalEnergy: row[3], totalDistance: row[4], status: UploadStatus(rawValue: row[5]) ?? .pending,
-                retryCount: row[6], rejectionCount: row[7], lastError: row[8], downloaded: (row[9] as String) == "server",
-                machineName: row[10], machineType: row[11], hasSeries: row[12])
-        }
+            arguments: arguments)
     }
 
     /// The stored JSON of one session, as uploaded.

@@ -39,7 +39,7 @@ extension GatewayStore {
     public func storedStats() async throws -> StoredStats? {
         let row = try await read { db in
             try Row.fetchOne(db, sql: "SELECT body, source, updated_at FROM stats").map { row -> (String, String, Int64) in
-                (row[0], row[1], row[2])
+                (row["body"], row["source"], row["updated_at"])
             }
         }
         guard let (body, source, updatedAt) = row else { return nil }

@@ -4,9 +4,7 @@ import Workout
 extension GatewayStore {
     public func cachedTrainings() async throws -> TrainingsCache? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT body, cache_timestamp FROM trainings").map { row in
-                TrainingsCache(body: row[0], cacheTimestamp: UTCTime(millisecondsSince1970: row[1]))
-            }
+            try TrainingsCache.fetchOne(db, sql: "SELECT body, cache_timestamp FROM trainings")
         }
     }
 

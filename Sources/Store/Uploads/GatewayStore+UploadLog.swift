@@ -7,9 +7,7 @@ extension GatewayStore {
     }
 
     static func lastUpload(_ db: Database) throws -> UploadLogEntry? {
-        try Row.fetchOne(db, sql: "SELECT finished_at, result, succeeded FROM upload_log").map { row in
-            UploadLogEntry(finishedAt: UTCTime(millisecondsSince1970: row[0]), result: row[1], succeeded: row[2])
-        }
+        try UploadLogEntry.fetchOne(db, sql: "SELECT finished_at, result, succeeded FROM upload_log")
     }
 
     public func logUpload(result: String, succeeded: Bool) async throws {

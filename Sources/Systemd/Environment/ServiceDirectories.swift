@@ -3,15 +3,15 @@
 /// systemd passes each as a colon-separated list (one entry per name in `StateDirectory=`);
 /// the unit names one each, so the first entry is the directory. A missing or relative entry
 /// reads as "not under systemd", and the caller falls back to its configured path.
-public struct ServiceDirectories: Sendable, Equatable {
+package struct ServiceDirectories: Sendable, Equatable {
     /// `$STATE_DIRECTORY`, e.g. `/var/lib/ftms-bridge`.
-    public var state: String?
+    package var state: String?
     /// `$RUNTIME_DIRECTORY`, e.g. `/run/ftms-bridge`.
-    public var runtime: String?
+    package var runtime: String?
     /// `$CONFIGURATION_DIRECTORY`, e.g. `/etc/ftms-bridge`.
-    public var configuration: String?
+    package var configuration: String?
 
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         state = Self.first(environment[SystemdVariable.stateDirectory])
         runtime = Self.first(environment[SystemdVariable.runtimeDirectory])
         configuration = Self.first(environment[SystemdVariable.configurationDirectory])

@@ -9,22 +9,22 @@
 /// systemd with a real socket in a temporary directory.
 ///
 /// These are the variables systemd hands the service.
-public enum SystemdVariable {
+package enum SystemdVariable {
     /// Where notifications go: a socket path, or `@name` for the abstract namespace.
-    public static let notifySocket = "NOTIFY_SOCKET"
+    package static let notifySocket = "NOTIFY_SOCKET"
     /// The watchdog timeout in microseconds, when `WatchdogSec=` is set.
-    public static let watchdogMicroseconds = "WATCHDOG_USEC"
+    package static let watchdogMicroseconds = "WATCHDOG_USEC"
     /// The process the watchdog settings are meant for.
-    public static let watchdogPID = "WATCHDOG_PID"
+    package static let watchdogPID = "WATCHDOG_PID"
     /// `StateDirectory=`, `RuntimeDirectory=` and `ConfigurationDirectory=` as absolute paths.
-    public static let stateDirectory = "STATE_DIRECTORY"
-    public static let runtimeDirectory = "RUNTIME_DIRECTORY"
-    public static let configurationDirectory = "CONFIGURATION_DIRECTORY"
+    package static let stateDirectory = "STATE_DIRECTORY"
+    package static let runtimeDirectory = "RUNTIME_DIRECTORY"
+    package static let configurationDirectory = "CONFIGURATION_DIRECTORY"
 
     /// What a caller removes from the environment of a child it starts. Left in place, a child
     /// could send READY=1 or WATCHDOG=1 in the daemon's name (with `NotifyAccess=main` systemd
     /// drops them, but the child would still believe it is being supervised). This module
     /// never touches the process environment itself: spawning children is the caller's
     /// business, and so is what they inherit.
-    public static let inheritedBySupervisedChildren = [notifySocket, watchdogMicroseconds, watchdogPID]
+    package static let inheritedBySupervisedChildren = [notifySocket, watchdogMicroseconds, watchdogPID]
 }

@@ -4,7 +4,7 @@ import Glibc
 
 /// Why a notification did not reach systemd, as one line for the log. None of these is fatal:
 /// systemd's own state is not the daemon's to repair, so the caller logs and carries on.
-public enum NotifyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum NotifyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `$NOTIFY_SOCKET` is neither an absolute path nor `@name` (systemd 254's `vsock:` is not
     /// supported; Debian 12 has systemd 252).
     case unsupportedAddress(String)
@@ -16,7 +16,7 @@ public enum NotifyError: Error, Sendable, Equatable, CustomStringConvertible {
     case receiverBusy(String)
     case system(operation: String, address: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupportedAddress(let value):
             "NOTIFY_SOCKET=\(value) is neither an absolute socket path nor an @abstract name"

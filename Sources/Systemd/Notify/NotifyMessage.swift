@@ -4,14 +4,14 @@
 /// The manager reads at most `PIPE_BUF` (4096) bytes and ignores a longer datagram whole, and
 /// it splits lines at `\n` and `\r`; so a status text is made single-line and cut to
 /// ``statusLimit`` bytes, and a message that would still not fit is refused before sending.
-public enum NotifyMessage {
+package enum NotifyMessage {
     /// Bytes of a `STATUS=` text; enough for any one-line status, far below the datagram limit.
-    public static let statusLimit = 1024
+    package static let statusLimit = 1024
     /// The manager's receive buffer (`NOTIFY_BUFFER_MAX`); a datagram must be shorter.
-    public static let datagramLimit = 4096
+    package static let datagramLimit = 4096
 
     /// Encodes `states`; `monotonicMicroseconds` is read once, and only for ``NotifyState/reloading``.
-    public static func encode(_ states: [NotifyState], monotonicMicroseconds: () -> UInt64) throws(NotifyError) -> [UInt8] {
+    package static func encode(_ states: [NotifyState], monotonicMicroseconds: () -> UInt64) throws(NotifyError) -> [UInt8] {
         var lines: [String] = []
         for state in states {
             switch state {
@@ -37,7 +37,7 @@ public enum NotifyMessage {
     /// One line of at most ``statusLimit`` bytes: every line break (`\n`, `\r`, U+2028 …) and
     /// control character, NUL included, becomes a space; a cut never splits a character and
     /// ends in `…`.
-    public static func sanitizedStatus(_ text: String) -> String {
+    package static func sanitizedStatus(_ text: String) -> String {
         let line = String.UnicodeScalarView(text.unicodeScalars.map { scalar in
             switch scalar.properties.generalCategory {
             case .control, .lineSeparator, .paragraphSeparator: " "

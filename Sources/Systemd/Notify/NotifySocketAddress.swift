@@ -1,14 +1,14 @@
 /// Where `$NOTIFY_SOCKET` points: a file-system socket, or a name in Linux's abstract
 /// namespace when the value starts with `@` (sd_notify(3)).
-public enum NotifySocketAddress: Sendable, Equatable, CustomStringConvertible {
+package enum NotifySocketAddress: Sendable, Equatable, CustomStringConvertible {
     case path(String)
     /// The name without its `@`.
     case abstract(String)
 
     /// `sizeof(sockaddr_un.sun_path)` on Linux.
-    public static let sunPathCapacity = 108
+    package static let sunPathCapacity = 108
 
-    public init(parsing value: String) throws(NotifyError) {
+    package init(parsing value: String) throws(NotifyError) {
         guard !value.utf8.contains(0) else { throw .unsupportedAddress(value) }
         if value.hasPrefix("/") {
             // A path needs its terminating NUL inside sun_path.
@@ -32,7 +32,7 @@ public enum NotifySocketAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .path(let path): path
         case .abstract(let name): "@" + name

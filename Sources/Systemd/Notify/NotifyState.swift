@@ -2,7 +2,7 @@
 ///
 /// Several states may travel in one datagram, and systemd applies them in order, so
 /// `[.status("ready"), .ready]` shows the status before the unit turns active.
-public enum NotifyState: Sendable, Equatable {
+package enum NotifyState: Sendable, Equatable {
     /// `READY=1`: start-up is done (store open, sockets bound); systemd starts what follows.
     case ready
     /// `RELOADING=1` plus `MONOTONIC_USEC=`: the config is being re-read; send ``ready`` when

@@ -7,7 +7,7 @@
 ///
 /// Children the daemon starts should not inherit `NOTIFY_SOCKET` or the watchdog variables:
 /// the caller removes ``SystemdVariable/inheritedBySupervisedChildren`` from their environment.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     enum Target: Sendable {
         case none
         case socket(NotifySocketAddress)
@@ -21,7 +21,7 @@ public struct SystemdNotifier: Sendable {
     ///   - environment: the process environment, or a test's stand-in. An unset or empty
     ///     `NOTIFY_SOCKET` turns the notifier off.
     ///   - monotonicMicroseconds: `CLOCK_MONOTONIC` for `MONOTONIC_USEC=`.
-    public init(environment: [String: String], monotonicMicroseconds: @escaping @Sendable () -> UInt64 = MonotonicClock.microseconds) {
+    package init(environment: [String: String], monotonicMicroseconds: @escaping @Sendable () -> UInt64 = MonotonicClock.microseconds) {
         self.monotonicMicroseconds = monotonicMicroseconds
         guard let value = environment[SystemdVariable.notifySocket], !value.isEmpty else {
             target = .none
@@ -35,17 +35,17 @@ public struct SystemdNotifier: Sendable {
     }
 
     /// Whether systemd asked for notifications (even if its address turned out unusable).
-    public var isEnabled: Bool {
+    package var isEnabled: Bool {
         if case .none = target { false } else { true }
     }
 
     /// The parsed address, when there is a usable one.
-    public var address: NotifySocketAddress? {
+    package var address: NotifySocketAddress? {
         if case .socket(let address) = target { address } else { nil }
     }
 
     /// Sends `states` as one datagram, in order.
-    public func send(_ states: [NotifyState]) throws(NotifyError) {
+    package func send(_ states: [NotifyState]) throws(NotifyError) {
         switch target {
         case .none: return
         case .unusable(let error): throw error
@@ -55,7 +55,7 @@ public struct SystemdNotifier: Sendable {
         }
     }
 
-    public func send(_ states: NotifyState...) throws(NotifyError) {
+    package func send(_ states: NotifyState...) throws(NotifyError) {
         try send(states)
     }
 }

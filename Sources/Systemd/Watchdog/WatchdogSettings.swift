@@ -1,16 +1,16 @@
 /// The service watchdog systemd armed for this process (`WatchdogSec=`), read the way
 /// sd_watchdog_enabled(3) reads it.
-public struct WatchdogSettings: Sendable, Equatable {
+package struct WatchdogSettings: Sendable, Equatable {
     /// How long systemd waits for a `WATCHDOG=1` before it aborts the service.
-    public let timeout: Duration
+    package let timeout: Duration
 
-    public init(timeout: Duration) {
+    package init(timeout: Duration) {
         self.timeout = timeout
     }
 
     /// How often to ping: half the timeout, as sd_watchdog_enabled(3) recommends, so one late
     /// ping (a slow disk, a busy core) is not yet a restart.
-    public var pingInterval: Duration { timeout / 2 }
+    package var pingInterval: Duration { timeout / 2 }
 
     /// The settings meant for `processID`, or nil when there is no watchdog for it:
     /// `WATCHDOG_USEC` unset, or `WATCHDOG_PID` naming another process (a child that inherited
@@ -19,7 +19,7 @@ public struct WatchdogSettings: Sendable, Equatable {
     /// Values that are not what systemd writes (not decimal, zero, infinity, a PID ≤ 0) throw:
     /// something other than systemd set them, and guessing would either ping nobody or get the
     /// daemon killed.
-    public static func from(environment: [String: String], processID: Int32) throws(WatchdogSettingsError) -> WatchdogSettings? {
+    package static func from(environment: [String: String], processID: Int32) throws(WatchdogSettingsError) -> WatchdogSettings? {
         guard let rawTimeout = environment[SystemdVariable.watchdogMicroseconds] else { return nil }
         guard let microseconds = decimal(rawTimeout), microseconds > 0, microseconds < .max else {
             throw .invalidTimeout(rawTimeout)

@@ -1,9 +1,9 @@
 /// A watchdog variable systemd would not have written, named with its value.
-public enum WatchdogSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WatchdogSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidTimeout(String)
     case invalidPID(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidTimeout(let value):
             "WATCHDOG_USEC='\(value)' is not a positive, finite number of microseconds"

@@ -1,4 +1,4 @@
-public import NIOCore
+package import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
@@ -9,14 +9,14 @@ import Synchronization
 /// already builds SwiftNIO. Protocol errors get `400` (NIO's `HTTPServerProtocolErrorHandler`),
 /// a request over 8 KiB gets `431`, and a connection silent for ``idleTimeout`` is closed, so a
 /// stuck or hostile local client holds nothing for long.
-public actor PrometheusEndpoint {
+package actor PrometheusEndpoint {
     /// The most a client may send before its response: a scrape's GET is a few hundred bytes.
-    public static let requestLimit = 8192
-    public static let idleTimeout = TimeAmount.seconds(30)
+    package static let requestLimit = 8192
+    package static let idleTimeout = TimeAmount.seconds(30)
 
     /// The port bound, which is the one asked for unless that was 0.
-    public nonisolated let port: Int
-    public nonisolated let host: String
+    package nonisolated let port: Int
+    package nonisolated let host: String
     private let listener: any Channel
     private let connections: Connections
     private var closed = false
@@ -30,7 +30,7 @@ public actor PrometheusEndpoint {
 
     /// Listens on `host:port` (port 0: any free port, see ``port``). Refuses a host that is not
     /// loopback before binding anything.
-    public static func listen(
+    package static func listen(
         host: String, port: Int, metrics: DaemonMetrics, group: any EventLoopGroup
     ) async throws(PrometheusEndpointError) -> PrometheusEndpoint {
         let address = try LoopbackAddress.resolve(host: host, port: port)
@@ -60,7 +60,7 @@ public actor PrometheusEndpoint {
     }
 
     /// Stops listening and closes every open connection.
-    public func close() async {
+    package func close() async {
         guard !closed else { return }
         closed = true
         try? await listener.close()

@@ -1,4 +1,4 @@
-public import Prometheus
+package import Prometheus
 import Synchronization
 
 /// The daemon's Prometheus metrics, one typed method per event, on a registry of its own.
@@ -13,11 +13,11 @@ import Synchronization
 ///
 /// Label values come from closed lists (`LabelValues`); anything else counts as `other`, so
 /// no input can grow the series count. `docs/prometheus.md` lists every metric.
-public final class DaemonMetrics: Sendable {
+package final class DaemonMetrics: Sendable {
     static let namespace = "ftms_bridge"
 
     /// Everything below is registered here; ``PrometheusEndpoint`` serves it.
-    public let registry: PrometheusCollectorRegistry
+    package let registry: PrometheusCollectorRegistry
 
     private let machinesConnected: Gauge
     private let notifications: LabelledCounters
@@ -38,7 +38,7 @@ public final class DaemonMetrics: Sendable {
     private let socketTotals = Mutex<(dropped: UInt64, disconnected: UInt64)>((0, 0))
 
     /// - Parameter version: the daemon's version, for `ftms_bridge_build_info{version}`.
-    public init(version: String, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    package init(version: String, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         let r = registry
         r.makeGauge(descriptor: Self.name("build_info", "", "The daemon's version, as a label; always 1."), labels: [("version", version)]).set(to: 1)
@@ -67,61 +67,61 @@ public final class DaemonMetrics: Sendable {
 
     /// A swift-metrics `MetricsFactory` over ``registry``, for libraries that take one. Use
     /// names that are not ``DaemonMetrics``' own: one name with two types is a registry trap.
-    public var factory: PrometheusMetricsFactory { PrometheusMetricsFactory(registry: registry) }
+    package var factory: PrometheusMetricsFactory { PrometheusMetricsFactory(registry: registry) }
 
     /// The text exposition format, version 0.0.4: what `GET /metrics` returns.
-    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+    package func exposition() -> [UInt8] { registry.emitToBuffer() }
 
     // MARK: Machines
 
-    public func setMachinesConnected(_ count: Int) { machinesConnected.set(Int64(max(0, count))) }
+    package func setMachinesConnected(_ count: Int) { machinesConnected.set(Int64(max(0, count))) }
 
     /// `characteristic` is the contract §3.1 name (`indoor_bike_data`); others count as `other`.
     /// One notification counted, for a caller that counts rarely; the daemon's workers keep
     /// ``notificationCounter(characteristic:)`` instead. One lookup path for both.
-    public func notificationReceived(characteristic: String) { notificationCounter(characteristic: characteristic).increment() }
+    package func notificationReceived(characteristic: String) { notificationCounter(characteristic: characteristic).increment() }
 
-    public func decodeFailed(characteristic: String) { decodeErrors.increment(characteristic) }
+    package func decodeFailed(characteristic: String) { decodeErrors.increment(characteristic) }
 
     /// The notification counter of one characteristic, looked up once, for a caller that counts
     /// every notification: ``notificationReceived(characteristic:)`` bounds and looks up its
     /// label each time (a string built, hashed twice, compared with the list), 1.6 % of the event
     /// loop's CPU with ten machines riding (docs/performance.md). Same series, same
     /// `other` for a name not on the list.
-    public func notificationCounter(characteristic: String) -> CounterHandle {
+    package func notificationCounter(characteristic: String) -> CounterHandle {
         CounterHandle(notifications.counter(characteristic))
     }
 
     // MARK: Sessions
 
-    public func sessionOpened() { sessionsOpened.increment() }
+    package func sessionOpened() { sessionsOpened.increment() }
 
     /// `reason` is Workout's `EndReason` raw value (`idle`, `disconnected`…).
-    public func sessionFinished(reason: String) { sessionsFinished.increment(reason) }
+    package func sessionFinished(reason: String) { sessionsFinished.increment(reason) }
 
     /// `reason` is Workout's `DropReason` raw value (`too_short`, `no_distance_or_energy`).
-    public func sessionDropped(reason: String) { sessionsDropped.increment(reason) }
+    package func sessionDropped(reason: String) { sessionsDropped.increment(reason) }
 
     // MARK: Queue and upload
 
     /// The store's queue counts, as `ftms-bridge queue` shows them.
-    public func setQueueDepth(pending: Int, uploaded: Int, dead: Int) {
+    package func setQueueDepth(pending: Int, uploaded: Int, dead: Int) {
         for (state, count) in [("pending", pending), ("uploaded", uploaded), ("dead", dead)] {
             queueSessions[state]?.set(Int64(max(0, count)))
         }
     }
 
     /// The oldest pending session's age; nil (nothing pending) reads 0.
-    public func setOldestPendingAge(_ age: Duration?) {
+    package func setOldestPendingAge(_ age: Duration?) {
         let (seconds, attoseconds) = (age ?? .zero).components
         oldestPendingAge.set(max(0, Double(seconds) + Double(attoseconds) / 1e18))
     }
 
     /// `result` is the run's `UploadOutcome`: `settled`, `retry` or `blocked`.
-    public func uploadRun(result: String) { uploadRuns.increment(result) }
+    package func uploadRun(result: String) { uploadRuns.increment(result) }
 
     /// A batch's `BatchReport` counts.
-    public func uploadedSessions(accepted: Int, duplicates: Int, retried: Int, dead: Int) {
+    package func uploadedSessions(accepted: Int, duplicates: Int, retried: Int, dead: Int) {
         uploadSessions.increment("accepted", by: accepted)
         uploadSessions.increment("duplicate", by: duplicates)
         uploadSessions.increment("retried", by: retried)
@@ -129,19 +129,19 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// `result`: `success`, `login_required` (the refresh token was refused) or `failed`.
-    public func tokenRefreshed(result: String) { tokenRefreshes.increment(result) }
+    package func tokenRefreshed(result: String) { tokenRefreshes.increment(result) }
 
     // MARK: Sockets
 
     /// `command` is contract §7's command name; `result` is `ok`, `refused` or `error`.
-    public func controlCommand(_ command: String, result: String) { controlCommands.increment(command, result) }
+    package func controlCommand(_ command: String, result: String) { controlCommands.increment(command, result) }
 
-    public func setMetricsSocketReaders(_ count: Int) { socketReaders.set(Int64(max(0, count))) }
+    package func setMetricsSocketReaders(_ count: Int) { socketReaders.set(Int64(max(0, count))) }
 
     /// Takes the metrics socket's own running totals (Publish's `PublishMetrics`) and advances
     /// the counters by what is new since the last call, so the daemon can copy them on any
     /// schedule. A smaller total (a restarted server) counts from zero again.
-    public func observeMetricsSocket(readers: Int, messagesDropped: UInt64, readersDisconnected: UInt64) {
+    package func observeMetricsSocket(readers: Int, messagesDropped: UInt64, readersDisconnected: UInt64) {
         setMetricsSocketReaders(readers)
         let (dropped, disconnected) = socketTotals.withLock { totals in
             let delta = (Self.advance(&totals.dropped, to: messagesDropped), Self.advance(&totals.disconnected, to: readersDisconnected))

@@ -1,11 +1,11 @@
-public import Prometheus
+package import Prometheus
 import Synchronization
 
 /// The MQTT broker connection on the daemon's Prometheus endpoint (docs/prometheus.md): is it
 /// connected, why did it last fail (a bounded label: `not_authorised`, `tls`, `refused`,
 /// `unreachable`, `lost`, `other`), and what the outgoing queue holds, delivers and drops.
 /// On ``DaemonMetrics``' registry, beside the metrics socket's series.
-public final class MQTTMetrics: Sendable {
+package final class MQTTMetrics: Sendable {
     static let errorReason = LabelValues("reason", ["none", "not_authorised", "tls", "refused", "unreachable", "lost"])
 
     private let connected: Gauge
@@ -16,7 +16,7 @@ public final class MQTTMetrics: Sendable {
     private let dropped: Counter
     private let totals = Mutex<(delivered: UInt64, dropped: UInt64)>((0, 0))
 
-    public init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry) {
         let r = registry
         connected = r.makeGauge(descriptor: DaemonMetrics.name("mqtt_connected", "", "1 while the MQTT broker connection is up, else 0."))
         let reason = DaemonMetrics.name("mqtt_last_error", "", "1 for the reason the broker connection last failed (none: no failure yet).")
@@ -30,10 +30,10 @@ public final class MQTTMetrics: Sendable {
         dropped = r.makeCounter(descriptor: DaemonMetrics.name("mqtt_messages_dropped", "total", "Messages the full outgoing queue dropped (samples first)."))
     }
 
-    public func setConnected(_ up: Bool) { connected.set(Int64(up ? 1 : 0)) }
+    package func setConnected(_ up: Bool) { connected.set(Int64(up ? 1 : 0)) }
 
     /// A failed attempt or a lost connection; `reason` is classified from the client's line.
-    public func failed(_ reason: String) {
+    package func failed(_ reason: String) {
         let label = Self.classify(reason)
         failures.increment(label)
         for (value, gauge) in lastError { gauge.set(Int64(value == label ? 1 : 0)) }
@@ -41,7 +41,7 @@ public final class MQTTMetrics: Sendable {
     }
 
     /// The client's running totals; the counters advance by what is new.
-    public func observe(queued: Int, delivered: UInt64, dropped: UInt64) {
+    package func observe(queued: Int, delivered: UInt64, dropped: UInt64) {
         self.queued.set(Int64(max(0, queued)))
         let (newDelivered, newDropped) = totals.withLock { totals in
             defer { totals = (delivered, dropped) }

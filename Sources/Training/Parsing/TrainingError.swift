@@ -1,6 +1,6 @@
 /// Why a cached trainings body does not give plans, as one line naming the training (by id, or
 /// by position when it has none) and the stage.
-public enum TrainingError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TrainingError: Error, Sendable, Equatable, CustomStringConvertible {
     case notJSON
     case notAList
     case badTraining(index: Int, id: String?, problem: String)
@@ -8,7 +8,7 @@ public enum TrainingError: Error, Sendable, Equatable, CustomStringConvertible {
     case duplicateID(String)
     case unknownTraining(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON:
             "the trainings cache is not JSON"

@@ -3,19 +3,19 @@ import FoundationEssentials
 extension TrainingPlan {
     /// The longest training and the latest stage boundary accepted: a day. Anything longer is
     /// a unit mistake (milliseconds sent as seconds), not a workout.
-    public static let maximumDuration = Duration.seconds(86_400)
+    package static let maximumDuration = Duration.seconds(86_400)
     /// More stages than this is not a course a person rides; the bound keeps ``schedule()``
     /// cheap whatever the backend sends.
-    public static let maximumStages = 1_000
+    package static let maximumStages = 1_000
     /// The bounds of the Control Point's fields (sint16, resistance at 0.1).
-    public static let resistanceRange: ClosedRange<Double> = 0...3276.7
-    public static let powerRange: ClosedRange<Int> = 0...32767
+    package static let resistanceRange: ClosedRange<Double> = 0...3276.7
+    package static let powerRange: ClosedRange<Int> = 0...32767
 
     /// Every training in a cached `GET /trainings` body: the bare list the store keeps, or the
     /// `{"trainings": [...]}` object the backend answers. One bad training makes it all fail,
     /// naming the training and stage; ``plan(id:fromTrainingsBody:)`` reads one training
     /// without being stopped by another's problem.
-    public static func plans(fromTrainingsBody body: String) throws(TrainingError) -> [TrainingPlan] {
+    package static func plans(fromTrainingsBody body: String) throws(TrainingError) -> [TrainingPlan] {
         var seen: Set<String> = []
         var plans: [TrainingPlan] = []
         for (index, record) in try records(in: body).enumerated() {
@@ -28,7 +28,7 @@ extension TrainingPlan {
 
     /// The training with id `id` in a cached body, checked on its own: a problem in another
     /// training does not stop this one from running.
-    public static func plan(id: String, fromTrainingsBody body: String) throws(TrainingError) -> TrainingPlan {
+    package static func plan(id: String, fromTrainingsBody body: String) throws(TrainingError) -> TrainingPlan {
         let matches = try records(in: body).enumerated().filter { $0.element.id.value == id }
         guard let match = matches.first else { throw .unknownTraining(id) }
         guard matches.count == 1 else { throw .duplicateID(id) }

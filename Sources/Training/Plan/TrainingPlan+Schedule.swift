@@ -3,7 +3,7 @@ extension TrainingPlan {
     /// at ``duration``. A runner sends the first entry's target, sleeps until the next entry,
     /// and so on: adjacent stages with the same target make no entry, so no command is sent
     /// twice. Empty for a plan that lasts no time.
-    public func schedule() -> [TrainingChange] {
+    package func schedule() -> [TrainingChange] {
         var moments = Set<Duration>([.zero])
         for stage in stages {
             moments.insert(stage.start)
@@ -21,7 +21,7 @@ extension TrainingPlan {
 
     /// The first change after `elapsed`, or nil when none comes before the end: what a runner
     /// that woke up late (or resumed after a pause) sleeps until next.
-    public func nextChange(after elapsed: Duration) -> TrainingChange? {
+    package func nextChange(after elapsed: Duration) -> TrainingChange? {
         schedule().first { $0.at > elapsed }
     }
 }

@@ -11,17 +11,17 @@
 ///   what it has.
 /// - The plan ends at `duration` (the training's own, or the last stage's end when the
 ///   training gives none); a stage running past it is cut there.
-public struct TrainingPlan: Sendable, Equatable, Hashable {
-    public var id: String
-    public var title: String?
+package struct TrainingPlan: Sendable, Equatable, Hashable {
+    package var id: String
+    package var title: String?
     /// `bike`, `rower`, or whatever the backend calls a kind of machine; nil when unsaid.
-    public var machineType: String?
-    public var duration: Duration
+    package var machineType: String?
+    package var duration: Duration
     /// Sorted by start; stages that start together keep their order in the training.
-    public private(set) var stages: [TrainingStage]
+    package private(set) var stages: [TrainingStage]
 
     /// Sorts `stages` by start (stably) so that the overlap rule can read them in order.
-    public init(id: String, title: String? = nil, machineType: String? = nil, duration: Duration, stages: [TrainingStage]) {
+    package init(id: String, title: String? = nil, machineType: String? = nil, duration: Duration, stages: [TrainingStage]) {
         self.id = id
         self.title = title
         self.machineType = machineType
@@ -33,12 +33,12 @@ public struct TrainingPlan: Sendable, Equatable, Hashable {
 
     /// The target that holds `elapsed` after the start, or nil in a gap, before zero and from
     /// the end on.
-    public func target(atElapsed elapsed: Duration) -> TrainingTarget? {
+    package func target(atElapsed elapsed: Duration) -> TrainingTarget? {
         guard elapsed >= .zero, elapsed < duration else { return nil }
         return stages.last { $0.covers(elapsed) }?.target
     }
 
-    public func isFinished(atElapsed elapsed: Duration) -> Bool {
+    package func isFinished(atElapsed elapsed: Duration) -> Bool {
         elapsed >= duration
     }
 }

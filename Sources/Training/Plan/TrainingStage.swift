@@ -3,18 +3,18 @@
 ///
 /// `target` is nil for a stage whose target this gateway cannot set (a kind of target added to
 /// the backend later): the stage still takes its time, and the machine is left as it is.
-public struct TrainingStage: Sendable, Equatable, Hashable {
-    public var start: Duration
-    public var duration: Duration
-    public var target: TrainingTarget?
+package struct TrainingStage: Sendable, Equatable, Hashable {
+    package var start: Duration
+    package var duration: Duration
+    package var target: TrainingTarget?
 
-    public init(start: Duration, duration: Duration, target: TrainingTarget?) {
+    package init(start: Duration, duration: Duration, target: TrainingTarget?) {
         self.start = start
         self.duration = duration
         self.target = target
     }
 
-    public var end: Duration { start + duration }
+    package var end: Duration { start + duration }
 
     func covers(_ elapsed: Duration) -> Bool {
         start <= elapsed && elapsed < end

@@ -1,5 +1,5 @@
 /// What a stage asks of the machine: one Control Point command, held for the stage.
-public enum TrainingTarget: Sendable, Equatable, Hashable {
+package enum TrainingTarget: Sendable, Equatable, Hashable {
     /// A resistance level in the machine's own unit (the Control Point writer clamps it to the
     /// machine's range).
     case resistance(Double)

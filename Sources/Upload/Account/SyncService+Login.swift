@@ -1,19 +1,19 @@
 import Store
-public import Workout
+package import Workout
 
 /// What a login brought down (SolidFocus Flow 2 steps 4 and 5). A failed download is kept as
 /// its reason: the login itself stands (SolidFocus's known issue 1), the data comes later.
-public struct LoginResult: Sendable {
-    public var userProfile: String?
+package struct LoginResult: Sendable {
+    package var userProfile: String?
     /// Backend sessions stored here for the first time, as `uploaded`.
-    public var sessionsAdded = 0
+    package var sessionsAdded = 0
     /// Local sessions the backend turned out to hold already.
-    public var sessionsAlreadyHeld = 0
+    package var sessionsAlreadyHeld = 0
     /// Entries of `GET /sessions` that were not readable sessions.
-    public var sessionsSkipped = 0
-    public var sessionsError: String?
-    public var stats: WorkoutStats?
-    public var statsError: String?
+    package var sessionsSkipped = 0
+    package var sessionsError: String?
+    package var stats: WorkoutStats?
+    package var statsError: String?
 }
 
 extension SyncService {
@@ -24,7 +24,7 @@ extension SyncService {
     /// Throws ``BackendError/deviceAlreadyBound(message:)`` and
     /// ``BackendError/invalidIDToken(message:)`` as distinct errors; tokens are untouched then.
     @discardableResult
-    public func login(provider: String, idToken: String) async throws -> LoginResult {
+    package func login(provider: String, idToken: String) async throws -> LoginResult {
         let grant = try await client.login(provider: provider, idToken: idToken, deviceID: store.deviceID)
         guard let refreshToken = grant.refreshToken else { throw BackendError.badResponse("login: no refresh_token") }
         let now = clock.now()

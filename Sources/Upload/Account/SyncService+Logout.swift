@@ -1,5 +1,5 @@
 /// How `logout` treats sessions not yet uploaded (SolidFocus Flow 6 step 1.1).
-public enum LogoutMode: Sendable, Hashable {
+package enum LogoutMode: Sendable, Hashable {
     /// Refuse while any session is pending (the dialog's "cancel").
     case refuseIfPending
     /// Run the batch upload procedure first; refuse if anything is still pending after it.
@@ -9,11 +9,11 @@ public enum LogoutMode: Sendable, Hashable {
 }
 
 /// Why logout refused. Nothing was changed.
-public enum LogoutRefusal: Error, CustomStringConvertible, Sendable {
+package enum LogoutRefusal: Error, CustomStringConvertible, Sendable {
     case pending(Int)
     case stillPending(Int, UploadReport)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pending(let count):
             "\(count) sessions are not uploaded yet; use --upload-first to upload them, or --force to discard them"
@@ -24,14 +24,14 @@ public enum LogoutRefusal: Error, CustomStringConvertible, Sendable {
 }
 
 /// What logout did.
-public struct LogoutResult: Sendable {
+package struct LogoutResult: Sendable {
     /// The upload run by ``LogoutMode/uploadFirst``.
-    public var upload: UploadReport?
+    package var upload: UploadReport?
     /// `nil` when `POST /auth/logout` succeeded; otherwise why it failed or was skipped. The
     /// local wipe happens either way.
-    public var serverCallError: String?
+    package var serverCallError: String?
     /// Sessions discarded without being uploaded (pending with `--force`, and dead-letter).
-    public var discarded = 0
+    package var discarded = 0
 }
 
 extension SyncService {
@@ -39,7 +39,7 @@ extension SyncService {
     /// force, then `POST /auth/logout`, then — whatever the network said — wipe everything
     /// but `device_id`.
     @discardableResult
-    public func logout(_ mode: LogoutMode, onBatch: @Sendable (BatchReport) async -> Void = { _ in }) async throws -> LogoutResult {
+    package func logout(_ mode: LogoutMode, onBatch: @Sendable (BatchReport) async -> Void = { _ in }) async throws -> LogoutResult {
         var result = LogoutResult()
         var counts = try await store.counts()
         if counts.pending > 0 {

@@ -1,17 +1,17 @@
-public import FoundationEssentials
-public import Store
+package import FoundationEssentials
+package import Store
 
 /// The gateway's side of the SolidFocus account (contract §6), composed once: the store, the
 /// backend client, the token authority shared by every call, and the batch upload
 /// procedure. The CLI builds one per command; the daemon one for its lifetime.
-public struct SyncService: Sendable {
-    public let store: GatewayStore
-    public let client: BackendClient
-    public let authority: TokenAuthority
-    public let clock: WallClock
-    public var uploader: BatchUploadProcedure
+package struct SyncService: Sendable {
+    package let store: GatewayStore
+    package let client: BackendClient
+    package let authority: TokenAuthority
+    package let clock: WallClock
+    package var uploader: BatchUploadProcedure
 
-    public init(store: GatewayStore, client: BackendClient, timeZone: TimeZone, clock: WallClock = .system) {
+    package init(store: GatewayStore, client: BackendClient, timeZone: TimeZone, clock: WallClock = .system) {
         self.store = store
         self.client = client
         self.clock = clock

@@ -1,7 +1,7 @@
 import Store
 
 /// What the start-up token check found (SolidFocus Flow 1 step 3).
-public enum TokenCheck: Sendable, Equatable {
+package enum TokenCheck: Sendable, Equatable {
     /// Tokens held and valid (`refreshed` when this check renewed them).
     case valid(refreshed: Bool)
     /// No usable tokens: an operator must run `ftms-bridge login`. Sessions still queue.
@@ -17,7 +17,7 @@ extension TokenAuthority {
     /// Flow 1 step 3 on a gateway: checks the stored access token's expiry and refreshes it
     /// (through the same single flight as every other call) when it is due. No other API call
     /// is made, so an offline gym starts at once.
-    public func checkAtStartup() async -> TokenCheck {
+    package func checkAtStartup() async -> TokenCheck {
         do {
             let tokens = try await currentTokens()
             guard isDue(tokens) else { return .valid(refreshed: false) }

@@ -1,4 +1,4 @@
-public import Store
+package import Store
 import Workout
 
 /// The gateway's tokens in use (SolidFocus Flow 8): it hands calls a valid access token,
@@ -9,15 +9,15 @@ import Workout
 /// The rotated pair is stored, in one FULL-synced transaction, before any call uses it; a
 /// refresh rejected with 401 deletes the tokens, keeps every session, and leaves the store
 /// saying "login required" with the reason.
-public actor TokenAuthority {
+package actor TokenAuthority {
     let store: GatewayStore
     let client: BackendClient
     let clock: WallClock
     private var refreshing: Task<StoredTokens, any Error>?
     /// Refreshes this process has completed, for tests and the status line.
-    public private(set) var refreshCount = 0
+    package private(set) var refreshCount = 0
 
-    public init(store: GatewayStore, client: BackendClient, clock: WallClock = .system) {
+    package init(store: GatewayStore, client: BackendClient, clock: WallClock = .system) {
         self.store = store
         self.client = client
         self.clock = clock
@@ -26,7 +26,7 @@ public actor TokenAuthority {
     /// Runs `call` with a valid access token; on `token_expired` refreshes (joining a refresh
     /// already in flight) and runs it once more. `proactive: false` skips the refresh ahead
     /// of expiry (logout, whose backend ignores expiry, should not spend a refresh).
-    public func authorized<T: Sendable>(
+    package func authorized<T: Sendable>(
         proactive: Bool = true, _ call: @Sendable (String) async throws -> T
     ) async throws -> T {
         var tokens = try await currentTokens()

@@ -1,24 +1,24 @@
 import JSON
-public import Store
-public import Workout
+package import Store
+package import Workout
 
 /// The SolidFocus backend's routes (SolidFocus), as typed calls. Stateless: tokens come in
 /// per call, and ``TokenAuthority`` decides which.
 ///
 /// Every call has a timeout for the whole exchange. Nothing here logs, and errors carry
 /// codes and messages from the backend, never a token.
-public struct BackendClient: Sendable {
-    public let transport: any HTTPTransport
+package struct BackendClient: Sendable {
+    package let transport: any HTTPTransport
     /// The limit for one call; a batch upload gets the same.
-    public let timeout: Duration
+    package let timeout: Duration
 
-    public init(transport: any HTTPTransport, timeout: Duration = .seconds(10)) {
+    package init(transport: any HTTPTransport, timeout: Duration = .seconds(10)) {
         self.transport = transport
         self.timeout = timeout
     }
 
     /// A client of the backend at `baseURL` over AsyncHTTPClient.
-    public init(baseURL: String, timeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) throws {
+    package init(baseURL: String, timeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) throws {
         self.init(transport: try AsyncHTTPTransport(baseURL: baseURL, clock: clock), timeout: timeout)
     }
 
@@ -26,7 +26,7 @@ public struct BackendClient: Sendable {
 
     /// `POST /auth/sso/{provider}`. A 401 is ``BackendError/invalidIDToken(message:)``, a 403
     /// `device_already_bound` is ``BackendError/deviceAlreadyBound(message:)``.
-    public func login(provider: String, idToken: String, deviceID: String) async throws -> TokenGrant {
+    package func login(provider: String, idToken: String, deviceID: String) async throws -> TokenGrant {
         guard !provider.isEmpty, provider.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }) else {
             throw BackendError.badConfiguration("provider must be lowercase letters, digits, - or _ (apple, google, test), got \(provider)")
         }
@@ -39,7 +39,7 @@ public struct BackendClient: Sendable {
 
     /// `POST /auth/refresh` with the refresh token as Bearer. Any 401 means the refresh
     /// token is no good (expired, rotated away, revoked): ``BackendError/loginRequired(reason:)``.
-    public func refresh(refreshToken: String, deviceID: String) async throws -> TokenGrant {
+    package func refresh(refreshToken: String, deviceID: String) async throws -> TokenGrant {
         let reply = try await send(BackendRequest(
             .post, "/auth/refresh", bearer: refreshToken, body: JSONFields.encode(["device_id": deviceID])))
         if reply.status == 401 {
@@ -51,7 +51,7 @@ public struct BackendClient: Sendable {
     }
 
     /// `POST /auth/logout`.
-    public func logout(accessToken: String, deviceID: String, refreshToken: String) async throws {
+    package func logout(accessToken: String, deviceID: String, refreshToken: String) async throws {
         let body = JSONFields.encode(["device_id": deviceID, "refresh_token": refreshToken])
         try check(try await send(BackendRequest(.post, "/auth/logout", bearer: accessToken, body: body)))
     }
@@ -60,7 +60,7 @@ public struct BackendClient: Sendable {
 
     /// `POST /sessions/batch_upload` with sessions already in their JSON form, sent as they
     /// are stored: the body is spliced, not re-encoded.
-    public func batchUpload(_ sessions: [String], accessToken: String) async throws -> BatchUploadAnswer {
+    package func batchUpload(_ sessions: [String], accessToken: String) async throws -> BatchUploadAnswer {
         var body: [UInt8] = []
         body.reserveCapacity(sessions.reduce(16) { $0 + $1.utf8.count + 1 })
         body.append(contentsOf: #"{"sessions":["#.utf8)
@@ -76,7 +76,7 @@ public struct BackendClient: Sendable {
 
     /// `GET /sessions`: the account's sessions as records. Entries that are not sessions are
     /// left out and counted.
-    public func sessions(accessToken: String) async throws -> (records: [SessionRecord], skipped: Int) {
+    package func sessions(accessToken: String) async throws -> (records: [SessionRecord], skipped: Int) {
         let reply = try await send(BackendRequest(.get, "/sessions", bearer: accessToken))
         try check(reply)
         let document = try JSONFields.value(reply.body, "GET /sessions")
@@ -92,7 +92,7 @@ public struct BackendClient: Sendable {
     }
 
     /// `GET /users/me/stats`.
-    public func stats(accessToken: String) async throws -> WorkoutStats {
+    package func stats(accessToken: String) async throws -> WorkoutStats {
         let reply = try await send(BackendRequest(.get, "/users/me/stats", bearer: accessToken))
         try check(reply)
         let object = try JSONFields.object(reply.body, "GET /users/me/stats")
@@ -100,12 +100,12 @@ public struct BackendClient: Sendable {
     }
 
     /// `PATCH /users/me/stats` with the gateway's stats (the gateway wins).
-    public func patchStats(_ stats: WorkoutStats, accessToken: String) async throws {
+    package func patchStats(_ stats: WorkoutStats, accessToken: String) async throws {
         try check(try await send(BackendRequest(.patch, "/users/me/stats", bearer: accessToken, body: JSONFields.statsBody(stats))))
     }
 
     /// `GET /trainings`: the `trainings` array as JSON text, for the cache.
-    public func trainings(accessToken: String) async throws -> String {
+    package func trainings(accessToken: String) async throws -> String {
         let reply = try await send(BackendRequest(.get, "/trainings", bearer: accessToken))
         try check(reply)
         guard let document = try? JSONReader.read(reply.body),

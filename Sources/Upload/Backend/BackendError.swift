@@ -1,6 +1,6 @@
 /// Why a backend call did not succeed, one line each, with the cases SolidFocus tells apart
 /// kept apart (SolidFocus's error table, Flow 2 and Flow 8).
-public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `403 device_already_bound`: the account is bound to another device, or this gateway to
     /// another account. An operator must log out there or ask support to unbind.
     case deviceAlreadyBound(message: String?)
@@ -26,7 +26,7 @@ public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The client was set up wrongly (a bad backend URL, an unusable provider name).
     case badConfiguration(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .deviceAlreadyBound(let message):
             "device_already_bound: "
@@ -55,7 +55,7 @@ public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Failures that say nothing about the request itself: the same call may work later.
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch self {
         case .rateLimited, .server, .timeout, .unreachable, .badResponse: true
         default: false
@@ -63,7 +63,7 @@ public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// No answer came at all: the backend is down or out of reach.
-    public var isUnanswered: Bool {
+    package var isUnanswered: Bool {
         switch self {
         case .timeout, .unreachable: true
         default: false
@@ -71,7 +71,7 @@ public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Failures after which no further call can succeed until an operator acts.
-    public var stopsUploads: Bool {
+    package var stopsUploads: Bool {
         switch self {
         case .deviceAlreadyBound, .loginRequired, .invalidIDToken, .tokenExpired, .badConfiguration: true
         default: false
@@ -79,7 +79,7 @@ public enum BackendError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// The wait the backend asked for, if any.
-    public var retryAfter: Duration? {
+    package var retryAfter: Duration? {
         switch self {
         case .rateLimited(let retryAfter): retryAfter
         case .server(_, _, let retryAfter): retryAfter

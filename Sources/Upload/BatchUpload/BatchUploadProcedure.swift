@@ -1,5 +1,5 @@
-public import FoundationEssentials
-public import Store
+package import FoundationEssentials
+package import Store
 import Workout
 
 /// SolidFocus's Batch Upload Procedure, on the gateway (contract §6):
@@ -23,21 +23,21 @@ import Workout
 /// Each batch is marked in one transaction after its answer; a crash between the answer and
 /// that commit leaves the batch pending, and the next run sends it again, to be reported as
 /// duplicates: delivery is at least once, made exactly once by the session ids.
-public struct BatchUploadProcedure: Sendable {
-    public static let batchSize = 20
+package struct BatchUploadProcedure: Sendable {
+    package static let batchSize = 20
 
-    public let store: GatewayStore
-    public let client: BackendClient
-    public let authority: TokenAuthority
+    package let store: GatewayStore
+    package let client: BackendClient
+    package let authority: TokenAuthority
     /// The zone whose days make the streak (contract §5); the backend must use the same one, or
     /// the stats differ and the gateway's win.
-    public var timeZone: TimeZone
-    public var policy = RejectionPolicy()
-    public var batchSize = BatchUploadProcedure.batchSize
+    package var timeZone: TimeZone
+    package var policy = RejectionPolicy()
+    package var batchSize = BatchUploadProcedure.batchSize
     /// Calls in a row without an answer after which the run stops.
-    public var unreachableLimit = 3
+    package var unreachableLimit = 3
 
-    public init(store: GatewayStore, client: BackendClient, authority: TokenAuthority, timeZone: TimeZone) {
+    package init(store: GatewayStore, client: BackendClient, authority: TokenAuthority, timeZone: TimeZone) {
         self.store = store
         self.client = client
         self.authority = authority
@@ -48,7 +48,7 @@ public struct BatchUploadProcedure: Sendable {
     /// only when the local store fails; everything the backend does is in the report, which
     /// is also logged to the store for `status`.
     @discardableResult
-    public func run(onBatch: @Sendable (BatchReport) async -> Void = { _ in }) async throws -> UploadReport {
+    package func run(onBatch: @Sendable (BatchReport) async -> Void = { _ in }) async throws -> UploadReport {
         var report = UploadReport()
         var cursor: QueueCursor?
         var serverStats: WorkoutStats?

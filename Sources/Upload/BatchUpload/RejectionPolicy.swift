@@ -1,4 +1,4 @@
-public import Store
+package import Store
 
 /// What a `failed_sessions` entry does to a session (contract §6: stays pending with
 /// `retry_count + 1`, or goes to dead-letter when permanently invalid).
@@ -9,17 +9,17 @@ public import Store
 /// dead-letters only on its ``permanentLimit``-th time, and any other refusal after
 /// ``otherLimit`` times (a poison session must not be retried forever). A duplicate reported
 /// as a failure is a success: the backend holds the session.
-public struct RejectionPolicy: Sendable, Hashable {
+package struct RejectionPolicy: Sendable, Hashable {
     /// Codes meaning "this session is wrong" (SolidFocus: `validation_error`).
-    public var permanentCodes: Set<String> = ["validation_error", "invalid_session", "schema_error", "invalid_request"]
+    package var permanentCodes: Set<String> = ["validation_error", "invalid_session", "schema_error", "invalid_request"]
     /// Codes meaning "already stored" (SolidFocus's error table: `duplicate_session`).
-    public var duplicateCodes: Set<String> = ["duplicate_session", "duplicate"]
-    public var permanentLimit = 3
-    public var otherLimit = 10
+    package var duplicateCodes: Set<String> = ["duplicate_session", "duplicate"]
+    package var permanentLimit = 3
+    package var otherLimit = 10
 
-    public init() {}
+    package init() {}
 
-    public func outcome(of failure: BatchUploadAnswer.Failure, for session: PendingSession) -> SessionOutcome {
+    package func outcome(of failure: BatchUploadAnswer.Failure, for session: PendingSession) -> SessionOutcome {
         if duplicateCodes.contains(failure.error) { return .uploaded }
         let limit = permanentCodes.contains(failure.error) ? permanentLimit : otherLimit
         return session.rejectionCount + 1 >= limit ? .dead(error: failure.line) : .retry(error: failure.line)

@@ -1,22 +1,22 @@
-public import Workout
+package import Workout
 
 /// One batch's result, as `ftms-bridge upload` prints it.
-public struct BatchReport: Sendable, Hashable, CustomStringConvertible {
+package struct BatchReport: Sendable, Hashable, CustomStringConvertible {
     /// 1-based.
-    public var number: Int
-    public var size: Int
+    package var number: Int
+    package var size: Int
     /// Newly stored by the backend.
-    public var accepted = 0
+    package var accepted = 0
     /// Already held by the backend (counted as uploaded).
-    public var duplicates = 0
+    package var duplicates = 0
     /// Refused this time, still pending.
-    public var retried = 0
+    package var retried = 0
     /// Refused for good, moved to dead-letter.
-    public var dead = 0
+    package var dead = 0
     /// Why the whole call failed (the batch stays pending), if it did.
-    public var failure: String?
+    package var failure: String?
 
-    public var description: String {
+    package var description: String {
         if let failure { return "batch \(number): \(size) sessions: call failed (\(failure)); left pending" }
         var parts = ["\(accepted) accepted", "\(duplicates) duplicates"]
         if retried > 0 { parts.append("\(retried) refused, left pending") }
@@ -26,7 +26,7 @@ public struct BatchReport: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What the stats step after the last batch did (SolidFocus's Stats sync strategy).
-public enum StatsSyncResult: Sendable, Hashable, CustomStringConvertible {
+package enum StatsSyncResult: Sendable, Hashable, CustomStringConvertible {
     /// No batch returned `updated_stats`, or the run was stopped.
     case notChecked
     /// The backend's `updated_stats` equal the gateway's: adopted.
@@ -36,7 +36,7 @@ public enum StatsSyncResult: Sendable, Hashable, CustomStringConvertible {
     /// They differed and the PATCH failed; retried on the next run.
     case patchFailed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notChecked: "stats: not checked"
         case .agreed: "stats: the backend agrees"
@@ -49,20 +49,20 @@ public enum StatsSyncResult: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One run of the batch upload procedure.
-public struct UploadReport: Sendable {
-    public var batches: [BatchReport] = []
-    public var stats: StatsSyncResult = .notChecked
+package struct UploadReport: Sendable {
+    package var batches: [BatchReport] = []
+    package var stats: StatsSyncResult = .notChecked
     /// The failure that ended the run early: login required, device bound elsewhere, or a
     /// 429 (the backend asked the gateway to stop).
-    public var stoppedBy: BackendError?
+    package var stoppedBy: BackendError?
 
-    public init() {}
+    package init() {}
 
-    public var sessions: Int { batches.reduce(0) { $0 + $1.size } }
-    public var uploaded: Int { batches.reduce(0) { $0 + $1.accepted + $1.duplicates } }
+    package var sessions: Int { batches.reduce(0) { $0 + $1.size } }
+    package var uploaded: Int { batches.reduce(0) { $0 + $1.accepted + $1.duplicates } }
 
     /// Nothing failed: every session sent is uploaded or dead-lettered, the stats are settled.
-    public var succeeded: Bool {
+    package var succeeded: Bool {
         stoppedBy == nil && batches.allSatisfy { $0.failure == nil && $0.retried == 0 } && {
             if case .patchFailed = stats { return false }
             return true
@@ -70,10 +70,10 @@ public struct UploadReport: Sendable {
     }
 
     /// The wait the backend asked for, if a call was answered with `Retry-After`.
-    public var retryAfter: Duration? { stoppedBy?.retryAfter }
+    package var retryAfter: Duration? { stoppedBy?.retryAfter }
 
     /// `45 sessions in 3 batches: 45 uploaded` / `… 25 uploaded, 20 left pending (HTTP 503)`.
-    public var summary: String {
+    package var summary: String {
         if batches.isEmpty { return stoppedBy.map { "nothing uploaded: \($0)" } ?? "nothing to upload" }
         let failed = batches.filter { $0.failure != nil }
         let left = failed.reduce(0) { $0 + $1.size } + batches.reduce(0) { $0 + $1.retried }

@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+package import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
@@ -9,8 +9,8 @@ import NIOHTTP1
 /// a timer, a little longer than the deadline so that AsyncHTTPClient, which knows why it
 /// got no answer (connection refused, say), reports first when it can; the loser is
 /// cancelled, which closes the connection.
-public struct AsyncHTTPTransport: HTTPTransport {
-    public let baseURL: String
+package struct AsyncHTTPTransport: HTTPTransport {
+    package let baseURL: String
     let client: HTTPClient
     /// Answers larger than this are refused (the largest real one is `GET /sessions`).
     let maximumBody: Int
@@ -18,7 +18,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
     let clock: any Clock<Duration>
 
     /// `baseURL` is `http://host:port` or `https://…`, optionally with a path prefix.
-    public init(baseURL: String, client: HTTPClient = .shared, maximumBody: Int = 64 << 20, clock: any Clock<Duration> = ContinuousClock()) throws {
+    package init(baseURL: String, client: HTTPClient = .shared, maximumBody: Int = 64 << 20, clock: any Clock<Duration> = ContinuousClock()) throws {
         self.clock = clock
         guard let scheme = baseURL.split(separator: ":").first, scheme == "http" || scheme == "https",
               baseURL.contains("://"), baseURL.count > scheme.count + 3
@@ -28,7 +28,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         self.maximumBody = maximumBody
     }
 
-    public func send(_ request: BackendRequest, timeout: Duration) async throws -> BackendReply {
+    package func send(_ request: BackendRequest, timeout: Duration) async throws -> BackendReply {
         try await withThrowingTaskGroup(of: BackendReply?.self) { group in
             group.addTask { try await perform(request, timeout: timeout) }
             group.addTask {

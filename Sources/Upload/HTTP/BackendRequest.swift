@@ -2,38 +2,38 @@
 ///
 /// Its description never shows the bearer token or the body, which may carry an id token:
 /// requests are safe to log.
-public struct BackendRequest: Sendable, CustomStringConvertible {
-    public enum Method: String, Sendable {
+package struct BackendRequest: Sendable, CustomStringConvertible {
+    package enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
         case patch = "PATCH"
     }
 
-    public var method: Method
+    package var method: Method
     /// The path under the backend's base URL, e.g. `/sessions/batch_upload`.
-    public var path: String
-    public var bearer: String?
+    package var path: String
+    package var bearer: String?
     /// JSON, when the call has a body.
-    public var body: [UInt8]?
+    package var body: [UInt8]?
 
-    public init(_ method: Method, _ path: String, bearer: String? = nil, body: [UInt8]? = nil) {
+    package init(_ method: Method, _ path: String, bearer: String? = nil, body: [UInt8]? = nil) {
         self.method = method
         self.path = path
         self.bearer = bearer
         self.body = body
     }
 
-    public var description: String { "\(method.rawValue) \(path)" }
+    package var description: String { "\(method.rawValue) \(path)" }
 }
 
 /// The backend's answer: status, the one header the client reads, and the body.
-public struct BackendReply: Sendable {
-    public var status: Int
+package struct BackendReply: Sendable {
+    package var status: Int
     /// `Retry-After`, as sent (seconds or an HTTP date).
-    public var retryAfter: String?
-    public var body: [UInt8]
+    package var retryAfter: String?
+    package var body: [UInt8]
 
-    public init(status: Int, retryAfter: String? = nil, body: [UInt8] = []) {
+    package init(status: Int, retryAfter: String? = nil, body: [UInt8] = []) {
         self.status = status
         self.retryAfter = retryAfter
         self.body = body
@@ -41,7 +41,7 @@ public struct BackendReply: Sendable {
 }
 
 /// How calls reach the backend: AsyncHTTPClient in the product, anything in a test.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     /// Sends `request`, giving up after `timeout` for the whole exchange (connect, send,
     /// answer, body). Throws ``BackendError/timeout(seconds:)`` or
     /// ``BackendError/unreachable(_:)``; an HTTP error status is a reply, not a throw.

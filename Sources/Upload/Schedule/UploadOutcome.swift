@@ -1,5 +1,5 @@
 /// What a run means for the next one.
-public enum UploadOutcome: Sendable, Hashable {
+package enum UploadOutcome: Sendable, Hashable {
     /// Nothing left to retry: wait for a finished session (or the idle interval).
     case settled
     /// Work left undone for a passing reason: back off, at least `retryAfter` if given.
@@ -10,7 +10,7 @@ public enum UploadOutcome: Sendable, Hashable {
 }
 
 extension UploadReport {
-    public var outcome: UploadOutcome {
+    package var outcome: UploadOutcome {
         if let stoppedBy, stoppedBy.stopsUploads { return .blocked }
         return succeeded ? .settled : .retry(retryAfter: retryAfter)
     }

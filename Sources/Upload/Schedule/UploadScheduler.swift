@@ -7,12 +7,12 @@ import Workout
 /// The daemon runs ``run()`` in a task for its lifetime and calls ``sessionFinished()``
 /// when the engine stores a session. Triggers that arrive during a run are coalesced into one
 /// more run after it; a trigger during a `Retry-After` wait runs when the wait is over.
-public actor UploadScheduler {
-    public let policy: RetryPolicy
+package actor UploadScheduler {
+    package let policy: RetryPolicy
     /// How long to wait with nothing to retry before looking again: sessions may also be
     /// queued by another process (`ftms-bridge replay --queue`), and a login done with the
     /// CLI unblocks a waiting daemon.
-    public let idleInterval: Duration
+    package let idleInterval: Duration
     private let upload: @Sendable () async -> UploadOutcome
     private let sleep: @Sendable (Duration) async throws -> Void
     private var random: any RandomNumberGenerator & Sendable
@@ -24,10 +24,10 @@ public actor UploadScheduler {
     private var notBefore: ContinuousClock.Instant?
 
     /// Runs so far, and the delays chosen after each: what the daemon's status reports.
-    public private(set) var runs = 0
-    public private(set) var delays: [Duration] = []
+    package private(set) var runs = 0
+    package private(set) var delays: [Duration] = []
 
-    public init(
+    package init(
         policy: RetryPolicy = RetryPolicy(), idleInterval: Duration = .seconds(900),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
@@ -42,14 +42,14 @@ public actor UploadScheduler {
 
     /// A scheduler running `service`'s batch upload procedure. A store failure counts as a
     /// passing failure: the disk may come back.
-    public init(service: SyncService, policy: RetryPolicy = RetryPolicy(), idleInterval: Duration = .seconds(900)) {
+    package init(service: SyncService, policy: RetryPolicy = RetryPolicy(), idleInterval: Duration = .seconds(900)) {
         self.init(policy: policy, idleInterval: idleInterval) {
             (try? await service.uploader.run())?.outcome ?? .retry(retryAfter: nil)
         }
     }
 
     /// Uploads now (start-up), then after each trigger or timer, until the task is cancelled.
-    public func run() async {
+    package func run() async {
         while !Task.isCancelled {
             let outcome = await upload()
             runs += 1
@@ -74,7 +74,7 @@ public actor UploadScheduler {
     }
 
     /// A session was stored: upload soon.
-    public func sessionFinished() {
+    package func sessionFinished() {
         wake(generation: nil)
     }
 

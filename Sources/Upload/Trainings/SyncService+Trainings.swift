@@ -1,19 +1,19 @@
-public import Store
+package import Store
 
 /// The course list after a refresh attempt (SolidFocus Flow 1 step 4.2).
-public struct TrainingsResult: Sendable {
+package struct TrainingsResult: Sendable {
     /// What the gateway holds now: fresh, or the old cache kept.
-    public var cache: TrainingsCache?
+    package var cache: TrainingsCache?
     /// Whether `GET /trainings` was called and its answer stored.
-    public var refreshed = false
+    package var refreshed = false
     /// Why the refresh failed; the stale cache (if any) is kept.
-    public var error: String?
+    package var error: String?
 }
 
 extension SyncService {
     /// `GET /trainings`, cached with a TTL: a cache younger than `ttl` seconds is used as is;
     /// otherwise (or with `force`) it is refreshed, and a failed refresh keeps the old cache.
-    public func trainings(ttl: Int, force: Bool = false) async throws -> TrainingsResult {
+    package func trainings(ttl: Int, force: Bool = false) async throws -> TrainingsResult {
         let cached = try await store.cachedTrainings()
         if !force, let cached, cached.isFresh(ttl: ttl, at: clock.now()) {
             return TrainingsResult(cache: cached)

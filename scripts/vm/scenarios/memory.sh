@@ -1,7 +1,7 @@
 #!/bin/bash
 # The daemon's memory on Debian 12's own kernel (6.1), which the host's newer kernel is not: ten
 # simulated machines (ftms-sim as BlueZ on a private bus; no radio is involved) ride at 4 Hz for
-# MEMORY_SECONDS (default 300) while one session in turn ends every 30 s and is uploaded to the
+# MEMORY_SECONDS (default 300; the guest gives a scenario 600 s in all) while one session in turn ends every 30 s and is uploaded to the
 # reference backend. Every 10 s it samples what the daemon cannot give back, anonymous memory
 # (RssAnon) and its proportional share of all it maps (Pss, smaps_rollup), and RSS beside them.
 # Uses the release build (memory of a debug build says nothing); not part of scripts/vm/test.sh.
@@ -53,6 +53,7 @@ for tick in $(seq 1 $((seconds / 10))); do
   anon+=("$(kib /proc/$daemon/status RssAnon)")
   rss+=("$(kib /proc/$daemon/status VmRSS)")
   pss+=("$(kib /proc/$daemon/smaps_rollup Pss)")
+  echo "sample $((tick * 10)) s: RssAnon ${anon[-1]} KiB, Pss ${pss[-1]} KiB, RSS ${rss[-1]} KiB"
   if [ $((tick % 3)) = 0 ]; then
     name=${names[$((turn % 10))]}; turn=$((turn + 1))
     control "$name" --stop; (sleep 5; control "$name" --start) &
@@ -66,5 +67,4 @@ figure "kernel $(uname -r), ${seconds} s, 10 machines at 4 Hz, $turn sessions en
 figure "RssAnon MB first $(mb "${anon[0]}") median $(mb "$(median "${anon[@]}")") max $(mb "$(printf '%s\n' "${anon[@]}" | sort -n | tail -1)") last $(mb "${anon[$((n - 1))]}")"
 figure "Pss MB median $(mb "$(median "${pss[@]}")") max $(mb "$(printf '%s\n' "${pss[@]}" | sort -n | tail -1)")"
 figure "RSS MB median $(mb "$(median "${rss[@]}")") max $(mb "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)")"
-echo "samples RssAnon KiB: ${anon[*]}"
 [ "$uploaded" -gt 0 ] || fail "no session was uploaded"
