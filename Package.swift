@@ -12,7 +12,8 @@
 // (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
 // Leaves everything may use, each the one place of its concept: JSON (the allocation-free
 // writer, the strict reader and the value type they share), DeterministicRandom (SplitMix64,
-// for replay, the simulator and every randomised test), RetryTiming (the reconnect backoff of
+// for replay, the simulator and every randomised test), CivilTime (the one calendar),
+// RetryTiming (the reconnect backoff of
 // BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 // LocalSocket is what the control and metrics sockets share: the line framing with its length
@@ -90,6 +91,8 @@ let package = Package(
         .target(name: "DeterministicRandom", swiftSettings: strict),
         // What both local sockets share: the line framing with its length limit.
         .target(name: "LocalSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
+        // Days since 1970 ⇄ proleptic Gregorian dates: the one calendar, for Workout, Capture and the reference backend.
+        .target(name: "CivilTime", swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -104,9 +107,9 @@ let package = Package(
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).
-        .target(name: "Workout", dependencies: ["FTMS", "JSON"], swiftSettings: strict),
+        .target(name: "Workout", dependencies: ["FTMS", "JSON", "CivilTime"], swiftSettings: strict),
         // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (contract §8).
-        .target(name: "Capture", dependencies: ["FTMS", "JSON"], swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["FTMS", "JSON", "CivilTime"], swiftSettings: strict),
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
@@ -129,7 +132,7 @@ let package = Package(
         // integrators and the peer of the upload tests.
         .target(
             name: "ReferenceBackend",
-            dependencies: ["JSON", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["JSON", "CivilTime", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(

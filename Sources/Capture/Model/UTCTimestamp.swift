@@ -1,5 +1,6 @@
-import JSON
+import CivilTime
 import FTMS
+import JSON
 
 /// ISO 8601 UTC instants ⇄ time since the Unix epoch, for the `.ftmscap` header's `start`.
 ///
@@ -13,14 +14,14 @@ enum UTCTimestamp {
         let (secondsRounded, fraction) = floorDivide(attoseconds, DecimalSeconds.attosecondsPerSecond)
         let (days, secondOfDay) = floorDivide(secondsRounded, 86_400)
         guard let dayCount = Int64(exactly: days) else { return false }
-        let (year, month, day) = civil(fromDays: dayCount)
+        let (year, month, day) = CivilDate.date(days: dayCount)
         guard (0...9999).contains(year) else { return false }
         buffer.append(UInt8(ascii: "\""))
         appendPadded(Int(year), width: 4, to: &buffer)
         buffer.append(UInt8(ascii: "-"))
-        appendPadded(month, width: 2, to: &buffer)
+        appendPadded(Int(month), width: 2, to: &buffer)
         buffer.append(UInt8(ascii: "-"))
-        appendPadded(day, width: 2, to: &buffer)
+        appendPadded(Int(day), width: 2, to: &buffer)
         buffer.append(UInt8(ascii: "T"))
         let second = Int(secondOfDay)
         appendPadded(second / 3600, width: 2, to: &buffer)
@@ -82,7 +83,7 @@ enum UTCTimestamp {
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         }
         guard cursor == text.count else { return nil }
-        let days = days(fromCivil: Int64(year), month, day)
+        let days = CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = Int128(days) * 86_400 + Int128(hour * 3600 + minute * 60 + second - offsetSeconds)
         return Duration(attoseconds: seconds * DecimalSeconds.attosecondsPerSecond + fraction)
     }
@@ -99,28 +100,5 @@ enum UTCTimestamp {
             buffer.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
             divisor /= 10
         }
-    }
-
-    /// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
-        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// Howard Hinnant's `days_from_civil`, the inverse of ``civil(fromDays:)``.
-    static func days(fromCivil year: Int64, _ month: Int, _ day: Int) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = Int64((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

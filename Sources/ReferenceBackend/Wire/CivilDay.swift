@@ -1,7 +1,8 @@
+import CivilTime
+
 /// Days since 1970-01-01 in the proleptic Gregorian calendar, and back.
 ///
-/// Howard Hinnant's `days_from_civil` / `civil_from_days`: exact for every year a session
-/// could carry, with no calendar object and no locale in the way.
+/// The arithmetic is ``CivilDate``'s, the product's one calendar.
 struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     let number: Int64
 
@@ -11,13 +12,8 @@ struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertibl
 
     /// `nil` for days that do not exist (Feb 30, month 13).
     init?(year: Int64, month: Int64, day: Int64) {
-        guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year) else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        number = era * 146_097 + dayOfEra - 719_468
+        guard CivilDate.isValid(year: year, month: month, day: day) else { return nil }
+        number = CivilDate.days(year: year, month: month, day: day)
     }
 
     /// Parses `YYYY-MM-DD`.
@@ -37,15 +33,7 @@ struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertibl
     }
 
     var components: (year: Int64, month: Int64, day: Int64) {
-        let z = number + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        CivilDate.date(days: number)
     }
 
     /// `YYYY-MM-DD`.
@@ -70,14 +58,6 @@ struct CivilDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertibl
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     private static func padded(_ value: Int64, _ width: Int) -> String {

@@ -1,3 +1,4 @@
+import CivilTime
 public import FoundationEssentials
 
 /// A calendar day in some time zone: SolidFocus's `last_workout_date` (`2025-12-24`).

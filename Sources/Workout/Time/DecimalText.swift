@@ -1,3 +1,5 @@
+import CivilTime
+
 /// Fixed-width decimal text, written and read, for the date formats (no Foundation).
 enum DecimalText {
     static func appendPadded(_ value: UInt64, width: Int, to text: inout String) {

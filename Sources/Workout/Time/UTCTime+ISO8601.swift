@@ -1,3 +1,5 @@
+import CivilTime
+
 extension UTCTime {
     /// `2026-11-21T08:00:00Z`: ISO 8601 / RFC 3339 in UTC, whole seconds (SolidFocus's
     /// `started_at` / `ended_at`). Milliseconds are dropped, rounding down.

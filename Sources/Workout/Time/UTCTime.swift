@@ -1,3 +1,5 @@
+import CivilTime
+
 /// A wall-clock instant in UTC, in milliseconds since 1970-01-01T00:00:00Z.
 ///
 /// Milliseconds are what contract §7's `timestamp` and `startEpoch` carry, and an integer keeps

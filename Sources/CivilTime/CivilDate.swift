@@ -1,14 +1,15 @@
-/// Days since 1970-01-01 ⇄ proleptic Gregorian year, month, day.
+/// Days since 1970-01-01 ⇄ proleptic Gregorian year, month, day: the one calendar of the
+/// product (summary times and stats days, capture headers, the reference backend's dates).
 ///
 /// Howard Hinnant's `days_from_civil` / `civil_from_days`, with no tables and no Foundation,
-/// so summary times format the same on every machine. Exact within ``yearLimit`` years of
+/// so times format the same on every machine. Exact within ``yearLimit`` years of
 /// the epoch, which covers every millisecond an Int64 can hold; beyond it values are clamped
 /// rather than allowed to overflow.
-enum CivilDate {
-    static let yearLimit: Int64 = 1 << 40
-    static let dayLimit: Int64 = yearLimit * 365
+public enum CivilDate {
+    public static let yearLimit: Int64 = 1 << 40
+    public static let dayLimit: Int64 = yearLimit * 365
 
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let year = min(max(year, -yearLimit), yearLimit)
         let month = min(max(month, 1), 12)
         let day = min(max(day, 1), 31)
@@ -21,7 +22,7 @@ enum CivilDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    public static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = min(max(days, -dayLimit), dayLimit) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -33,14 +34,14 @@ enum CivilDate {
         return (era * 400 + yearOfEra + (month <= 2 ? 1 : 0), month, day)
     }
 
-    static func isValid(year: Int64, month: Int64, day: Int64) -> Bool {
+    public static func isValid(year: Int64, month: Int64, day: Int64) -> Bool {
         guard (-yearLimit...yearLimit).contains(year), (1...12).contains(month), (1...31).contains(day) else { return false }
         let next = month == 12 ? days(year: year + 1, month: 1, day: 1) : days(year: year, month: month + 1, day: 1)
         return day <= next - days(year: year, month: month, day: 1)
     }
 
     /// `floor(a / b)` for a positive `b`.
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    public static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let quotient = a / b
         return a % b < 0 ? quotient - 1 : quotient
     }
