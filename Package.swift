@@ -90,7 +90,7 @@ let package = Package(
         // SplitMix64: one seeded generator for replay, the simulator and every randomised test.
         .target(name: "DeterministicRandom", swiftSettings: strict),
         // What both local sockets share: the line framing with its length limit.
-        .target(name: "LocalSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
+        .target(name: "LocalSocket", dependencies: ["ProcessOutput", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // Days since 1970 ⇄ proleptic Gregorian dates: the one calendar, for Workout, Capture and the reference backend.
         .target(name: "CivilTime", swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
@@ -109,17 +109,17 @@ let package = Package(
         // Pure workout engine: samples and a clock in, session events out (contract §5).
         .target(name: "Workout", dependencies: ["FTMS", "JSON", "CivilTime"], swiftSettings: strict),
         // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (contract §8).
-        .target(name: "Capture", dependencies: ["FTMS", "JSON", "CivilTime"], swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["FTMS", "JSON", "CivilTime", "ProcessOutput"], swiftSettings: strict),
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
-            dependencies: ["FTMS", "JSON", "LocalSocket", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["FTMS", "JSON", "LocalSocket", "ProcessOutput", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The durable local store (contract §6): one SQLite database through GRDB.
         .target(
             name: "Store",
-            dependencies: ["Workout", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Workout", "ProcessOutput", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
@@ -150,11 +150,11 @@ let package = Package(
         ),
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
         // only implementation, and one sendmsg is not worth a C dependency.
-        .target(name: "Systemd", swiftSettings: strict),
+        .target(name: "Systemd", dependencies: ["ProcessOutput"], swiftSettings: strict),
         // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
-            dependencies: ["JSON", "LocalSocket", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["JSON", "LocalSocket", "ProcessOutput", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // SolidFocus's trainings as plans: which target holds at which second. Pure.
@@ -182,7 +182,7 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON"],
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "ProcessOutput"],
             swiftSettings: strict
         ),
         // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
@@ -196,6 +196,7 @@ let package = Package(
                 "Store",
                 "JSON",
                 "LocalSocket",
+                "ProcessOutput",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -208,7 +209,7 @@ let package = Package(
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
         // The daemon: the pieces above composed into the service a gym runs (no dashboard: that

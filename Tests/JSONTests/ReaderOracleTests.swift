@@ -1,7 +1,6 @@
 import DeterministicRandom
 import Foundation
 import JSON
-import Workout
 import Testing
 
 /// ``JSONReader`` is a strict parser written here; Foundation's JSONSerialization is an

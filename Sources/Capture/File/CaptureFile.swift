@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ProcessOutput
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -40,6 +41,6 @@ public enum CaptureFile {
     }
 
     private static func lastError() -> String {
-        String(cString: strerror(errno))
+        errnoText(errno)
     }
 }

@@ -1,3 +1,4 @@
+import ProcessOutput
 import LocalSocket
 /// Why a request got no answer from the daemon, as one line.
 package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import ProcessOutput
 import LocalSocket
 
 /// Why the control socket could not be set up, as one line an operator can act on.

@@ -1,3 +1,4 @@
+import ProcessOutput
 import DaemonConfig
 import Logging
 import MQTT
@@ -33,7 +34,7 @@ enum MQTTStartup {
             throw DaemonError("mqtt.password_file \(error)")
         }
         if broker.tls, !settings.caFile.isEmpty, access(settings.caFile, R_OK) != 0 {
-            throw DaemonError("mqtt.ca_file \(settings.caFile): \(String(cString: strerror(errno)))")
+            throw DaemonError("mqtt.ca_file \(settings.caFile): \(errnoText(errno))")
         }
         let configuration = MQTTConfiguration(
             broker: broker, clientID: settings.clientID.isEmpty ? "ftms-bridge-\(deviceID)" : settings.clientID,

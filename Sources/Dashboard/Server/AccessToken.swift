@@ -1,3 +1,4 @@
+import ProcessOutput
 import Foundation
 
 /// The read-only token a browser must show when the dashboard listens beyond loopback.
@@ -56,7 +57,7 @@ public enum AccessTokenError: Error, Equatable, CustomStringConvertible {
 public enum PrivateFile {
     public static func read(_ path: String) throws(AccessTokenError) -> String {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: errnoText(errno)) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
         let mode = UInt32(info.st_mode) & 0o777
         guard mode & 0o077 == 0 else { throw .tooOpen(path: path, mode: mode) }

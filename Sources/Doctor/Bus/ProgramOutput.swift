@@ -1,3 +1,4 @@
+import ProcessOutput
 import Foundation
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ enum ProgramOutput {
         return .success(line.trimmingCharacters(in: .whitespaces))
     }
 
-    private static func lastError() -> String { String(cString: strerror(errno)) }
+    private static func lastError() -> String { errnoText(errno) }
 }
 
 struct ProgramFailure: Error, Sendable, Hashable, CustomStringConvertible {

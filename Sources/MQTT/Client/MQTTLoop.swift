@@ -1,3 +1,4 @@
+import ProcessOutput
 import RetryTiming
 import CMosquitto
 import Synchronization
@@ -310,7 +311,7 @@ final class MQTTLoop: @unchecked Sendable {
     private static func describe(_ code: Int32, errno: Int32) -> String {
         switch code {
         case MOSQ_ERR_ERRNO.rawValue:
-            return errno == 0 ? "connection lost" : String(cString: strerror(errno)).lowercased()
+            return errno == 0 ? "connection lost" : errnoText(errno).lowercased()
         case MOSQ_ERR_TLS.rawValue, MOSQ_ERR_TLS_HANDSHAKE.rawValue:
             return "TLS handshake failed (is the broker's certificate signed by the configured CA, for this host name?)"
         case MOSQ_ERR_KEEPALIVE.rawValue:

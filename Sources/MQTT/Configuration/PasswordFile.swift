@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ProcessOutput
 import Glibc
 #endif
 
@@ -8,12 +9,12 @@ import Glibc
 public enum PasswordFile {
     public static func read(_ path: String) throws(MQTTConfigurationError) -> String {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .invalid("\(path): \(String(cString: strerror(errno)))") }
+        guard stat(path, &info) == 0 else { throw .invalid("\(path): \(errnoText(errno))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .invalid("\(path): not a regular file") }
         guard info.st_mode & 0o077 == 0 else {
             throw .invalid("\(path): mode \(String(info.st_mode & 0o777, radix: 8)) lets others read the password; chmod 600 it")
         }
-        guard let file = fopen(path, "r") else { throw .invalid("\(path): \(String(cString: strerror(errno)))") }
+        guard let file = fopen(path, "r") else { throw .invalid("\(path): \(errnoText(errno))") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         while true {

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ProcessOutput
 import Glibc
 #endif
 import LocalSocket

@@ -1,3 +1,4 @@
+import ProcessOutput
 import FoundationEssentials
 import Glibc
 
@@ -60,7 +61,7 @@ final class Journal {
     private static func replace(_ path: String, with snapshot: [JournalLine]) throws(Journal.Failure) -> Int32 {
         let temporary = path + ".tmp"
         let scratch = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard scratch >= 0 else { throw Failure(description: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        guard scratch >= 0 else { throw Failure(description: "cannot write \(temporary): \(errnoText(errno))") }
         do throws(Journal.Failure) {
             try write(try encode(snapshot), to: scratch, path: temporary)
             guard fsync(scratch) == 0 else { throw Failure(description: "cannot sync \(temporary)") }
@@ -69,9 +70,9 @@ final class Journal {
             throw error
         }
         close(scratch)
-        guard rename(temporary, path) == 0 else { throw Failure(description: "cannot replace \(path): \(String(cString: strerror(errno)))") }
+        guard rename(temporary, path) == 0 else { throw Failure(description: "cannot replace \(path): \(errnoText(errno))") }
         let appender = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard appender >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard appender >= 0 else { throw Failure(description: "cannot open \(path): \(errnoText(errno))") }
         return appender
     }
 
@@ -94,7 +95,7 @@ final class Journal {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Failure(description: "cannot append to \(path): \(String(cString: strerror(errno)))")
+                throw Failure(description: "cannot append to \(path): \(errnoText(errno))")
             }
             offset += written
         }

@@ -1,3 +1,4 @@
+import ProcessOutput
 import GRDB
 import Workout
 import Foundation
@@ -160,7 +161,7 @@ public final class GatewayStore: Sendable {
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError.unreadable(path: path, reason: String(cString: strerror(errno)))
+            throw StoreError.unreadable(path: path, reason: errnoText(errno))
         }
         Glibc.close(descriptor)
         return path
@@ -170,7 +171,7 @@ public final class GatewayStore: Sendable {
     private static func restrictMode(of path: String) throws {
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             guard chmod(file, 0o600) == 0 else {
-                throw StoreError.unreadable(path: file, reason: "cannot set mode 0600: \(String(cString: strerror(errno)))")
+                throw StoreError.unreadable(path: file, reason: "cannot set mode 0600: \(errnoText(errno))")
             }
         }
     }

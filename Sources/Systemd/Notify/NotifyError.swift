@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ProcessOutput
 import Glibc
 #endif
 
@@ -27,14 +28,7 @@ package enum NotifyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .receiverBusy(let address):
             "notification to \(address) dropped: the service manager's queue is full"
         case .system(let operation, let address, let code):
-            "cannot \(operation) \(address): \(Self.describe(code))"
+            "cannot \(operation) \(address): \(errnoText(code))"
         }
-    }
-
-    /// strerror's text through the re-entrant call: the daemon has other threads.
-    static func describe(_ code: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard strerror_r(code, &buffer, buffer.count) == 0 else { return "errno \(code)" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import ProcessOutput
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,7 @@ struct RunCommand: ParsableCommand {
         let argv = ([daemon] + arguments).map { strdup($0) } + [nil]
         execv(daemon, argv)
         // Only reached when exec failed.
-        let reason = String(cString: strerror(errno))
+        let reason = errnoText(errno)
         argv.forEach { free($0) }
         printError("run: cannot start \(daemon): \(reason)")
         throw ExitCode(1)

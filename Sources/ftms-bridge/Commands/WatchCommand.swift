@@ -1,3 +1,4 @@
+import ProcessOutput
 import JSON
 import ArgumentParser
 import Dashboard
@@ -99,7 +100,7 @@ struct WatchCommand: ParsableCommand {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = errnoText(errno)
             close(descriptor)
             throw failure("\(path): \(reason) (is the daemon running?)")
         }

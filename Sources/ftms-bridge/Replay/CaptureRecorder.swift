@@ -1,3 +1,4 @@
+import ProcessOutput
 import JSON
 import BlueZ
 import Capture
@@ -24,7 +25,7 @@ final class CaptureRecorder {
 
     init(path: String) throws {
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw OpenError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw OpenError(description: "cannot write \(path): \(errnoText(errno))") }
         output = BufferedOutput(descriptor: descriptor)
         origin = clock.now
         let now = Date().timeIntervalSince1970
