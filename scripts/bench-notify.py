@@ -7,7 +7,8 @@ watchdog, Prometheus on). After the warm-up, for DURATION seconds: CPU of the da
 dbus-daemon and the simulator in nanoseconds (every thread's /proc/PID/task/TID/schedstat, not
 /proc/PID/stat's 10 ms ticks, which are too coarse for a bar of 0.025 % of a core), their
 wake-ups (voluntary context switches, summed over threads) per notification, the daemon's CPU
-and wake-ups per thread, and its RSS (sampled every 5 s: max, first, last). `start` runs the
+and wake-ups per thread, and its anonymous memory (RssAnon, what it cannot give back; sampled
+every 5 s: max, first, last). `start` runs the
 simulator with --no-acquire-notify, so every notification is a PropertiesChanged through the
 dbus-daemon; `acquire` lets the daemon acquire the data and status characteristics. The runs of
 the two paths alternate (start 1, acquire 1, start 2, ...), so each AcquireNotify run is compared
@@ -37,7 +38,7 @@ _spec.loader.exec_module(bench_daemon)
 
 def one_run(args, path, work, label, rate, duration, perf_file=None):
     """One scenario; returns {process: (ns, wake-ups)}, the daemon's {thread: (ns, wake-ups)},
-    the elapsed seconds and the daemon's RSS samples (KiB)."""
+    the elapsed seconds and the daemon's RssAnon samples (KiB)."""
     bus_dir, sim, daemon = bench_daemon.run_scenario(
         args, rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else [])
     bus_pid = int(open(os.path.join(bus_dir, "dbus-daemon.pid")).read().split()[0])
@@ -61,10 +62,10 @@ def one_run(args, path, work, label, rate, duration, perf_file=None):
             for meter in meters.values():
                 meter.sample()
             if time.monotonic() - wall >= next_rss:
-                samples.append(bench_daemon.rss_kib(daemon.pid))
+                samples.append(bench_daemon.status_kib(daemon.pid, "RssAnon"))
                 next_rss += 5
         elapsed = time.monotonic() - wall
-        samples.append(bench_daemon.rss_kib(daemon.pid))
+        samples.append(bench_daemon.status_kib(daemon.pid, "RssAnon"))
         if recorder:
             recorder.wait()
         return {name: meter.totals() for name, meter in meters.items()}, meters["daemon"].by_thread(), elapsed, samples
@@ -116,7 +117,7 @@ def main():
                                for name, (ns, w) in sorted(threads.items(), key=lambda item: -item[1][0]) if ns > 0)
             print(f"{path} run {index + 1}: daemon {cpu['daemon']:.4f} % ({per:.1f} µs, {woken['daemon']:.2f} wake-ups per "
                   f"notification), dbus-daemon {cpu['dbus-daemon']:.4f} % ({woken['dbus-daemon']:.2f} wake-ups per "
-                  f"notification), ftms-sim {cpu['sim']:.4f} % of one core; daemon RSS max {max(samples) / 1024:.1f} MB "
+                  f"notification), ftms-sim {cpu['sim']:.4f} % of one core; daemon RssAnon max {max(samples) / 1024:.1f} MB "
                   f"(first {samples[0] / 1024:.1f}, last {samples[-1] / 1024:.1f})\n    daemon threads: {spread}", flush=True)
     failed = False
     medians = {}
