@@ -18,3 +18,18 @@ public func spawnWithSignalsUnblocked(
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
 }
+
+/// `arguments` (the program's path first) with stdin, stdout and stderr on /dev/null, started as
+/// ``spawnWithSignalsUnblocked`` starts it: for helpers whose output nobody reads (mosquitto
+/// logs to its own file, openssl's chatter). posix_spawn's result, 0 on success.
+public func spawnSilently(_ arguments: [String], pid: inout pid_t) -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    return spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
+}

@@ -109,16 +109,8 @@ public final class PrivateBroker: @unchecked Sendable {
     deinit { stop() }
 
     private func spawn() throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let arguments = ["/usr/sbin/mosquitto", "-c", directoryPath + "/mosquitto.conf"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
+        let spawned = spawnSilently(arguments, pid: &pid)
         guard spawned == 0 else { throw BrokerStartError(description: "cannot start mosquitto (error \(spawned))") }
         let deadline = Date().addingTimeInterval(10)
         while !(Self.accepts(port) && (tlsPort.map(Self.accepts) ?? true)) {
@@ -170,16 +162,8 @@ public final class PrivateBroker: @unchecked Sendable {
 
     /// Runs a tool to completion, its output discarded; throws unless it exits 0.
     private static func run(_ arguments: [String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
+        let spawned = spawnSilently(arguments, pid: &pid)
         guard spawned == 0 else { throw BrokerStartError(description: "cannot run \(arguments[0]) (error \(spawned))") }
         let status = ChildExit.reap(pid)
         guard status == 0 else { throw BrokerStartError(description: "\(arguments[0]) \(arguments[1]) failed (status \(status))") }

@@ -5,9 +5,9 @@
 # machine. Each time: seconds from its advertisement being registered to the first decoded `sample`
 # on the metrics socket (`ftms-bridge watch --count 1`). Bar: p95 <= 5 s.
 # Known machines (WAKE_RUNS > 1) need the link to drop when the machine goes: ending ftms-sim leaves
-# the ACL link between the two controllers up, and a disconnect from hci1's side is not always
-# reported to the gateway by btvirt (docs/simulator.md), so the gateway may keep a silent link and
-# the wake is then not measured. ftms-sim's own sleep fault measures that case (bench-ride.py).
+# the ACL link between the two controllers up, so hci1 then disconnects every central linked to it
+# (drop_links), as a machine going to sleep drops its link.
+#   FTMS_VM_ENV=WAKE_RUNS=2,ASLEEP=600,SCENARIO_TIMEOUT=900 FTMS_VM_TIMEOUT=1100 scripts/vm/run.sh wake
 set -u
 . "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
 runs=${WAKE_RUNS:-1}
