@@ -46,7 +46,7 @@ for tool in dpkg-deb dpkg-shlibdeps lintian strip gzip; do
   command -v "$tool" >/dev/null || fail "$tool is missing (scripts/install-deps.sh installs it)"
 done
 
-version="$(sed -n 's/^ *public static let current = "\([0-9][0-9A-Za-z.+~]*\)"$/\1/p' Sources/DaemonConfig/ProductVersion.swift)"
+version="$(sed -n 's/^ *[a-z]* *static let current = "\([0-9][0-9A-Za-z.+~]*\)"$/\1/p' Sources/DaemonConfig/ProductVersion.swift)"
 [ -n "$version" ] || fail "no version in Sources/DaemonConfig/ProductVersion.swift"
 triple="$(swiftc -print-target-info | sed -n 's/^ *"triple": "\([^"]*\)".*/\1/p' | head -n 1)"
 case "${triple%%-*}" in
