@@ -1,5 +1,6 @@
 public import Foundation
 public import Glibc
+import ProcessOutput
 import Synchronization
 
 /// A program the tests run as a real process: stdin from a file (or /dev/null), stdout and
@@ -25,8 +26,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public init(
-        _ executable: String, _ arguments: [String], logDirectory: String? = nil, name: String = "child", stdin: String? = nil,
-        environment: [String]? = nil
+        _ executable: String, _ arguments: [String], logDirectory: String? = nil, name: String = "child", stdin: String? = nil
     ) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw Failure(description: "no \(executable): build every product first (swift build --build-tests)")
@@ -49,12 +49,9 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let envp = environment.map { $0.map { strdup($0) } + [nil] }
-        defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = envp.map { list in list.withUnsafeBufferPointer { spawnWithSignalsUnblocked(&pid, executable, &actions, argv, $0.baseAddress) } }
-            ?? spawnWithSignalsUnblocked(&pid, executable, &actions, argv, environ)
-        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+        let spawned = spawnWithSignalsUnblocked(&pid, executable, &actions, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(errnoText(spawned))") }
         self.pid = pid
     }
 

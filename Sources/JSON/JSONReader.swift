@@ -87,7 +87,7 @@ public struct JSONReader {
             let key = try readString()
             try expect(UInt8(ascii: ":"), "':' after a key")
             guard object.insert(key, try readValue()) else {
-                throw JSONSyntaxError(reason: "duplicate key \"\(key)\"", offset: keyOffset)
+                throw JSONSyntaxError(.duplicateKey, reason: "duplicate key \"\(key)\"", offset: keyOffset)
             }
         } while try separator(closing: UInt8(ascii: "}"))
         return object

@@ -1,4 +1,5 @@
 import Glibc
+import ProcessOutput
 
 /// Reads a config file's bytes with plain POSIX calls, so each failure has its own errno
 /// message and nothing can block: a FIFO or a device is refused before it is read, and no more
@@ -45,6 +46,6 @@ enum ConfigFile {
     }
 
     private static func failure(_ what: String, _ code: Int32, _ path: String) -> ConfigError {
-        ConfigError(.unreadable, source: path, problem: "\(what): \(String(cString: strerror(code)))")
+        ConfigError(.unreadable, source: path, problem: "\(what): \(errnoText(code))")
     }
 }

@@ -1,3 +1,4 @@
+import ProcessOutput
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,7 @@ import Glibc
 /// can search for, and the words.
 enum Errno {
     static func describe(_ code: Int32) -> String {
-        let words = String(cString: strerror(code))
+        let words = errnoText(code)
         return names[code].map { "\($0) (\(words))" } ?? "errno \(code) (\(words))"
     }
 

@@ -33,7 +33,7 @@ enum ProgramOutput {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
         close(writeEnd)
-        guard spawned == 0 else { return .failure(ProgramFailure("cannot run \(path): \(String(cString: strerror(spawned)))")) }
+        guard spawned == 0 else { return .failure(ProgramFailure("cannot run \(path): \(errnoText(spawned))")) }
 
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -12,7 +12,7 @@ enum WatchRequest {
         let value: JSONValue
         do {
             value = try JSONReader.read(line)
-        } catch where error.reason.hasPrefix("duplicate key") {
+        } catch where error.kind == .duplicateKey {
             throw .unknownRequest(error.reason)
         } catch {
             throw .notJSON(error.description)
