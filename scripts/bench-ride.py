@@ -25,7 +25,7 @@
               through the control socket. Bar: one stored session per machine, its distance
               within 2 % of the machine's own counter over the ride.
 
-  scripts/bench-ride.py [--bin .build/debug] [--runs 5] [--only boot,adapter,wake-new,wake-known,idle,outage]
+  scripts/bench-ride.py [--bin .build/release] [--runs 5] [--only boot,adapter,wake-new,wake-known,idle,outage]
 Prints one line per figure; exit status 1 if a bar is missed.
 """
 import argparse, importlib.util, json, os, shutil, signal, socket, sqlite3, statistics, subprocess, sys, tempfile, threading, time
@@ -320,7 +320,7 @@ def outage(args, work):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--machines", type=int, default=4, help="machines in the wake and idle runs")
     parser.add_argument("--boot-delay", type=float, default=5)

@@ -1,5 +1,5 @@
 public import Foundation
-public import Glibc
+import Glibc
 import ProcessOutput
 import Synchronization
 

@@ -127,6 +127,28 @@ struct ReconnectTests {
         #expect(released, "a stopped supervisor left the machine connected")
     }
 
+    /// A daemon told to stop while a machine that is gone holds a Connect open (bluetoothd
+    /// answers only at its page timeout) must not wait that out: the Connect is abandoned, and
+    /// the Disconnect that follows cancels it in BlueZ, so the machine is free at once.
+    @Test func stoppingMidConnectAbandonsTheConnect() async throws {
+        let rig = try await FakeRig()
+        defer { rig.stop() }
+        try await rig.fake.mock("SetConnectBehaviour", [.string(rig.device), .string("hang"), .uint32(0), .uint32(0)])
+        let running = await supervise(rig, timing: .init(connect: .seconds(120)))
+        _ = try await running.until { if case .connecting = $0 { true } else { false } }
+        // `.connecting` goes out just before the call: give the call time to reach the fake.
+        try await Task.sleep(for: .milliseconds(500))
+        let started = ContinuousClock.now
+        await running.stop()
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(30), "stopping mid-Connect waited \(took) (the Connect's timeout is 120 s)")
+        #expect(await rig.connection.outstandingCalls() == 0, "the abandoned Connect is still tracked")
+        try await rig.fake.mock("SetConnectBehaviour", [.string(rig.device), .string("ok"), .uint32(0), .uint32(0)])
+        let next = await supervise(rig)
+        _ = try await next.until(Self.isReady)
+        await next.stop()
+    }
+
     @Test func aConnectAbortIsRetriedUntilItWorks() async throws {
         let rig = try await FakeRig()
         defer { rig.stop() }

@@ -72,7 +72,7 @@ package actor MachineLink {
         let device = device
         do {
             _ = try await connection.call(
-                destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Connect", timeout: timeout)
+                destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Connect", timeout: timeout, cancellable: true)
         } catch let error as DBusError {
             throw LinkError.connectFailed(error.description)
         }

@@ -95,9 +95,16 @@ public final class DBusConnection: Sendable {
     // MARK: Method calls
 
     /// Calls a method and returns the reply's arguments.
+    ///
+    /// `cancellable`: cancelling the calling task abandons the call at once (libdbus forgets
+    /// it; a late reply is dropped) and throws `CancellationError`. For calls that may wait
+    /// long on purpose, as `Device1.Connect` to a machine that is gone (up to its timeout): a
+    /// daemon told to stop must not wait that out. Off by default, because a call made by a
+    /// task that is already cancelled (the last `Disconnect` of a stopping supervisor) must
+    /// still go out.
     public func call(
         destination: String, path: String, interface: String, member: String,
-        arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25), cancellable: Bool = false
     ) async throws -> [DBusValue] {
         let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member)
         do {
@@ -108,12 +115,26 @@ public final class DBusConnection: Sendable {
         }
         let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let unchecked = UncheckedMessage(message)
+        let handle = cancellable ? PendingCallHandle() : nil
+        return try await withTaskCancellationHandler {
+            try await sendAwaitingReply(unchecked, member: member, milliseconds: milliseconds, handle: handle)
+        } onCancel: {
+            guard let handle else { return }
+            loop.post { [loop] in handle.cancel(connected: loop.connection != nil) }
+        }
+    }
+
+    private func sendAwaitingReply(_ unchecked: UncheckedMessage, member: String, milliseconds: Int32, handle: PendingCallHandle?) async throws -> [DBusValue] {
         let state = state
         return try await withCheckedThrowingContinuation { continuation in
             loop.post { [loop] in
                 defer { dbus_message_unref(unchecked.pointer) }
                 guard let connection = loop.connection else {
                     continuation.resume(throwing: DBusError.disconnected)
+                    return
+                }
+                if handle?.cancelled == true {
+                    continuation.resume(throwing: CancellationError())
                     return
                 }
                 var pending: OpaquePointer? = nil
@@ -146,9 +167,11 @@ public final class DBusConnection: Sendable {
                         Unmanaged<ReplyWaiter>.fromOpaque(context).release()
                     })
                 waiter.onComplete = { [weak waiter] in
+                    handle?.pending = nil
                     guard let waiter else { return }
                     state.outstanding[ObjectIdentifier(waiter)] = nil
                 }
+                handle?.track(pending, waiter)
             }
         }
     }
@@ -406,9 +429,35 @@ final class ReplyWaiter: @unchecked Sendable {
         }
     }
 
-    func fail(_ error: DBusError) {
+    func fail(_ error: any Error) {
         continuation?.resume(throwing: error)
         continuation = nil
+    }
+}
+
+/// A cancellable call's libdbus pending call, touched only on the bus thread: the cancel
+/// handler posts there, so it never races the reply's notify callback.
+final class PendingCallHandle: @unchecked Sendable {
+    var cancelled = false
+    /// Set while the call waits for its reply; the notify callback clears it.
+    var pending: OpaquePointer?
+    private weak var waiter: ReplyWaiter?
+
+    func track(_ pending: OpaquePointer, _ waiter: ReplyWaiter) {
+        self.pending = pending
+        self.waiter = waiter
+    }
+
+    /// Forgets the call in libdbus (no notify follows) and throws `CancellationError` to the
+    /// caller. `connected` false: the connection's close already failed every waiter.
+    func cancel(connected: Bool) {
+        cancelled = true
+        guard connected, let pending else { return }
+        self.pending = nil
+        dbus_pending_call_cancel(pending)
+        waiter?.fail(CancellationError())
+        waiter?.onComplete?()
+        dbus_pending_call_unref(pending)
     }
 }
 
