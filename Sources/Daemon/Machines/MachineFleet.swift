@@ -266,10 +266,25 @@ package actor MachineFleet {
     }
 
     /// Hands one supervisor's events to its machine's worker, in order.
+    ///
+    /// While a link is up, the worker reads the stream itself (``MachineWorker/consume(_:)``):
+    /// a notification then costs one job on the worker's executor, with no hop through the
+    /// fleet, and the first event that is not a notification comes back here. One stream, read
+    /// by one reader at a time, so a disconnect never overtakes a frame.
     private func route(_ events: AsyncStream<SupervisorEvent>, key: String) async {
         var worker: MachineWorker?
         var placement: (adapter: String, reason: String)?
-        for await event in events {
+        var iterator = events.makeAsyncIterator()
+        var handedBack: SupervisorEvent?
+        while true {
+            let next: SupervisorEvent?
+            if let event = handedBack {
+                next = event
+                handedBack = nil
+            } else {
+                next = await iterator.next(isolation: #isolation)
+            }
+            guard let event = next else { break }
             switch event {
             case .connecting(let target, let attempt):
                 noteLink(key, connecting: true, firstAttempt: attempt == 1)
@@ -295,6 +310,8 @@ package actor MachineFleet {
                 logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
                 await worker?.ready(info)
                 await reportReady()
+                // Nil: the stream ended, and the next read says so.
+                if let worker { handedBack = await worker.consume(events) }
             case .notification(let characteristic, let value):
                 await worker?.notification(characteristic, value)
             case .disconnected(let reason):

@@ -123,6 +123,17 @@ package actor MachineWorker {
         await updateTicker()
     }
 
+    /// Reads the supervisor's `events` while its link is up (the fleet's `route` hands them
+    /// over at `.ready`): notifications are handled here as they come, and the first other
+    /// event is returned for the fleet to handle; nil when the stream has ended.
+    func consume(_ events: AsyncStream<SupervisorEvent>) async -> SupervisorEvent? {
+        for await event in events {
+            guard case .notification(let characteristic, let value) = event else { return event }
+            await notification(characteristic, value)
+        }
+        return nil
+    }
+
     package func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
         notifications &+= 1
         countNotification(characteristic)
