@@ -38,7 +38,8 @@ struct ServerTests {
         var boundPort: Int { bound.port }
 
         func publish(_ type: MessageType, _ machine: String?, _ payload: String) async throws {
-            _ = try await metrics.publish(type, machine: machine, payload: try JSONPayload(validating: payload))
+            let payload = try JSONPayload(validating: payload)
+            _ = try await metrics.publish(type, machine: machine, payload: payload)
         }
 
         func client(stuck: Bool = false) async throws -> RawClient {
@@ -196,7 +197,8 @@ struct ServerTests {
             let path = fixture.directory.path + "/metrics.sock"
             let again = try await MetricsServer.listen(
                 MetricsServerConfiguration(path: path, daemonVersion: "test"), on: fixture.group.next(), clock: { Date().timeIntervalSince1970 })
-            _ = try await again.publish(.machine, machine: "SF-Bike-0005", payload: try JSONPayload(validating: Envelopes.machine("SF-Bike-0005", state: "ready")))
+            let ready = try JSONPayload(validating: Envelopes.machine("SF-Bike-0005", state: "ready"))
+            _ = try await again.publish(.machine, machine: "SF-Bike-0005", payload: ready)
             try await waitUntil("a resync from the new daemon's hello", timeout: .seconds(30)) {
                 browser.events("hello").count >= 2 && browser.events("hello").last?.contains("SF-Bike-0005") == true
             }

@@ -29,7 +29,7 @@ struct BackpressureTests {
         let messages = 600
         let interval = Duration.milliseconds(5)
         let log = DeliveryLog(readers: readerCount, messages: messages)
-        let (sample, status) = (try payload(Self.sampleJSON), try payload(Self.statusJSON))
+        let (sample, status) = (payload(Self.sampleJSON), payload(Self.statusJSON))
         try await withServer(clock: systemUnixClock) { fixture in
             let stuck = try await Self.connectStuckReader(fixture.path, on: fixture.readerGroup)
             for index in 0..<readerCount {
@@ -103,7 +103,7 @@ struct BackpressureTests {
     /// it cannot lose, it is disconnected; a reader that keeps up loses nothing meanwhile.
     @Test func samplesDropFirstThenTheStuckReaderIsDisconnected() async throws {
         let limits = ReaderLimits(soft: 4096, hard: 16384)
-        let (sample, status) = (try payload(Self.sampleJSON), try payload(Self.statusJSON))
+        let (sample, status) = (payload(Self.sampleJSON), payload(Self.statusJSON))
         try await withServer(limits: limits) { fixture in
             let stuck = try await Self.connectStuckReader(fixture.path, on: fixture.readerGroup)
             let (reader, _) = try await fixture.connectPastHello()

@@ -48,7 +48,7 @@ struct EnvelopeTests {
             let (reader, _) = try await fixture.connectPastHello()
             var returned: [UInt64] = []
             for type in [MessageType.machine, .sample, .status, .control, .sessionSummary, .upload, .other("future_type")] {
-                returned.append(try await fixture.server.publish(type, machine: "SF-Rower-0002", payload: .empty))
+                returned.append(try await fixture.server.publish(type, machine: "SF-Rower-0002", payload: .empty).seq)
             }
             #expect(returned == Array(1...7))
             let lines = try await reader.lines(7)

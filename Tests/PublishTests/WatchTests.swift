@@ -7,11 +7,11 @@ struct WatchTests {
     /// Publishes one message of a few kinds and returns the `seq`s in order.
     static func publishMix(_ server: MetricsServer) async throws -> [String: UInt64] {
         [
-            "bike sample": try await server.publish(.sample, machine: "SF-Bike-0001", payload: .empty),
-            "rower sample": try await server.publish(.sample, machine: "SF-Rower-0002", payload: .empty),
-            "bike state": try await server.publish(.sessionState, machine: "SF-Bike-0001", sessionID: "s", payload: payload(#"{"state":"started"}"#)),
-            "upload": try await server.publish(.upload, payload: payload(#"{"queue_depth":0}"#)),
-            "rower status": try await server.publish(.status, machine: "SF-Rower-0002", payload: .empty),
+            "bike sample": try await server.publish(.sample, machine: "SF-Bike-0001", payload: .empty).seq,
+            "rower sample": try await server.publish(.sample, machine: "SF-Rower-0002", payload: .empty).seq,
+            "bike state": try await server.publish(.sessionState, machine: "SF-Bike-0001", sessionID: "s", payload: payload(#"{"state":"started"}"#)).seq,
+            "upload": try await server.publish(.upload, payload: payload(#"{"queue_depth":0}"#)).seq,
+            "rower status": try await server.publish(.status, machine: "SF-Rower-0002", payload: .empty).seq,
         ]
     }
 

@@ -15,7 +15,7 @@ package struct LivePublisher: Sendable {
         self.mqtt = mqtt
     }
 
-    package func machine(
+    package nonisolated(nonsending) func machine(
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) async {
@@ -28,17 +28,17 @@ package struct LivePublisher: Sendable {
     /// Encoded only if a reader of the socket watches this machine's samples or MQTT publishes
     /// samples (once, shared by both): the sample costs no JSON otherwise. `session`, the open
     /// session's progress, adds its totals (``MetricsPayloads/sample(_:session:)``).
-    package func sample(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) async {
-        await sendIfRead(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.sample(record, session: session) }
+    package nonisolated(nonsending) func sample(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) async {
+        await send(.sample, machine: machine, sessionID: sessionID, payload: MetricsPayloads.sample(record, session: session))
     }
 
     /// Like ``sample(_:machine:sessionID:)``: encoded only for someone who will read it.
-    package func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
-        await sendIfRead(.status, machine: machine, sessionID: sessionID) { MetricsPayloads.decoded(.status(status)) }
+    package nonisolated(nonsending) func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
+        await send(.status, machine: machine, sessionID: sessionID, payload: MetricsPayloads.decoded(.status(status)))
     }
 
     /// `session_state`, and for a finished session its `session_summary` right after.
-    package func session(_ event: SessionEvent, machine: String) async {
+    package nonisolated(nonsending) func session(_ event: SessionEvent, machine: String) async {
         let id = event.sessionID
         let envelope = await send(.sessionState, machine: machine, sessionID: id, payload: MetricsPayloads.sessionState(event))
         if let envelope { mqtt?.sessionChanged(machine, openEnvelope: event.summary == nil ? envelope : nil) }
@@ -47,38 +47,26 @@ package struct LivePublisher: Sendable {
         }
     }
 
-    package func control(_ payload: JSONPayload, machine: String, sessionID: String?) async {
+    package nonisolated(nonsending) func control(_ payload: JSONPayload, machine: String, sessionID: String?) async {
         await send(.control, machine: machine, sessionID: sessionID, payload: payload)
     }
 
-    package func upload(_ payload: JSONPayload) async {
+    package nonisolated(nonsending) func upload(_ payload: JSONPayload) async {
         await send(.upload, payload: payload)
     }
 
-    private func sendIfRead(_ type: MessageType, machine: String, sessionID: String?, payload: @Sendable () -> JSONPayload) async {
-        guard let server else { return }
-        let forwarding = mqtt?.forwards(type) ?? false
-        // On the server's loop (the daemon's workers are), without two job hops per message.
-        let line: (seq: UInt64, envelope: [UInt8]?)?
-        if let now = server.publishIfReadOnLoop(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload) {
-            line = try? now.get()
-        } else {
-            line = try? await server.publishIfRead(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
-        }
-        guard let envelope = line?.envelope else { return }
-        mqtt?.forward(type, machine: machine, envelope: envelope)
-    }
-
-    /// The envelope it forwarded to MQTT; `nil` without MQTT.
+    /// Publishes on the socket and hands the envelope to MQTT when the broker takes this type.
+    /// The envelope it forwarded to MQTT; nil without MQTT.
     @discardableResult
-    private func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async -> [UInt8]? {
+    private nonisolated(nonsending) func send(
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: @autoclosure @Sendable () -> JSONPayload
+    ) async -> [UInt8]? {
         guard let server else { return nil }
-        guard let mqtt else {
-            _ = try? await server.publish(type, machine: machine, sessionID: sessionID, payload: payload)
-            return nil
-        }
-        guard let line = try? await server.publishLine(type, machine: machine, sessionID: sessionID, payload: payload) else { return nil }
-        mqtt.forward(type, machine: machine, envelope: line.envelope)
-        return line.envelope
+        let forwarding = mqtt?.forwards(type) ?? false
+        guard let envelope = try? await server.publish(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload())
+            .envelope
+        else { return nil }
+        mqtt?.forward(type, machine: machine, envelope: envelope)
+        return envelope
     }
 }

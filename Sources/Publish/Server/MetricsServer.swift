@@ -124,29 +124,62 @@ public actor MetricsServer {
 
     // MARK: Publishing
 
-    /// Publishes one message to every reader that wants it, and returns its `seq`.
+    /// Publishes one message to every reader that wants it: the one way in, for every type,
+    /// every caller and every thread.
     ///
     /// Never waits on a reader: each gets the line, loses it (a `sample`, when it is over its
     /// soft limit) or is disconnected (anything else, over its hard limit).
+    ///
+    /// `payload` is made only if someone will read it: a reader whose watch takes `type` from
+    /// `machine`, the resync state (`machine`, `session_state`: a reader that connects later
+    /// needs them), or the caller's second transport (`forwarding`, the daemon's MQTT
+    /// publisher), which then gets the envelope's bytes without the newline, so the broker
+    /// carries exactly the socket's JSON, `seq` and `timestamp`. With none of them the message
+    /// still takes its `seq` (``PublishMetrics/messagesPublished`` counts every message), and a
+    /// gym whose socket nobody watches pays no JSON per notification.
+    ///
+    /// A caller already on the server's loop (the daemon's workers: Swift Concurrency's global
+    /// executor is NIO's singleton loop) is served there and then, under the actor's isolation,
+    /// which the loop guarantees by running one job at a time. Awaiting the actor instead
+    /// would cost two jobs per message, one onto the loop and one back.
     @discardableResult
-    public func publish(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) throws(PublishError) -> UInt64 {
-        try publishLine(type, machine: machine, sessionID: sessionID, payload: payload).seq
+    public nonisolated(nonsending) func publish(
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,
+        payload: @autoclosure @Sendable () -> JSONPayload
+    ) async throws(PublishError) -> PublishedLine {
+        if let done = publishIfOnLoop(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload) {
+            return try done.get()
+        }
+        return try await publishHere(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
     }
 
-    /// Publishes like ``publish(_:machine:sessionID:payload:)`` and returns the line's
-    /// envelope bytes too (without the newline), so a second transport (the daemon's MQTT
-    /// publisher) carries exactly the same JSON, `seq` and `timestamp` as the socket.
-    public func publishLine(
-        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload
-    ) throws(PublishError) -> (seq: UInt64, envelope: [UInt8]) {
+    /// `assumeIsolated` is for synchronous code only, hence this step; nil off the loop.
+    private nonisolated func publishIfOnLoop(
+        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable () -> JSONPayload
+    ) -> Result<PublishedLine, PublishError>? {
+        guard eventLoop.inEventLoop else { return nil }
+        return assumeIsolated { server in
+            Result { () throws(PublishError) in
+                try server.publishHere(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
+            }
+        }
+    }
+
+    private func publishHere(
+        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable () -> JSONPayload
+    ) throws(PublishError) -> PublishedLine {
         guard !type.isReaderLocal else { throw .readerLocalType(type) }
         seq += 1
+        counters.messagesPublished = seq
+        guard forwarding || type.isKeptForResync || readers.values.contains(where: { $0.value.accepts(type, machine: machine) }) else {
+            return PublishedLine(seq: seq, envelope: nil)
+        }
+        let payload = payload()
         let header = Envelope(type: type, machine: machine, sessionID: sessionID, timestamp: now(), seq: seq)
         let line = encode(header) { json in
             payload.bytes.withUnsafeBufferPointer { json.append(contentsOf: $0) }
         }
         resync.record(type, machine: machine, sessionID: sessionID, state: payload.state, line: line)
-        counters.messagesPublished = seq
         for reader in readers.values {
             switch reader.value.offer(line, type: type, machine: machine) {
             case .written, .skipped: break
@@ -154,53 +187,8 @@ public actor MetricsServer {
             case .disconnected: counters.readersDisconnectedSlow += 1
             }
         }
-        return (seq, line.getBytes(at: line.readerIndex, length: line.readableBytes - 1) ?? [])
-    }
-
-    /// Publishes a message whose payload is made only if someone will read it: a reader whose
-    /// watch takes `type` from `machine`, or the caller's second transport (`forwarding`, e.g.
-    /// MQTT publishing samples). With neither, the message still takes its `seq` (so `seq`
-    /// still counts every message, as ``PublishMetrics/messagesPublished`` says) but nothing
-    /// is encoded: a gym whose socket nobody watches pays no JSON per notification.
-    ///
-    /// Only for types the resync state does not keep (`sample`, `status`): a `machine` or
-    /// `session_state` must be encoded for the reader that connects later.
-    /// Returns the envelope bytes when `forwarding` and the line was made, as ``publishLine(_:machine:sessionID:payload:)``.
-    @discardableResult
-    public func publishIfRead(
-        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,
-        payload: @Sendable () -> JSONPayload
-    ) throws(PublishError) -> (seq: UInt64, envelope: [UInt8]?) {
-        guard !type.isReaderLocal else { throw .readerLocalType(type) }
-        guard forwarding || type.isKeptForResync || readers.values.contains(where: { $0.value.accepts(type, machine: machine) }) else {
-            seq += 1
-            counters.messagesPublished = seq
-            return (seq, nil)
-        }
-        let line = try publishLine(type, machine: machine, sessionID: sessionID, payload: payload())
-        return (line.seq, forwarding ? line.envelope : nil)
-    }
-
-    /// ``publishIfRead(_:machine:sessionID:forwarding:payload:)`` for a caller that already
-    /// runs on the server's loop, done there and then; `nil` (nothing done) on any other thread,
-    /// where the caller awaits ``publishIfRead(_:machine:sessionID:forwarding:payload:)``.
-    ///
-    /// Why: awaiting this actor from another one always enqueues a job on the loop, and one
-    /// back, because its executor is the loop and not the generic one. In the daemon the workers
-    /// run on this very loop (Swift Concurrency's global executor is NIO's singleton loop), so
-    /// every sample and status paid two jobs, for a `seq += 1` when nobody reads
-    /// (docs/performance.md). On the loop the actor's isolation holds by construction:
-    /// the loop runs one job at a time, and `assumeIsolated` checks it is the current one.
-    public nonisolated func publishIfReadOnLoop(
-        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,
-        payload: @Sendable () -> JSONPayload
-    ) -> Result<(seq: UInt64, envelope: [UInt8]?), PublishError>? {
-        guard eventLoop.inEventLoop else { return nil }
-        return assumeIsolated { server in
-            Result { () throws(PublishError) in
-                try server.publishIfRead(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
-            }
-        }
+        let envelope = forwarding ? line.getBytes(at: line.readerIndex, length: line.readableBytes - 1) : nil
+        return PublishedLine(seq: seq, envelope: envelope)
     }
 
     // MARK: Readers (called by ReaderHandler, on the loop)
