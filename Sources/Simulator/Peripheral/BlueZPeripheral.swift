@@ -94,13 +94,27 @@ public actor BlueZPeripheral {
             destination: "org.bluez", path: adapterPath, interface: "org.freedesktop.DBus.Properties", member: "Set",
             arguments: [.string("org.bluez.Adapter1"), .string("Alias"), .variant(.string(configuration.machine.name))],
             timeout: .seconds(10))
-        _ = try await bus.call(
-            destination: "org.bluez", path: adapterPath, interface: "org.bluez.GattManager1", member: "RegisterApplication",
-            arguments: [.objectPath(tree.root), DBusValue.properties([:])], timeout: .seconds(10))
-        _ = try await bus.call(
-            destination: "org.bluez", path: adapterPath, interface: "org.bluez.LEAdvertisingManager1",
-            member: "RegisterAdvertisement", arguments: [.objectPath(tree.advertisementPath), DBusValue.properties([:])],
-            timeout: .seconds(10))
+        // AlreadyExists: an earlier attempt got this far (a retry after a restarted bluetoothd
+        // registered the application, then found the adapter not ready for the advertisement).
+        try await alreadyDoneIsDone {
+            _ = try await bus.call(
+                destination: "org.bluez", path: adapterPath, interface: "org.bluez.GattManager1", member: "RegisterApplication",
+                arguments: [.objectPath(tree.root), DBusValue.properties([:])], timeout: .seconds(10))
+        }
+        try await alreadyDoneIsDone {
+            _ = try await bus.call(
+                destination: "org.bluez", path: adapterPath, interface: "org.bluez.LEAdvertisingManager1",
+                member: "RegisterAdvertisement", arguments: [.objectPath(tree.advertisementPath), DBusValue.properties([:])],
+                timeout: .seconds(10))
+        }
+    }
+
+    private func alreadyDoneIsDone(_ register: () async throws -> Void) async throws {
+        do {
+            try await register()
+        } catch DBusError.remote(let name, _) where name == "org.bluez.Error.AlreadyExists" {
+            return
+        }
     }
 
     /// A restarted bluetoothd knows nothing of us: register again, as a machine's firmware keeps
