@@ -37,6 +37,22 @@ struct FleetDiscoveryTests {
         await rig.stop()
     }
 
+    /// bluetoothd accepts StartDiscovery and does not scan (as 5.66 did just after its restart
+    /// in the VM): the fleet sees `Discovering` stay false and starts discovery again, so the
+    /// never-seen bike is found after the check (1 s here), not after the refresh (60 s).
+    @Test func startsDiscoveryAgainWhenTheAdapterDoesNotScan() async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "deaf-discovery=1"]) { settings in
+            settings.discoveryCheck = .seconds(1)
+        }
+        defer { rig.removeState() }
+        try await rig.start()
+        let ready = try await eventually(.seconds(20)) { await Self.machineReady(rig) }
+        let seen = await rig.statuses()
+        #expect(ready, "\(seen)")
+        #expect(rig.sim.log.contains("does not scan (injected)"), "the fault never fired")
+        await rig.stop()
+    }
+
     /// The adapter is powered off while the bike is switched on, and on again later: the
     /// adapter coming back starts discovery on it at once.
     @Test func findsMachinesWhenTheAdapterIsPoweredOn() async throws {

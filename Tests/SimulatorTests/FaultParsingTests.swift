@@ -12,7 +12,7 @@ struct FaultParsingTests {
             ("restart=2000", .restart(after: .milliseconds(2000), down: .milliseconds(500))),
             ("restart=100:50", .restart(after: .milliseconds(100), down: .milliseconds(50))),
             ("power-cycle=10:20", .powerCycle(after: .milliseconds(10), off: .milliseconds(20))),
-            ("discovery-fails=2", .discoveryFailures(2)), ("bad-types", .badTypes),
+            ("discovery-fails=2", .discoveryFailures(2)), ("deaf-discovery=1", .deafDiscovery(1)), ("bad-types", .badTypes),
             ("cp-result=4:4", .controlPointResult(opCode: 4, result: 4)),
             ("cp-result=0x05:0x03", .controlPointResult(opCode: 5, result: 3)),
             ("switch-on=5000", .switchOn(after: .milliseconds(5000))),

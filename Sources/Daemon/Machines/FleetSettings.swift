@@ -23,6 +23,10 @@ package struct FleetSettings: Sendable {
     /// thresholded, reports every machine it hears afresh. A gym whose machines are all
     /// connected does not discover at all.
     package var discoveryRefresh: Duration
+    /// After discovery starts, an adapter that does not say `Discovering` this long later is
+    /// asked again, at doubling intervals up to ``discoveryRefresh``: a bluetoothd just
+    /// restarted can accept StartDiscovery and not scan (seen in the VM: 49 s without a scan).
+    package var discoveryCheck: Duration
     /// A machine waiting to reconnect that is heard advertising after at least this long
     /// unheard has woken (``AdvertisementLog``): its backoff is cut short.
     package var wakeQuiet: Duration
@@ -38,7 +42,8 @@ package struct FleetSettings: Sendable {
 
     package init(
         busAddress: String, filter: MachineFilter = MachineFilter(), allow: [String] = [], adapters: [String] = [],
-        maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryRefresh: Duration = .seconds(60), wakeQuiet: Duration = .seconds(5),
+        maxConnected: Int = 10, maxPerAdapter: Int = 7, discoveryRefresh: Duration = .seconds(60), discoveryCheck: Duration = .seconds(5),
+        wakeQuiet: Duration = .seconds(5),
         reconnectBackoff: Backoff = Backoff(maximum: .seconds(300)), supervisorTiming: MachineSupervisor.Timing = .init(),
         busBackoff: Backoff = Backoff()
     ) {
@@ -49,6 +54,7 @@ package struct FleetSettings: Sendable {
         self.maxConnected = maxConnected
         self.maxPerAdapter = maxPerAdapter
         self.discoveryRefresh = discoveryRefresh
+        self.discoveryCheck = discoveryCheck
         self.wakeQuiet = wakeQuiet
         self.reconnectBackoff = reconnectBackoff
         self.supervisorTiming = supervisorTiming

@@ -30,6 +30,7 @@ extension MachineFleet {
         var heldGeneration = -1
         var heldAdapters: AdapterSignature = [:]
         var refreshDue = false
+        var check = settings.discoveryCheck
         while !Task.isCancelled {
             if settings.allow.isEmpty { _ = await adoptKnown(client) }
             let generation = await client.generation
@@ -55,8 +56,19 @@ extension MachineFleet {
             }
             if Task.isCancelled { break }
             let before = await client.tree
-            let changed = await waitForChange(client, adapters: adapters, refresh: held ? settings.discoveryRefresh : nil)
+            let checking = held && !Self.notDiscovering(before, filter: settings.filter).isEmpty
+            if !checking { check = settings.discoveryCheck }
+            let refresh = checking ? min(check, settings.discoveryRefresh) : settings.discoveryRefresh
+            let changed = await waitForChange(client, adapters: adapters, refresh: held ? refresh : nil)
             refreshDue = !changed
+            if !changed, checking {
+                let deaf = Self.notDiscovering(await client.tree, filter: settings.filter)
+                refreshDue = !deaf.isEmpty
+                if refreshDue {
+                    logger.notice("\(deaf.map(AdapterBudget.name).joined(separator: ", ")) not discovering \(Self.seconds(check)) s after StartDiscovery: starting again")
+                    check = check * 2
+                }
+            }
             await wakeAdvertising(client, since: before)
         }
         if held { await Task { await client.releaseDiscovery() }.value }
@@ -149,6 +161,14 @@ extension MachineFleet {
 
     /// One machine's Device1 objects and their RSSI, compared between two looks at the cache.
     typealias Heard = [String: Int?]
+
+    /// The powered adapters `filter` allows that do not say `Discovering`.
+    nonisolated static func notDiscovering(_ tree: ObjectTree, filter: MachineFilter) -> [String] {
+        tree.paths(with: BlueZNames.adapter).filter { path in
+            let properties = tree.properties(path, BlueZNames.adapter)
+            return filter.allows(adapter: path) && properties?["Powered"]?.bool == true && properties?["Discovering"]?.bool != true
+        }.sorted()
+    }
 
     nonisolated static func adapterSignature(_ tree: ObjectTree) -> AdapterSignature {
         var adapters: AdapterSignature = [:]

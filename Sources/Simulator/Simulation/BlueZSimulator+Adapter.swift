@@ -16,6 +16,11 @@ extension BlueZSimulator {
                 throw .inProgress
             }
             guard !departed.contains(sender) else { return .now([]) }
+            if adapter.deafStartsToInject > 0 {
+                adapter.deafStartsToInject -= 1
+                adapter.deaf = true
+                log("StartDiscovery on \(adapter.name) accepted, and the adapter does not scan (injected)")
+            }
             adapter.sessions.insert(sender)
             // start_discovery_complete: the reply first, then Discovering.
             reply(call.replier)
@@ -55,7 +60,8 @@ extension BlueZSimulator {
     /// machines' advertisements; turning off invalidates RSSI (`discovery_cleanup`) and starts
     /// the TemporaryTimeout of never-connected devices.
     func discoveryChanged(_ adapter: AdapterState) {
-        let now = !adapter.sessions.isEmpty
+        if adapter.sessions.isEmpty { adapter.deaf = false }
+        let now = !adapter.sessions.isEmpty && !adapter.deaf
         guard now != adapter.discovering else {
             if now { hearMachines(adapter) }
             return

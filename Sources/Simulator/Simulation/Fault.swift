@@ -28,6 +28,10 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     case powerCycle(after: Duration, off: Duration)
     /// The first N StartDiscovery() calls on each adapter: InProgress (the kernel refused).
     case discoveryFailures(Int)
+    /// The first N StartDiscovery() calls on each adapter succeed and the adapter does not scan:
+    /// Discovering stays false and nothing is heard until every session has stopped (seen
+    /// from bluetoothd 5.66 just after its restart in the VM: 49 s without LE Set Scan Enable).
+    case deafDiscovery(Int)
     /// RSSI updates sent as strings, ManufacturerData and ServiceData as dbusmock's `aa{qv}`.
     case badTypes
     /// The Control Point answers this op code with this result code.
@@ -42,7 +46,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     public static let usage = """
         connect-abort[=N] connect-hang[=N] no-resolve[=N] early-resolve[=N] connect-reply-first[=N] \
         connect-silent[=N] connected-at-start link-drop=FRAMES \
-        lose-control=FRAMES restart=AFTER_MS[:DOWN_MS] power-cycle=AFTER_MS[:OFF_MS] discovery-fails=N \
+        lose-control=FRAMES restart=AFTER_MS[:DOWN_MS] power-cycle=AFTER_MS[:OFF_MS] discovery-fails=N deaf-discovery=N \
         bad-types cp-result=OP:RESULT switch-on=AFTER_MS sleep=AFTER_MS[:ASLEEP_MS]
         """
 
@@ -88,6 +92,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
             let (after, off) = try milliseconds(default: 500)
             self = .powerCycle(after: after, off: off)
         case "discovery-fails": self = .discoveryFailures(try count())
+        case "deaf-discovery": self = .deafDiscovery(try count(default: 1))
         case "switch-on":
             let (after, _) = try milliseconds(default: 0)
             guard !(argument ?? "").contains(":") else { throw SimulatorError("fault 'switch-on' needs AFTER_MS, as switch-on=5000") }
@@ -123,6 +128,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .restart(let after, let down): "restart=\(after.milliseconds):\(down.milliseconds)"
         case .powerCycle(let after, let off): "power-cycle=\(after.milliseconds):\(off.milliseconds)"
         case .discoveryFailures(let count): "discovery-fails=\(count)"
+        case .deafDiscovery(let count): "deaf-discovery=\(count)"
         case .badTypes: "bad-types"
         case .controlPointResult(let op, let result): "cp-result=\(op):\(result)"
         case .switchOn(let after): "switch-on=\(after.milliseconds)"

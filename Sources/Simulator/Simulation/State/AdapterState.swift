@@ -11,6 +11,10 @@ final class AdapterState {
     var discovering = false
     /// StartDiscovery calls still to refuse with InProgress (the kernel said no).
     var failuresToInject = 0
+    /// StartDiscovery calls still to accept without scanning (``Fault/deafDiscovery(_:)``).
+    var deafStartsToInject = 0
+    /// Sessions exist, and the adapter does not scan until they are all gone.
+    var deaf = false
 
     init(name: String, index: Int) {
         self.name = name
