@@ -85,6 +85,42 @@ struct BtsnoopReaderTests {
         #expect(reader.statistics.unmappedHandles == [0x0031])
     }
 
+    /// btmon started after BlueZ first met the machine: BlueZ keeps the GATT database across
+    /// reconnects, so the first link in the capture never discovers, and a later one does (seen
+    /// in the VM's ride after a bluetoothd restart). The first link reads with the later map:
+    /// on the gateway's side its peer's, on the machine's side (it sends the notifications, its
+    /// peers are gateway adapters) the one map every discovery on its controller agrees on.
+    @Test(arguments: [
+        // The gateway's side: the same machine discovers later; another machine's map is not borrowed.
+        (false, BikeSessionFixture.peer, [0x2AD2], true),
+        (false, [0xC0, 0x11, 0x22, 0x33, 0x44, 0x09], [0x2AD2], false),
+        // The machine's side: another gateway discovers later; two different maps decide nothing.
+        (true, [0xC0, 0x11, 0x22, 0x33, 0x44, 0x09], [0x2AD2], true),
+        (true, [0xC0, 0x11, 0x22, 0x33, 0x44, 0x09], [0x2AD2, 0x2AD1], false),
+    ] as [(Bool, [UInt8], [UInt16], Bool)])
+    func aLinkBeforeAnyDiscoveryReadsWithTheMapDiscoveredLater(
+        _ machineSide: Bool, _ laterPeer: [UInt8], _ types: [UInt16], _ mapped: Bool
+    ) throws {
+        let sent: BtsnoopBuilder.Direction = machineSide ? .toController : .toHost
+        let asked: BtsnoopBuilder.Direction = machineSide ? .toHost : .toController
+        var file = BtsnoopBuilder(.monitor)
+        file.connectionComplete(handle: 0x0040, peer: BikeSessionFixture.peer, at: 0)
+        file.att(handle: 0x0040, ATT.notification(0x0014, [0x01]), sent, at: 1)
+        file.disconnectionComplete(handle: 0x0040, at: 2)
+        for (index, type) in types.enumerated() {
+            var peer = laterPeer
+            peer[0] &+= UInt8(index)
+            file.connectionComplete(handle: 0x0041, peer: peer, at: 3)
+            file.att(handle: 0x0041, ATT.readByTypeRequest(from: 1, to: 0xFFFF), asked, at: 4)
+            file.att(handle: 0x0041, ATT.characteristics([(0x0013, 0x0014, type)]), sent, at: 4)
+            file.disconnectionComplete(handle: 0x0041, at: 6)
+        }
+        var reader = try BtsnoopReader(bytes: file.bytes)
+        let first = drain(&reader).events.filter { $0.time == .microseconds(1) }
+        #expect(first == (mapped ? [.attribute(.notify, AttributeUUID(short: 0x2AD2), [0x01], at: .microseconds(1))] : []))
+        #expect(reader.statistics.unmappedHandles == (mapped ? [] : [0x0014]))
+    }
+
     @Test func theHandleMapWinsOverDiscovery() throws {
         var file = BtsnoopBuilder(.h4)
         file.att(handle: 0x0001, ATT.characteristics([(0x0013, 0x0014, 0x2AD1)]), .toHost, at: 0)

@@ -37,9 +37,9 @@ struct FleetDiscoveryTests {
         await rig.stop()
     }
 
-    /// bluetoothd accepts StartDiscovery and does not scan (as 5.66 did just after its restart
-    /// in the VM): the fleet sees `Discovering` stay false and starts discovery again, so the
-    /// never-seen bike is found after the check (1 s here), not after the refresh (60 s).
+    /// bluetoothd accepts StartDiscovery and the adapter does not scan (its session dropped
+    /// unseen): the fleet sees `Discovering` stay false and starts discovery there again, so
+    /// the never-seen bike is found after the check (1 s here), not after the refresh (60 s).
     @Test func startsDiscoveryAgainWhenTheAdapterDoesNotScan() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "deaf-discovery=1"]) { settings in
             settings.discoveryCheck = .seconds(1)
@@ -50,6 +50,33 @@ struct FleetDiscoveryTests {
         let seen = await rig.statuses()
         #expect(ready, "\(seen)")
         #expect(rig.sim.log.contains("does not scan (injected)"), "the fault never fired")
+        await rig.stop()
+    }
+
+    /// bluetoothd restarts under two machines, each heard through its own adapter (the VM's
+    /// gateway, one link per adapter). As 5.66 does, it reloads the machines it connected to
+    /// with their GATT services as UUIDs (no 0xFE01, which their advertisements never add
+    /// back) and brings the adapters back unpowered, powering them one by one while the fleet
+    /// and both supervisors already look. Both machines are back within seconds. Before, the
+    /// filter refused the reloaded machines for good (the VM: over 2 minutes, then gave up),
+    /// and only the first holder of discovery started it.
+    @Test func bothMachinesComeBackAfterABluetoothdRestart() async throws {
+        let rig = try await FleetRig(
+            simulator: ["--adapters", "2", "--visible-on", "one", "--bikes", "2", "--rate", "4", "--fault", "restart=4000:300"],
+            maxPerAdapter: 1)
+        defer { rig.removeState() }
+        try await rig.start()
+        let names = ["SF-Bike-0001", "SF-Bike-0002"]
+        #expect(try await eventually(.seconds(4)) { await rig.statuses().values.filter { $0.state == .ready }.count == 2 })
+        #expect(try await eventually(.seconds(10)) { await rig.statuses().values.contains { $0.state != .ready } })
+        let down = ContinuousClock.now
+        var back = true
+        for name in names { back = try await eventually(.seconds(20)) { await Self.machineReady(rig, name) } && back }
+        let seen = await rig.statuses()
+        #expect(back, "\(seen)")
+        // The fleet's own check would restart a silent adapter after 5 s: well before that.
+        #expect(ContinuousClock.now - down < .seconds(4), "\(ContinuousClock.now - down)")
+        #expect(rig.sim.log.contains("bluetoothd back"), "the restart never happened")
         await rig.stop()
     }
 

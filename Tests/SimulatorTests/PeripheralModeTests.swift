@@ -81,6 +81,10 @@ extension SimulatorProcessTests {
                 #expect(byUUID[uuid] != nil, "no \(uuid) in the application")
             }
             #expect(byUUID["00001801"] == nil, "bluetoothd serves its own Generic Attribute service")
+            // Fixed start handles, 0x0200 on for hci1, so a restarted bluetoothd serving several
+            // machines gives each the handles it had.
+            let starts = ["0000180a", "00001826"].compactMap { byUUID[$0]?.properties["Handle"]?.unwrapped }
+            #expect(Set(starts) == [.uint16(0x0200), .uint16(0x0220)], "\(starts)")
             #expect(byUUID["00002ad9"]?.properties["Flags"]?.strings == ["write", "indicate"])
             #expect(byUUID["00002ad2"]?.properties["Flags"]?.strings == ["notify"])
             let ad = try #require(try await bluez.call(

@@ -73,6 +73,72 @@ extension SimulatorProcessTests {
             await rig.client.releaseDiscovery()
         }
 
+        /// After a bluetoothd restart the adapters come back one by one while the fleet and
+        /// every supervisor looking for its machine hold discovery. A holder that comes after an
+        /// adapter was powered on starts discovery there: before, only the first holder started
+        /// it, so hci1 stayed silent until every holder let go (103 s in the VM, the rower heard
+        /// only through it).
+        @Test func aLaterHolderStartsDiscoveryOnAnAdapterPoweredSince() async throws {
+            let rig = try await SimulatorRig.start(["--adapters", "2", "--bikes", "2", "--visible-on", "one"])
+            defer { rig.stop() }
+            let powered: @Sendable (String, Bool) -> @Sendable (ObjectTree) -> Bool = { path, on in
+                { $0.properties(path, "org.bluez.Adapter1")?["Powered"]?.bool == on }
+            }
+            let discovering: @Sendable (String) -> @Sendable (ObjectTree) -> Bool = { path in
+                { $0.properties(path, "org.bluez.Adapter1")?["Discovering"]?.bool == true }
+            }
+            try await rig.call("/org/bluez/hci1", "org.freedesktop.DBus.Properties", "Set", [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.bool(false))])
+            #expect(await rig.waitFor("hci1 powered off", powered("/org/bluez/hci1", false)))
+            try await rig.client.acquireDiscovery(filter: MachineFilter())
+            #expect(await rig.waitFor("hci0 discovering", discovering("/org/bluez/hci0")))
+            try await rig.call("/org/bluez/hci1", "org.freedesktop.DBus.Properties", "Set", [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.bool(true))])
+            #expect(await rig.waitFor("hci1 powered on", powered("/org/bluez/hci1", true)))
+            try await rig.client.acquireDiscovery(filter: MachineFilter())
+            #expect(await rig.waitFor("hci1 discovering", discovering("/org/bluez/hci1")))
+            // Both holders let go: both adapters stop.
+            await rig.client.releaseDiscovery()
+            await rig.client.releaseDiscovery()
+            #expect(await rig.waitFor("both stopped") { tree in
+                ["/org/bluez/hci0", "/org/bluez/hci1"].allSatisfy { tree.properties($0, "org.bluez.Adapter1")?["Discovering"]?.bool == false }
+            })
+        }
+
+        /// A start whose reply came after its timeout (a busy bluetoothd, in the VM) leaves this
+        /// client a session that bluetoothd knows and the client does not, and bluetoothd then
+        /// answers every start InProgress. The client stops that session and starts again, so
+        /// the adapter is searched (before: five InProgress, and the adapter left silent).
+        @Test func aStaleSessionOfItsOwnIsStoppedAndStartedAgain() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1"])
+            defer { rig.stop() }
+            try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+            try await rig.client.acquireDiscovery(filter: MachineFilter())
+            #expect(await rig.client.discoveringAdapters == ["/org/bluez/hci0"])
+            let calls = try await rig.callLog().filter { $0.contains("Discovery ") }
+            #expect(calls.contains("org.bluez.Adapter1.StopDiscovery /org/bluez/hci0"), "\(calls)")
+            await rig.client.releaseDiscovery()
+            #expect(await rig.waitFor("hci0 stopped") { $0.properties("/org/bluez/hci0", "org.bluez.Adapter1")?["Discovering"]?.bool == false })
+        }
+
+        /// After a bluetoothd restart a remembered machine is listed before its adapter is
+        /// powered again, and a Connect through it fails at once ("Input/output error" in the
+        /// VM, then a 5 s pause): a machine is found only through a powered adapter.
+        @Test func aMachineIsFoundOnlyThroughAPoweredAdapter() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--known"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            let power: @Sendable (Bool) async throws -> Void = { on in
+                try await rig.call("/org/bluez/hci0", "org.freedesktop.DBus.Properties", "Set", [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.bool(on))])
+                _ = await rig.waitFor("hci0 Powered \(on)") { $0.properties("/org/bluez/hci0", "org.bluez.Adapter1")?["Powered"]?.bool == on }
+            }
+            try await power(false)
+            #expect(await rig.client.tree.paths(with: "org.bluez.Device1") == [device])
+            await #expect(throws: BlueZError.self) {
+                try await rig.client.locate(MachineTarget("SF-Bike-0001"), filter: MachineFilter(), timeout: .milliseconds(300))
+            }
+            try await power(true)
+            #expect(try await rig.client.locate(MachineTarget("SF-Bike-0001"), filter: MachineFilter(), timeout: .seconds(2)).path == device)
+        }
+
         /// A supervisor's reader sees `.ready` before the first frame, even when frames flow
         /// during a slow Request Control.
         @Test func readyComesBeforeTheFirstFrame() async throws {

@@ -29,8 +29,14 @@ extension BlueZClient {
         adapters.filter(filter.allows(adapter:))
     }
 
-    /// Returns false when the adapter cannot discover (powered off, vanished); throws only
-    /// when BlueZ itself is unreachable.
+    /// Returns false when the adapter cannot discover (powered off, vanished, or no answer in
+    /// time); throws only when BlueZ itself is unreachable.
+    ///
+    /// `InProgress` means this client already has a session there, or the kernel is still busy
+    /// with the last one. The first comes from a start whose reply arrived after its timeout (a
+    /// busy bluetoothd, seen in the VM), and bluetoothd then answers every later start so until
+    /// that session is stopped: StopDiscovery ends it (and answers "No discovery started" to
+    /// the second case), then the start is tried again, with a pause.
     func startDiscovery(on adapter: String, filter: MachineFilter) async throws -> Bool {
         let discoveryFilter = DBusValue.properties([
             "UUIDs": .array(element: "s", filter.discoveryUUIDs.map(DBusValue.string)),
@@ -47,11 +53,16 @@ extension BlueZClient {
             do {
                 _ = try await connection.call(
                     destination: BlueZNames.service, path: adapter, interface: BlueZNames.adapter,
-                    member: "StartDiscovery", timeout: .seconds(5))
+                    member: "StartDiscovery", timeout: .seconds(10))
                 return true
             } catch DBusError.remote(name: "org.bluez.Error.InProgress", _) where attempt < 4 {
+                _ = try? await connection.call(
+                    destination: BlueZNames.service, path: adapter, interface: BlueZNames.adapter,
+                    member: "StopDiscovery", timeout: .seconds(5))
                 try await clock.sleep(for: .milliseconds(200 * (attempt + 1)))
             } catch let error as DBusError where error.remoteName != nil {
+                return false
+            } catch DBusError.timeout {
                 return false
             }
         }

@@ -25,7 +25,9 @@ package actor BlueZClient {
     /// How many callers want discovery on now: it starts with the first and stops with the
     /// last, so several machines being searched for share one session per adapter.
     var discoveryHolders = 0
-    var discoveringAdapters: [String] = []
+    /// The adapters this client has a discovery session on, and those it is starting one on.
+    package internal(set) var discoveringAdapters: Set<String> = []
+    var startingAdapters: Set<String> = []
     /// The bus connection died (dbus-daemon restarted or went away): nothing more will come.
     package private(set) var busLost = false
     private var busLostWaiters: [CheckedContinuation<Void, Never>] = []
@@ -149,8 +151,10 @@ package actor BlueZClient {
         }
         if signal.member == "NameOwnerChanged" {
             // bluetoothd restarted or went away: every object is gone, and a new owner
-            // starts from its own state (docs/bluez.md "Failure modes").
+            // starts from its own state (docs/bluez.md "Failure modes"), holding no
+            // discovery session of ours.
             tree.removeAll()
+            discoveringAdapters.removeAll()
             if let newOwner = signal.arguments.count >= 3 ? signal.arguments[2].string : nil, !newOwner.isEmpty {
                 try? await reload()
             } else {

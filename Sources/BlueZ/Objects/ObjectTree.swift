@@ -112,9 +112,34 @@ extension ObjectTree {
                 filter.allows(adapter: machine.adapter),
                 filter.accepts(
                     name: properties["Name"]?.string, address: machine.address, uuids: DiscoveredMachine.uuids(properties),
-                    gattServices: gattServices[path] ?? [])
+                    gattServices: (gattServices[path] ?? []) + Self.cachedServices(properties))
             else { return nil }
             return machine
         }.sorted { ($0.name, $0.address) < ($1.name, $1.address) }
+    }
+
+    /// A device's UUIDs when they are its GATT database's rather than what it advertises: once
+    /// bluetoothd has resolved a device's services it lists them as its UUIDs and keeps them in
+    /// its cache, and after a restart (or a reboot) it reloads a device it connected to with
+    /// those UUIDs and no GattService1 objects; what it then hears advertised changes only RSSI
+    /// and ManufacturerData, so 0xFE01 never shows again (seen in the VM: such machines were
+    /// never found). Every GATT server has GAP (0x1800), and no advertisement names it.
+    static func cachedServices(_ properties: Properties) -> [String] {
+        let uuids = DiscoveredMachine.uuids(properties)
+        return uuids.contains { $0.lowercased() == Self.genericAccessUUID } ? uuids : []
+    }
+
+    static let genericAccessUUID = "00001800-0000-1000-8000-00805f9b34fb"
+
+    /// Whether `adapter` can be used: not known to be powered off.
+    package func isPowered(_ adapter: String) -> Bool {
+        properties(adapter, BlueZNames.adapter)?["Powered"]?.bool != false
+    }
+
+    /// The Device1 objects that are `target` and that a powered adapter allowed by `filter` can
+    /// reach: after a bluetoothd restart a remembered machine is listed on every adapter before
+    /// they are powered again, and a Connect through an unpowered one fails at once.
+    package func reachable(_ target: MachineTarget, passing filter: MachineFilter) -> [DiscoveredMachine] {
+        machines(passing: filter).filter { target.matches($0) && isPowered($0.adapter) }
     }
 }

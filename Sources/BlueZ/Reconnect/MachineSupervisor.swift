@@ -167,7 +167,7 @@ package actor MachineSupervisor {
     /// waiting for room (the caller comes round again). Without an allocator, `found` itself.
     private func place(_ found: DiscoveredMachine, waitingFor: inout String?) async throws -> DiscoveredMachine? {
         guard let allocator else { return found }
-        let copies = await client.machines(passing: filter).filter(target.matches)
+        let copies = await client.tree.reachable(target, passing: filter)
         let links = await client.links
         // A machine BlueZ already has a link to (left by another client, or by an instance
         // that crashed) is adopted on that link: connecting it again through another adapter

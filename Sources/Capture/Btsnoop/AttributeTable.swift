@@ -3,7 +3,7 @@
 /// GATT servers number their attributes from 1 upwards and small machines stay well under a
 /// few hundred handles, so low handles live in a directly indexed array (one bounds check and
 /// a load, no hashing); the rare high handle goes to a dictionary.
-struct AttributeTable: Sendable {
+struct AttributeTable: Sendable, Equatable {
     static let denseLimit: UInt16 = 0x400
 
     private var dense: [AttributeUUID?] = []

@@ -11,7 +11,10 @@ import FTMS
 ///
 /// Maps outlive their link: a reconnect to the same address reuses the last map, as BlueZ's
 /// GATT cache does (it does not rediscover), and a link whose peer the capture never named
-/// passes its map to the next one (in practice the same machine reconnecting).
+/// passes its map to the next one (in practice the same machine reconnecting). A link that
+/// began with BlueZ's cache already warm, before any discovery the capture holds (btmon started
+/// after the gateway first met the machine), reads its handles against the map the rest of the
+/// capture discovers: see ``laterAttribute(_:on:serverIsLocal:)``.
 ///
 /// Time is relative to the first record; ``header`` carries the wall-clock start.
 public struct BtsnoopReader: Sendable {
@@ -28,10 +31,17 @@ public struct BtsnoopReader: Sendable {
     private var links = LinkTable()
     private var savedAttributes: [BluetoothAddress: AttributeTable] = [:]
     private var anonymousAttributes = AttributeTable()
+    /// The maps of closed links by controller, each once: on the machine's side of a capture,
+    /// the machine's own (the server's handles do not depend on which gateway asked).
+    private var controllerAttributes: [UInt16: [AttributeTable]] = [:]
     private var reassembler = L2CAPReassembler()
     private var facts = MachineFacts()
     /// Events of one PDU beyond the first (a multiple value notification), handed out next.
     private var queued: [CaptureEvent] = []
+    /// The maps the rest of the capture discovers, read once, when a link first needs them.
+    private var laterMaps: DiscoveredMaps?
+    /// False in the copy that reads ahead for ``laterMaps``, so it does not read ahead itself.
+    private var readsAhead = true
 
     /// btsnoop timestamps count from midnight, 1 January of year 0; this many microseconds later
     /// is the Unix epoch (the constant Wireshark and BlueZ use).
@@ -162,9 +172,9 @@ public struct BtsnoopReader: Sendable {
         let index = links.index(of: link) ?? links.add(link, GATTLink(peer: nil, attributes: anonymousAttributes))
         switch links[index].interpret(att, direction: direction) {
         case .access(let access):
-            return value(access, in: att, on: index, at: time)
+            return value(access, in: att, on: index, serverIsLocal: direction == .sent, at: time)
         case .accesses(let accesses):
-            var events = accesses.compactMap { value($0, in: att, on: index, at: time) }
+            var events = accesses.compactMap { value($0, in: att, on: index, serverIsLocal: direction == .sent, at: time) }
             guard !events.isEmpty else { return nil }
             let first = events.removeFirst()
             queued.append(contentsOf: events)
@@ -197,12 +207,13 @@ public struct BtsnoopReader: Sendable {
     }
 
     private mutating func value(
-        _ access: GATTLink.Access, in att: UnsafeRawBufferPointer, on link: Int, at time: Duration
+        _ access: GATTLink.Access, in att: UnsafeRawBufferPointer, on link: Int, serverIsLocal: Bool, at time: Duration
     ) -> CaptureEvent? {
         if access.operation == .notify || access.operation == .indicate {
             statistics.notificationsPerHandle[access.handle, default: 0] += 1
         }
-        guard let uuid = handleMap[access.handle] ?? links[link].attributes[access.handle] else {
+        guard let uuid = handleMap[access.handle] ?? links[link].attributes[access.handle] ?? laterAttribute(access.handle, on: link, serverIsLocal: serverIsLocal)
+        else {
             statistics.unmappedEvents += 1
             statistics.unmappedHandles.insert(access.handle)
             return nil
@@ -213,6 +224,35 @@ public struct BtsnoopReader: Sendable {
         }
         if facts.dataType == nil { facts.dataType = MachineType(dataCharacteristic: uuid) }
         return .attribute(access.operation, uuid, AttributeValue(value), at: time)
+    }
+
+    /// The attribute of a handle its link has not mapped, from the maps the rest of the capture
+    /// discovers for the link's server: the peer's, or (`serverIsLocal`, a capture on the
+    /// machine's side, whose peers are gateways) those of the link's own controller, when every
+    /// one that maps the handle agrees. The rest of the capture is read once, when first needed.
+    private mutating func laterAttribute(_ handle: UInt16, on link: Int, serverIsLocal: Bool) -> AttributeUUID? {
+        guard readsAhead else { return nil }
+        if laterMaps == nil {
+            var ahead = self
+            ahead.readsAhead = false
+            while (try? ahead.next()) != nil {}
+            laterMaps = ahead.discoveredMaps
+        }
+        let uuid = serverIsLocal
+            ? laterMaps?.attribute(handle, controller: links.id(at: link).controller)
+            : links[link].peer.flatMap { laterMaps?.byPeer[$0]?[handle] }
+        guard let uuid else { return nil }
+        links[link].attributes[handle] = uuid
+        return uuid
+    }
+
+    /// Every map this reader holds, of the links it has closed and those still open.
+    private var discoveredMaps: DiscoveredMaps {
+        var maps = DiscoveredMaps(byPeer: savedAttributes, byController: controllerAttributes)
+        for index in links.indices {
+            maps.add(links[index].attributes, peer: links[index].peer, controller: links.id(at: index).controller)
+        }
+        return maps
     }
 
     // MARK: HCI events
@@ -235,6 +275,9 @@ public struct BtsnoopReader: Sendable {
             let gatt = links.remove(link)
             if let gatt {
                 if let peer = gatt.peer { savedAttributes[peer] = gatt.attributes } else { anonymousAttributes = gatt.attributes }
+                if !gatt.attributes.isEmpty, controllerAttributes[controller]?.contains(gatt.attributes) != true {
+                    controllerAttributes[controller, default: []].append(gatt.attributes)
+                }
             }
             if let wanted = options.address {
                 // With a filter, only links this reader followed, to that peer or to one never named.

@@ -40,6 +40,10 @@ struct LinkTable {
         return links.remove(at: found)
     }
 
+    var indices: Range<Int> { links.indices }
+
+    func id(at index: Int) -> LinkID { ids[index] }
+
     /// Borrowed and mutated in place: a link holds arrays, and copying it out per packet
     /// would cost a retain and release of each.
     subscript(index: Int) -> GATTLink {

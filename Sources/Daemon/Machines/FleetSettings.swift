@@ -24,8 +24,8 @@ package struct FleetSettings: Sendable {
     /// connected does not discover at all.
     package var discoveryRefresh: Duration
     /// After discovery starts, an adapter that does not say `Discovering` this long later is
-    /// asked again, at doubling intervals up to ``discoveryRefresh``: a bluetoothd just
-    /// restarted can accept StartDiscovery and not scan (seen in the VM: 49 s without a scan).
+    /// asked again, at doubling intervals up to ``discoveryRefresh``: its session may have
+    /// dropped without the fleet seeing why (an off and on too quick to notice).
     package var discoveryCheck: Duration
     /// A machine waiting to reconnect that is heard advertising after at least this long
     /// unheard has woken (``AdvertisementLog``): its backoff is cut short.

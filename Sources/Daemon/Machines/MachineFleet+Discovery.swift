@@ -29,19 +29,24 @@ extension MachineFleet {
         var held = false
         var heldGeneration = -1
         var heldAdapters: AdapterSignature = [:]
-        var refreshDue = false
+        // The adapters to stop and start again: every one at the refresh, or those not scanning.
+        var restart: Set<String>?
         var check = settings.discoveryCheck
         while !Task.isCancelled {
             if settings.allow.isEmpty { _ = await adoptKnown(client) }
             let generation = await client.generation
             let adapters = Self.adapterSignature(await client.tree)
             if wantsDiscovery, connecting.isEmpty {
-                if !held || refreshDue || generation != heldGeneration || adapters != heldAdapters {
-                    if held { await client.releaseDiscovery() }
+                if !held || restart != nil || generation != heldGeneration || adapters != heldAdapters {
                     do {
-                        try await client.acquireDiscovery(filter: settings.filter)
-                        held = true
-                        logger.debug("discovering on \(adapters.filter { $0.value && settings.filter.allows(adapter: $0.key) }.keys.sorted().map(AdapterBudget.name))")
+                        if held {
+                            try await client.holdDiscovery(filter: settings.filter, restarting: restart ?? [])
+                        } else {
+                            try await client.acquireDiscovery(filter: settings.filter)
+                            held = true
+                        }
+                        let sessions = await client.discoveringAdapters
+                        logger.debug("discovering on \(sessions.sorted().map(AdapterBudget.name))")
                     } catch {
                         await client.releaseDiscovery()
                         held = false
@@ -60,14 +65,16 @@ extension MachineFleet {
             if !checking { check = settings.discoveryCheck }
             let refresh = checking ? min(check, settings.discoveryRefresh) : settings.discoveryRefresh
             let changed = await waitForChange(client, adapters: adapters, refresh: held ? refresh : nil)
-            refreshDue = !changed
+            restart = nil
             if !changed, checking {
                 let deaf = Self.notDiscovering(await client.tree, filter: settings.filter)
-                refreshDue = !deaf.isEmpty
-                if refreshDue {
+                if !deaf.isEmpty {
+                    restart = Set(deaf)
                     logger.notice("\(deaf.map(AdapterBudget.name).joined(separator: ", ")) not discovering \(Self.seconds(check)) s after StartDiscovery: starting again")
                     check = check * 2
                 }
+            } else if !changed {
+                restart = Set(adapters.keys.filter(settings.filter.allows(adapter:)))
             }
             await wakeAdvertising(client, since: before)
         }

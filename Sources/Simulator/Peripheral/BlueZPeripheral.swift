@@ -36,7 +36,7 @@ public actor BlueZPeripheral {
         self.configuration = configuration
         self.busAddress = busAddress
         self.log = log
-        tree = PeripheralTree(machine: configuration.machine)
+        tree = PeripheralTree(machine: configuration.machine, firstHandle: configuration.firstHandle)
         controlPoint = ControlPointMachine(kind: configuration.machine.kind, resistanceForm: configuration.machine.resistanceForm)
         source = configuration.machine.dataSource()
         for characteristic in tree.characteristics { values[characteristic.path] = characteristic.value }

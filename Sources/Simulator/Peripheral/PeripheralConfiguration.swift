@@ -8,6 +8,14 @@ public struct PeripheralConfiguration: Sendable {
     public var rate: Double
     public var verbose = false
 
+    /// Where the machine's services start in bluetoothd's database: 0x0100 for `hci0`, 0x0200 for
+    /// `hci1` and so on, so that machines served on several adapters of one bluetoothd keep
+    /// their handles, apart, across its restarts (see ``PeripheralTree``).
+    var firstHandle: UInt16 {
+        let index = UInt16(adapter.drop { !$0.isNumber }) ?? 0
+        return 0x0100 * (min(index, 0xFE) + 1)
+    }
+
     public init(machine: MachineSpec, adapter: String, rate: Double) {
         self.machine = machine
         self.adapter = adapter

@@ -21,6 +21,8 @@ struct PeripheralTree: Sendable {
     struct Service: Sendable {
         let path: String
         let uuid: UInt16
+        /// Where the service starts in bluetoothd's database (its `Handle` property).
+        let handle: UInt16
     }
 
     /// Object paths cannot hold the `-` of machine names, so the root is numbered instead.
@@ -35,7 +37,12 @@ struct PeripheralTree: Sendable {
     static let gattCharacteristic = "org.bluez.GattCharacteristic1"
     static let advertisementInterface = "org.bluez.LEAdvertisement1"
 
-    init(machine: MachineSpec, root: String = "/org/ftmssim/peripheral0") {
+    /// Each service asks for a fixed start handle, `firstHandle` and every 0x20 after it, as a
+    /// machine's firmware has fixed handles: bluetoothd otherwise numbers applications in the
+    /// order they register, one database for all its adapters, so two machines served by one
+    /// bluetoothd swapped handles whenever it restarted, and the gateway's GATT cache of them
+    /// went stale (seen in the VM). The characteristics follow in order inside their service.
+    init(machine: MachineSpec, root: String = "/org/ftmssim/peripheral0", firstHandle: UInt16 = 0x0100) {
         self.root = root
         advertisementPath = root + "/advertisement0"
         localName = machine.name
@@ -44,7 +51,7 @@ struct PeripheralTree: Sendable {
         var characteristics: [Characteristic] = []
         for (serviceIndex, service) in GattLayout(kind: machine.kind).services.enumerated() where service.uuid != 0x1801 {
             let servicePath = root + "/service\(serviceIndex)"
-            services.append(Service(path: servicePath, uuid: service.uuid))
+            services.append(Service(path: servicePath, uuid: service.uuid, handle: firstHandle + 0x20 * UInt16(services.count)))
             for (index, characteristic) in service.characteristics.enumerated() {
                 characteristics.append(Characteristic(
                     path: servicePath + "/char\(index)", uuid: characteristic.uuid, flags: characteristic.flags,
@@ -68,7 +75,7 @@ struct PeripheralTree: Sendable {
         var entries: [DBusDictEntry] = services.map { service in
             DBusDictEntry(.objectPath(service.path), Self.interfaces([
                 Self.gattService: ["UUID": .string(fullUUID(service.uuid)), "Primary": .bool(true),
-                                   "Includes": .array(element: "o", [])],
+                                   "Includes": .array(element: "o", []), "Handle": .uint16(service.handle)],
             ]))
         }
         entries += characteristics.map { characteristic in

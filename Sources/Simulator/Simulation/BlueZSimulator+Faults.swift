@@ -76,7 +76,8 @@ extension BlueZSimulator {
     /// bluetoothd goes away and comes back: the name is released (clients see
     /// NameOwnerChanged), waiting callers get the bus's NoReply, and after `down` a fresh
     /// process owns `org.bluez` with only what BlueZ persists: adapters, and devices connected
-    /// before with their GATT cache, disconnected and without RSSI.
+    /// before with their GATT cache, disconnected and without RSSI. As 5.66 did in the VM, the
+    /// adapters come back unpowered and are powered on one by one, 600 ms and more later.
     func restartBluetoothd(down: Duration) {
         guard let old = connection else { return }
         log("bluetoothd restarting: \(BusNames.service) gone for \(down.milliseconds) ms")
@@ -99,13 +100,13 @@ extension BlueZSimulator {
             adapter.sessions = []
             adapter.filters = [:]
             adapter.discovering = false
-            adapter.powered = true
+            adapter.powered = false
         }
         departed = []
         agents = [:]
         connection = nil
         old.close()
-        buildTree()
+        buildTree(afterRestart: true)
         let generation = generation
         Task { [weak self] in
             try? await Task.sleep(for: down)
@@ -121,6 +122,9 @@ extension BlueZSimulator {
             do {
                 try await attach()
                 log("bluetoothd back on \(busAddress)")
+                for (index, adapter) in adapters.values.sorted(by: { $0.name > $1.name }).enumerated() {
+                    after(.milliseconds(600 + 200 * index), owner: "fault") { self.setPowered(adapter, true) }
+                }
                 return
             } catch is SimulatorError where attempt < 50 {
                 expected = generation

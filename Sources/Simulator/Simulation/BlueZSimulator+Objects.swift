@@ -6,7 +6,12 @@ extension BlueZSimulator {
     /// The tree a freshly started bluetoothd has: `/`, `/org/bluez`, the adapters, and every
     /// persisted device with its cached GATT objects but no RSSI. Nothing is announced: a
     /// client learns it from GetManagedObjects.
-    func buildTree() {
+    ///
+    /// `afterRestart`: remembered devices come as 5.66 reloads a device it connected to, with
+    /// the GATT database's services as UUIDs (no 0xFE01) and no GATT objects until connected
+    /// again. At the simulator's start (`--known`) they keep their GATT objects, so that what a
+    /// disconnected device's objects answer can be tested (docs/simulator.md).
+    func buildTree(afterRestart: Bool = false) {
         store.removeAll()
         pending = PendingSignals()
         addObject("/", [(BusNames.objectManager, [:]), (BusNames.mock, [:])], announce: false)
@@ -18,7 +23,9 @@ extension BlueZSimulator {
             device.exported = false
             device.gattExported = false
             device.characteristics = [:]
-            if device.known { exportDevice(device, announce: false, withGatt: true) }
+            if device.known {
+                exportDevice(device, announce: false, withGatt: !afterRestart, uuids: device.resolvedUUIDs)
+            }
         }
     }
 
@@ -36,11 +43,12 @@ extension BlueZSimulator {
     }
 
     /// Registers the Device1 object; with `withGatt`, its cached GATT objects too (parents first).
-    func exportDevice(_ device: DeviceState, announce: Bool, withGatt: Bool) {
+    /// Its UUIDs are `uuids`, else the resolved services with `withGatt` or the advertised ones.
+    func exportDevice(_ device: DeviceState, announce: Bool, withGatt: Bool = false, uuids: [String]? = nil) {
         guard !device.exported else { return }
         device.exported = true
-        addObject(device.path, [(BusNames.device, deviceProperties(device, uuids: withGatt ? device.resolvedUUIDs : device.advertisedUUIDs))],
-                  announce: announce)
+        let uuids = uuids ?? (withGatt ? device.resolvedUUIDs : device.advertisedUUIDs)
+        addObject(device.path, [(BusNames.device, deviceProperties(device, uuids: uuids))], announce: announce)
         if withGatt { exportGatt(device, announce: announce) }
     }
 

@@ -29,8 +29,8 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// The first N StartDiscovery() calls on each adapter: InProgress (the kernel refused).
     case discoveryFailures(Int)
     /// The first N StartDiscovery() calls on each adapter succeed and the adapter does not scan:
-    /// Discovering stays false and nothing is heard until every session has stopped (seen
-    /// from bluetoothd 5.66 just after its restart in the VM: 49 s without LE Set Scan Enable).
+    /// Discovering stays false and nothing is heard until every session has stopped: a session
+    /// dropped without the client seeing why, which the daemon's `Discovering` check recovers.
     case deafDiscovery(Int)
     /// RSSI updates sent as strings, ManufacturerData and ServiceData as dbusmock's `aa{qv}`.
     case badTypes

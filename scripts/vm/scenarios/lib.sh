@@ -80,6 +80,20 @@ discovering() {
     string:org.bluez.Adapter1 string:Discovering 2>/dev/null | awk '/boolean/ { print $3 }'
 }
 
+# forget_devices ADAPTER...: bluetoothd removes every device object of each ADAPTER (RemoveDevice),
+# and their GATT caches go too (bluetoothd would otherwise restore one when it meets the device again
+# and, its database hash unchanged, skip the discovery a capture needs).
+forget_devices() {
+  local adapter device
+  for adapter in "$@"; do
+    for device in $(dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects 2>/dev/null \
+      | grep -o "object path \"/org/bluez/$adapter/dev_[0-9A-F_]*\"" | sort -u | cut -d'"' -f2); do
+      dbus-send --system --print-reply --dest=org.bluez "/org/bluez/$adapter" org.bluez.Adapter1.RemoveDevice "objpath:$device" > /dev/null 2>&1
+      rm -f /var/lib/bluetooth/*/cache/"$(echo "${device##*/dev_}" | tr _ :)"
+    done
+  done
+}
+
 # dump_objects FILE: bluetoothd's whole object tree (GetManagedObjects), for the record.
 dump_objects() {
   dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > "$1" 2>&1
