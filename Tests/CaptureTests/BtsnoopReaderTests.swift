@@ -121,6 +121,23 @@ struct BtsnoopReaderTests {
         #expect(reader.statistics.unmappedHandles == (mapped ? [] : [0x0014]))
     }
 
+    /// Between two bluetoothd hosts each reads the other's GAP name, and a gateway adapter's
+    /// alias can look like a machine's (the VM: a rower's capture read "SF-Bike-9999"). The
+    /// data characteristic decides the type, and a read name of another kind is not taken.
+    @Test func theDataDecidesTheTypeOverANameReadFromThePeer() throws {
+        var file = BtsnoopBuilder(.monitor)
+        file.connectionComplete(handle: 0x0040, peer: BikeSessionFixture.peer, at: 0)
+        file.att(handle: 0x0040, ATT.readByTypeRequest(from: 1, to: 0xFFFF), .toController, at: 1)
+        file.att(handle: 0x0040, ATT.characteristics([(0x0002, 0x0003, 0x2A00), (0x0013, 0x0014, 0x2AD1)]), .toHost, at: 2)
+        file.att(handle: 0x0040, ATT.readRequest(0x0003), .toController, at: 3)
+        file.att(handle: 0x0040, ATT.readResponse(Array("SF-Bike-9999".utf8)), .toHost, at: 4)
+        file.att(handle: 0x0040, ATT.notification(0x0014, [0x00, 0x00]), .toHost, at: 5)
+        var reader = try BtsnoopReader(bytes: file.bytes)
+        _ = drain(&reader)
+        #expect(reader.header.type == .rower)
+        #expect(reader.header.name == nil)
+    }
+
     @Test func theHandleMapWinsOverDiscovery() throws {
         var file = BtsnoopBuilder(.h4)
         file.att(handle: 0x0001, ATT.characteristics([(0x0013, 0x0014, 0x2AD1)]), .toHost, at: 0)

@@ -139,6 +139,21 @@ extension SimulatorProcessTests {
             #expect(try await rig.client.locate(MachineTarget("SF-Bike-0001"), filter: MachineFilter(), timeout: .seconds(2)).path == device)
         }
 
+        /// A machine taken before (its target has an address) is reachable through every copy
+        /// BlueZ has of that address, even one whose UUIDs no longer pass the filter; a machine
+        /// known only by name still has to pass it.
+        @Test func aTargetWithAnAddressCountsEveryCopyOfIt() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "0"])
+            defer { rig.stop() }
+            let path = try await rig.simulator.mock("AddFTMSMachine", [.string("hci0"), .string("C0:11:22:33:44:07"), .string("Treadmill-7"), .string("ftms")])
+            let device = try #require(path.first?.string)
+            #expect(await rig.waitFor("the device") { $0.properties(device, "org.bluez.Device1") != nil })
+            let tree = await rig.client.tree
+            #expect(tree.reachable(MachineTarget(name: "Treadmill-7", address: "C0:11:22:33:44:07"), passing: MachineFilter()).map(\.path) == [device])
+            #expect(tree.reachable(MachineTarget(name: "Treadmill-7"), passing: MachineFilter()).isEmpty)
+            #expect(tree.reachable(MachineTarget(address: "C0:11:22:33:44:07"), passing: MachineFilter(adapters: ["hci1"])).isEmpty)
+        }
+
         /// A supervisor's reader sees `.ready` before the first frame, even when frames flow
         /// during a slow Request Control.
         @Test func readyComesBeforeTheFirstFrame() async throws {

@@ -139,7 +139,15 @@ extension ObjectTree {
     /// The Device1 objects that are `target` and that a powered adapter allowed by `filter` can
     /// reach: after a bluetoothd restart a remembered machine is listed on every adapter before
     /// they are powered again, and a Connect through an unpowered one fails at once.
+    ///
+    /// A target with an address is a machine taken before, so every copy with that address
+    /// counts, whatever BlueZ lists as its UUIDs now: a resolution that failed half-way leaves
+    /// them short, and a machine whose only other copy is on a full adapter would otherwise
+    /// wait for room there while the adapter it used stands empty (the VM: 2 minutes).
     package func reachable(_ target: MachineTarget, passing filter: MachineFilter) -> [DiscoveredMachine] {
-        machines(passing: filter).filter { target.matches($0) && isPowered($0.adapter) }
+        let copies = target.address == nil ? machines(passing: filter) : paths(with: BlueZNames.device).compactMap { path in
+            properties(path, BlueZNames.device).flatMap { DiscoveredMachine(path: path, properties: $0) }
+        }
+        return copies.filter { target.matches($0) && filter.allows(adapter: $0.adapter) && isPowered($0.adapter) }
     }
 }

@@ -30,11 +30,19 @@ struct MachineFacts {
         return end == 0 ? nil : String(decoding: UnsafeRawBufferPointer(rebasing: value[0..<end]), as: UTF8.self)
     }
 
+    /// The data characteristic decides the type: a name read can be the peer's. On the machine's
+    /// side of a link between two bluetoothd hosts, the machine's host reads the gateway's GAP
+    /// name too, and a gateway adapter whose alias looks like a machine's (the VM: "SF-Bike-9999"
+    /// on a rower's capture) would otherwise turn a rower into a bike. A read name that names
+    /// another kind of machine than the data is not taken.
     var header: CaptureHeader {
-        let name = deviceName ?? address.flatMap { advertisedNames.name(of: $0) }
+        let read = deviceName.flatMap { name in
+            dataType == nil || MachineType(machineName: name).map { $0 == dataType } ?? true ? name : nil
+        }
+        let name = read ?? address.flatMap { advertisedNames.name(of: $0) }
         return CaptureHeader(
             name: name, address: address?.description, manufacturer: manufacturer, model: model,
-            type: name.flatMap { MachineType(machineName: $0) } ?? dataType,
+            type: dataType ?? name.flatMap { MachineType(machineName: $0) },
             feature: feature, start: start)
     }
 }

@@ -19,7 +19,7 @@ log="$RESULTS/restarts-daemon.log"
 "$BIN/ftms-bridge" run --config "$config" > /dev/null 2> "$log" &
 started_pids+=($!)
 wait_for_line "$log" "SF-Bike-0001 ready" 60 && wait_for_line "$log" "SF-Rower-0001 ready" 60 || fail "both machines not ready within 60 s of the daemon's start"
-times=(); missed=0
+times=(); missed=()
 for i in $(seq 1 "${RESTARTS:-6}"); do
   sleep 3
   bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
@@ -32,9 +32,9 @@ for i in $(seq 1 "${RESTARTS:-6}"); do
     sleep 0.2
   done
   times+=("$(seconds_since "$start")"); echo "restart $i: ${times[-1]} s"
-  awk -v s="${times[-1]}" 'BEGIN { exit !(s > 45) }' && missed=$((missed + 1))
+  awk -v s="${times[-1]}" 'BEGIN { exit !(s > 45) }' && missed+=("restart $i: both machines not ready again within 45 s (${times[-1]} s)")
 done
 # The scenarios after this one get bluetoothd as guest.sh started it, without the debug log.
 restart_bluetoothd
 figure "bluetoothd restarted ${#times[@]} times: both machines ready again after ${times[*]} s (median $(median "${times[@]}") s)"
-[ "$missed" = 0 ] || fail "$missed of ${#times[@]} bluetoothd restarts took over 45 s"
+report_missed restarts "${missed[@]}"

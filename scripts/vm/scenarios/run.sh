@@ -58,7 +58,7 @@ done
 figure "run restarts with both machines ready on the first attempt: $first of $restarts; median start to both ready $(median "${times[@]}") s"
 [ -z "$discovering_seen" ] || fail "discovery ran on adapters outside machines.adapters:$discovering_seen"
 figure "machines.adapters = [hci0, hci3]: hci1 and hci2 never discovering"
-# A missed bar fails the scenario at the end, so the ride still runs and is measured.
+# A missed bar is counted and settled at the end (report_missed), so the ride still runs and is measured.
 missed=()
 [ "$first" = "$restarts" ] || missed+=("both machines ready on the first attempt in only $first of $restarts restarts")
 
@@ -190,4 +190,4 @@ for machine in bike rower; do
 done
 figure "btmon captures replayed to $replayed sessions (live: $stored)"
 [ "$replayed" = "$stored" ] || missed+=("the ride's btmon captures replay to $replayed sessions, the daemon stored $stored")
-[ ${#missed[@]} -eq 0 ] || fail "$(IFS=';'; echo "${missed[*]}")"
+report_missed run "${missed[@]}"
