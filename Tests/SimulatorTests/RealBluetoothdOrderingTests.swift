@@ -2,6 +2,7 @@ import BlueZ
 import BlueZTesting
 import DBus
 import FTMS
+import RetryTiming
 import Simulator
 import Testing
 
@@ -152,6 +153,36 @@ extension SimulatorProcessTests {
             #expect(tree.reachable(MachineTarget(name: "Treadmill-7", address: "C0:11:22:33:44:07"), passing: MachineFilter()).map(\.path) == [device])
             #expect(tree.reachable(MachineTarget(name: "Treadmill-7"), passing: MachineFilter()).isEmpty)
             #expect(tree.reachable(MachineTarget(address: "C0:11:22:33:44:07"), passing: MachineFilter(adapters: ["hci1"])).isEmpty)
+        }
+
+        /// A machine whose services never resolve from BlueZ's cached copy (a stale GATT cache:
+        /// the VM after a bluetoothd restart) is forgotten after two such links (RemoveDevice),
+        /// and connects once BlueZ discovers it afresh; before, every reconnect met the same cache.
+        @Test func aStaleGattCacheIsForgottenAfterTwoUnresolvedLinks() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--rate", "4", "--known", "--fault", "no-resolve=50"])
+            defer { rig.stop() }
+            let supervisor = MachineSupervisor(
+                client: rig.client, target: MachineTarget("SF-Bike-0001"),
+                backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
+                timing: MachineSupervisor.Timing(locate: .seconds(3), connect: .seconds(2), resolve: .milliseconds(400)))
+            let running = Task { await supervisor.run() }
+            let stop = Task {
+                try? await Task.sleep(for: .seconds(20))
+                running.cancel()
+            }
+            var ready = false
+            for await event in supervisor.events {
+                if case .ready = event {
+                    ready = true
+                    break
+                }
+            }
+            running.cancel()
+            stop.cancel()
+            await running.value
+            #expect(ready, "never ready: \(rig.simulator.log.suffix(800))")
+            let removals = try await rig.callLog().filter { $0.hasPrefix("org.bluez.Adapter1.RemoveDevice") }
+            #expect(removals.count == 1, "\(removals)")
         }
 
         /// A supervisor's reader sees `.ready` before the first frame, even when frames flow

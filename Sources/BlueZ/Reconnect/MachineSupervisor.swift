@@ -100,10 +100,12 @@ package actor MachineSupervisor {
                     // Half-open (connected, no control): let BlueZ drop it so the next try starts clean.
                     await link.disconnect()
                     self.link = nil
+                    await forgetIfStale(machine, after: error)
                     throw error
                 }
                 backoff.reset()
                 attempt = 0
+                unresolved = 0
                 gate.open(ready: info)
                 reason = await stream(link, path: machine.path)
                 // Stopped while connected: the loop's end asks BlueZ to disconnect, so the
@@ -126,6 +128,27 @@ package actor MachineSupervisor {
         link = nil
         await allocator?.release(allocationKey)
         continuation.finish()
+    }
+
+    /// Links in a row whose services never resolved, or resolved without the data characteristic.
+    private var unresolved = 0
+
+    /// After two such links BlueZ is asked to forget its copy of the machine (RemoveDevice on
+    /// that adapter), GATT cache and all, so the next link discovers the machine's services
+    /// afresh. A cache can go stale (firmware that changed its database without saying so; in
+    /// the VM, one bluetoothd serving every machine's services in one database), and bluetoothd
+    /// then answers every reconnect from it, for good (seen: "the machine has no Indoor Bike
+    /// Data (0x2AD2) characteristic" for minutes after a bluetoothd restart).
+    private func forgetIfStale(_ machine: DiscoveredMachine, after error: any Error) async {
+        switch error as? LinkError {
+        case .servicesNeverResolved?, .missingCharacteristic?: unresolved += 1
+        default: return
+        }
+        guard unresolved >= 2 else { return }
+        unresolved = 0
+        _ = try? await client.connection.call(
+            destination: BlueZNames.service, path: machine.adapter, interface: BlueZNames.adapter,
+            member: "RemoveDevice", arguments: [.objectPath(machine.path)], timeout: .seconds(10))
     }
 
     /// The machine was heard advertising again after a silence (it woke, or was switched on):
