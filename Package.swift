@@ -119,7 +119,7 @@ let package = Package(
         // The durable local store (contract §6): one SQLite database through GRDB.
         .target(
             name: "Store",
-            dependencies: ["Workout", "ProcessOutput", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Workout", "JSON", "ProcessOutput", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
@@ -311,7 +311,7 @@ let package = Package(
         .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DeterministicRandom", "DaemonConfig", "Workout"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["DeterministicRandom", "Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "Store", "MQTTTesting"], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "JSON", "Store", "MQTTTesting"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",

@@ -44,6 +44,40 @@ struct RunCommandTests {
         #expect(result.stderr.contains("ftms-bridge-dashboard.service"))
     }
 
+    /// A start that fails half-way (the control socket cannot be bound) is one line and exit 1,
+    /// and closes what it had opened: the metrics socket bound before it is gone again, so the
+    /// restart systemd makes finds its place free.
+    @Test func aStartThatFailsHalfWayClosesWhatItOpened() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blocker = directory.appendingPathComponent("a-file")
+        try Data("not a directory".utf8).write(to: blocker)
+        let metrics = directory.appendingPathComponent("metrics.sock").path
+        let file = directory.appendingPathComponent("config.toml")
+        try Data(
+            """
+            [state]
+            directory = "\(directory.path)/state"
+            [metrics_socket]
+            path = "\(metrics)"
+            [control_socket]
+            path = "\(blocker.path)/control.sock"
+            [prometheus]
+            enabled = false
+            [bluetooth]
+            bus_address = "unix:path=\(directory.path)/no-bus"
+
+            """.utf8
+        ).write(to: file)
+        let result = try await ProcessRunner.run(["run", "--config", file.path], timeout: .seconds(30))
+        #expect(result.status == 1, "\(result.stderr)")
+        let errors = result.stderr.split(separator: "\n").filter { $0.contains("control socket") }
+        #expect(errors.count == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("READY"))
+        #expect(!FileManager.default.fileExists(atPath: metrics), "the metrics socket was left behind")
+    }
+
     @Test func bothExecutablesPrintOneVersion() async throws {
         let cli = try await ProcessRunner.run(["--version"])
         let daemon = try await ProcessRunner.run(["run", "--version"])

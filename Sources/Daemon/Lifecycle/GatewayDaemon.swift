@@ -1,4 +1,5 @@
 import BlueZ
+import Control
 package import DaemonConfig
 import FoundationEssentials
 package import Logging
@@ -80,28 +81,21 @@ package struct GatewayDaemon: Sendable {
         let ownsLoops = self.loops == nil
         let loops = self.loops ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let timers = EventLoopClock(eventLoop: loops.next())
-        let parts: Parts
+        let fleet: MachineFleet
+        let services: [ServiceGroupConfiguration.ServiceConfiguration]
         do {
-            parts = try await assemble(store: store, loops: loops, timers: timers, logger: logger)
+            (fleet, services) = try await assemble(
+                store: store, loops: loops, timers: timers, notifier: notifier, watchdog: watchdog, logger: logger)
         } catch {
             try? store.close()
             if ownsLoops { try? await loops.shutdownGracefully() }
             throw error
         }
-        await parts.fleet.restore(try await store.loadAll())
+        await fleet.restore(try await store.loadAll())
 
         try? notifier.send(.ready, .status("ready: store open, sockets bound; finding machines"))
         logger.info("ready: metrics on \(config.metricsSocket.path), control on \(config.controlSocket.path)")
 
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: SocketsService(close: parts.closeSockets), serviceName: "sockets"),
-        ]
-        if let upload = parts.upload {
-            services.append(.init(service: upload, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "upload"))
-        }
-        services.append(.init(service: FleetService(fleet: parts.fleet, beforeMachines: parts.checkTokens), serviceName: "machines"))
-        services.append(.init(service: ReloadService(reload: parts.reload), serviceName: "reload"))
-        services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: parts.statusLine), serviceName: "watchdog"))
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfig.maximumGracefulShutdownDuration = .seconds(15)
         groupConfig.logging.keys.serviceKey = "service"
@@ -111,7 +105,6 @@ package struct GatewayDaemon: Sendable {
         } catch {
             logger.error("stopping after an error: \(error)")
         }
-        await parts.trainings.stopAll()
         do {
             try store.close()
         } catch {
@@ -121,54 +114,16 @@ package struct GatewayDaemon: Sendable {
         logger.info("stopped")
     }
 
-    /// Everything built before READY=1.
-    struct Parts: Sendable {
-        var fleet: MachineFleet
-        var upload: UploadService?
-        var trainings: TrainingRunner
-        var control: DaemonControl
-        var checkTokens: @Sendable () async -> Void
-        var statusLine: @Sendable () async -> String
-        var reload: @Sendable () async -> Void
-        var closeSockets: @Sendable () async -> Void
-    }
-
-    private func assemble(store: GatewayStore, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock, logger: Logger) async throws -> Parts {
-        let metricsGroup = config.metricsSocket.group.isEmpty ? nil : config.metricsSocket.group
-        let server: MetricsServer
-        do {
-            server = try await MetricsServer.listen(
-                MetricsServerConfiguration(path: config.metricsSocket.path, group: metricsGroup, daemonVersion: version),
-                on: loops.next(), clock: systemUnixClock)
-        } catch {
-            throw DaemonError("metrics socket \(config.metricsSocket.path): \(error)")
-        }
-        let mqtt: MQTTPublisher?
-        do {
-            mqtt = config.mqtt.enabled ? try MQTTStartup.publisher(config.mqtt, deviceID: store.deviceID, clock: clock, timers: timers) : nil
-        } catch {
-            await server.close()
-            throw error
-        }
-        let publisher = LivePublisher(server: server, mqtt: mqtt)
-        let metrics = DaemonMetrics(version: version)
-        let prometheus: PrometheusEndpoint?
-        if config.prometheus.enabled {
-            do {
-                let (host, port) = try config.prometheus.listenAddress()
-                let endpoint = try await PrometheusEndpoint.listen(host: host, port: port, metrics: metrics, group: loops)
-                prometheus = endpoint
-                let bound = endpoint.port
-                logger.info("Prometheus metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics")
-            } catch {
-                await server.close()
-                throw DaemonError("prometheus.listen \(config.prometheus.listen): \(error)")
-            }
-        } else {
-            prometheus = nil
-        }
-        let mqttMetrics = try mqtt.map { try MQTTStartup.begin($0, metrics: metrics, allow: config.machines.allow, logger: logger) }
-
+    /// Opens everything that can fail at start, before READY=1, and hands each resource to the
+    /// service that owns it from then on. The services are in start order; the group stops
+    /// them in reverse, so the sockets close last and the watchdog hears of a shutdown first.
+    private func assemble(
+        store: GatewayStore, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock, notifier: SystemdNotifier,
+        watchdog: WatchdogSettings?, logger: Logger
+    ) async throws -> (MachineFleet, [ServiceGroupConfiguration.ServiceConfiguration]) {
+        // What can fail without holding anything open comes first: the broker's and the
+        // backend's settings.
+        let mqtt = config.mqtt.enabled ? try MQTTStartup.publisher(config.mqtt, deviceID: store.deviceID, clock: clock, timers: timers) : nil
         let sync: SyncService?
         if config.backend.url.isEmpty {
             sync = nil
@@ -179,10 +134,36 @@ package struct GatewayDaemon: Sendable {
                 let zone = config.sessions.timeZone.isEmpty ? TimeZone.current : (TimeZone(identifier: config.sessions.timeZone) ?? .current)
                 sync = SyncService(store: store, client: client, timeZone: zone)
             } catch {
-                await server.close()
                 throw DaemonError("backend.url: \(error)")
             }
         }
+        let metrics = DaemonMetrics(version: version)
+
+        // Then the listening ends, each closed again if a later one fails.
+        let metricsGroup = config.metricsSocket.group.isEmpty ? nil : config.metricsSocket.group
+        let server: MetricsServer
+        do {
+            server = try await MetricsServer.listen(
+                MetricsServerConfiguration(path: config.metricsSocket.path, group: metricsGroup, daemonVersion: version),
+                on: loops.next(), clock: systemUnixClock)
+        } catch {
+            throw DaemonError("metrics socket \(config.metricsSocket.path): \(error)")
+        }
+        let prometheus: PrometheusEndpoint?
+        let mqttMetrics: MQTTMetrics?
+        do {
+            prometheus = try await listenPrometheus(metrics: metrics, loops: loops, logger: logger)
+            do {
+                mqttMetrics = try mqtt.map { try MQTTStartup.begin($0, metrics: metrics, allow: config.machines.allow, logger: logger) }
+            } catch {
+                await prometheus?.close()
+                throw error
+            }
+        } catch {
+            await server.close()
+            throw error
+        }
+        let publisher = LivePublisher(server: server, mqtt: mqtt)
 
         let scheduler = sync.map { sync in
             UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval, sleep: { try await timers.sleep(for: $0) }) {
@@ -246,77 +227,50 @@ package struct GatewayDaemon: Sendable {
         let control = DaemonControl(
             fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher,
             version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics)
-        let controlSocket = try await ControlEndpoint.listen(config.controlSocket, control: control, on: loops)
-
-        let trainingsTTL = config.backend.trainingsTTL
-        let upload = scheduler.map { scheduler in
-            UploadService(scheduler: scheduler) {
-                guard let sync else { return }
-                do {
-                    let result = try await sync.trainings(ttl: trainingsTTL)
-                    if let error = result.error { logger.warning("trainings not refreshed (the cached list is kept): \(error)") }
-                    else if result.refreshed { logger.info("trainings refreshed") }
-                } catch {
-                    logger.info("trainings not refreshed: \(error)")
-                }
-            }
-        }
-        let timeout = min(config.backend.timeout, .seconds(5))
-        let checkTokens: @Sendable () async -> Void = {
-            guard let sync else { return }
-            let check = await Self.withTimeout(timeout, timers: timers) { await sync.authority.checkAtStartup() }
-            if case .valid(true)? = check { metrics.tokenRefreshed(result: "success") }
-            if case .loginRequired? = check { metrics.tokenRefreshed(result: "login_required") }
-            switch check {
-            case .valid(let refreshed)?: logger.info(refreshed ? "tokens refreshed" : "tokens valid")
-            case .loginRequired(let reason)?: logger.warning("login required (\(reason)): run `ftms-bridge login`; sessions keep queueing")
-            case .unreachable(let reason)?: logger.warning("backend unreachable at start-up (\(reason)); uploads will retry")
-            case nil: logger.warning("token check took longer than \(timeout); machines first, uploads will retry")
-            }
-        }
-        let statusLine: @Sendable () async -> String = {
-            guard let status = try? await control.snapshot() else { return "store unavailable" }
-            metrics.setQueueDepth(pending: status.queue.pending, uploaded: status.queue.uploaded, dead: status.queue.dead)
-            metrics.setOldestPendingAge(status.queue.oldestPendingAgeSeconds.map { .seconds($0) })
-            let socket = await server.metrics
-            metrics.observeMetricsSocket(
-                readers: socket.readersConnected, messagesDropped: socket.messagesDropped,
-                readersDisconnected: UInt64(socket.readersDisconnectedSlow))
-            let ready = status.machines.filter { $0.state == .ready }.count
-            let riding = status.machines.filter { $0.sessionID != nil }.count
-            var line = "\(ready) of \(status.machines.count) machines ready, \(riding) sessions open, \(status.queue.pending) pending uploads"
-            if !status.bus.connected { line += "; system bus: \(status.bus.error ?? "connecting")" }
-            if !status.account.loggedIn, sync != nil { line += "; login required" }
-            if let mqtt {
-                let broker = mqtt.client.status
-                mqttMetrics?.observe(queued: broker.queued, delivered: broker.delivered, dropped: broker.dropped)
-                if broker.state != .connected { line += "; MQTT: \(broker.lastError ?? "connecting")" }
-            }
-            return line
-        }
-        let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet, mqtt: mqtt)
-        let closeSockets: @Sendable () async -> Void = {
+        let controlSocket: ControlServer
+        do {
+            controlSocket = try await ControlEndpoint.listen(config.controlSocket, control: control, on: loops)
+        } catch {
             await mqtt?.stop()
             await prometheus?.close()
-            await controlSocket.close()
             await server.close()
+            throw error
         }
-        return Parts(
-            fleet: fleet, upload: upload, trainings: trainings, control: control, checkTokens: checkTokens,
-            statusLine: statusLine, reload: { await reload.run() }, closeSockets: closeSockets)
+
+        let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet, mqtt: mqtt)
+        let probe = StatusProbe(
+            control: control, metricsServer: server, metrics: metrics, mqtt: mqtt, mqttMetrics: mqttMetrics, backendConfigured: sync != nil)
+        let tokens = sync.map {
+            StartupTokenCheck(sync: $0, timeout: min(config.backend.timeout, .seconds(5)), timers: timers, metrics: metrics, logger: logger)
+        }
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: SocketsService(metrics: server, control: controlSocket, prometheus: prometheus, mqtt: mqtt), serviceName: "sockets")
+        ]
+        if let scheduler, let sync {
+            services.append(
+                .init(
+                    service: UploadService(scheduler: scheduler, sync: sync, trainingsTTL: config.backend.trainingsTTL, logger: logger),
+                    successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup,
+                    serviceName: "upload"))
+        }
+        services.append(.init(service: FleetService(fleet: fleet, trainings: trainings, tokens: tokens), serviceName: "machines"))
+        services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
+        services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))
+        return (fleet, services)
     }
 
-    /// `operation`'s result, or `nil` if it takes longer than `timeout` (it is cancelled).
-    static func withTimeout<T: Sendable>(_ timeout: Duration, timers: any Clock<Duration>, _ operation: @escaping @Sendable () async -> T) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await operation() }
-            group.addTask {
-                try? await timers.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+    /// The Prometheus endpoint when `[prometheus]` is on.
+    private func listenPrometheus(metrics: DaemonMetrics, loops: MultiThreadedEventLoopGroup, logger: Logger) async throws -> PrometheusEndpoint? {
+        guard config.prometheus.enabled else { return nil }
+        do {
+            let (host, port) = try config.prometheus.listenAddress()
+            let endpoint = try await PrometheusEndpoint.listen(host: host, port: port, metrics: metrics, group: loops)
+            let bound = endpoint.port
+            logger.info("Prometheus metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics")
+            return endpoint
+        } catch {
+            throw DaemonError("prometheus.listen \(config.prometheus.listen): \(error)")
         }
     }
 }

@@ -1,23 +1,22 @@
 import ServiceLifecycle
 
-/// The Bluetooth side as a service. Start-up follows SolidFocus Flow 1: `beforeMachines`
-/// (the token check) runs first, then machines are found and connected. A shutdown cancels
-/// the fleet, which disconnects every machine and checkpoints open sessions.
-package struct FleetService: Service {
-    package let fleet: MachineFleet
-    package let beforeMachines: @Sendable () async -> Void
+/// The Bluetooth side as a service. Start-up follows SolidFocus Flow 1: the token check runs
+/// first, then machines are found and connected. A shutdown cancels the fleet, which
+/// disconnects every machine and checkpoints open sessions; the trainings it was running stop
+/// with it.
+struct FleetService: Service {
+    let fleet: MachineFleet
+    let trainings: TrainingRunner
+    /// `nil` with no backend configured.
+    let tokens: StartupTokenCheck?
 
-    package init(fleet: MachineFleet, beforeMachines: @escaping @Sendable () async -> Void = {}) {
-        self.fleet = fleet
-        self.beforeMachines = beforeMachines
-    }
-
-    package func run() async throws {
+    func run() async throws {
         let fleet = fleet
-        let beforeMachines = beforeMachines
+        let tokens = tokens
         await cancelWhenGracefulShutdown {
-            await beforeMachines()
+            await tokens?.run()
             await fleet.run()
         }
+        await trainings.stopAll()
     }
 }

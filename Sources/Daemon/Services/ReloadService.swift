@@ -1,21 +1,16 @@
 import ServiceLifecycle
 import UnixSignals
 
-/// SIGHUP re-reads the config (`systemctl reload`, the unit's `ExecReload=`). `reload`
+/// SIGHUP re-reads the config (`systemctl reload`, the unit's `ExecReload=`). ``ConfigReload``
 /// applies what can change live and reports the rest; a bad file is one logged line and the
 /// daemon keeps the config it runs on.
-package struct ReloadService: Service {
-    package let reload: @Sendable () async -> Void
+struct ReloadService: Service {
+    let reload: ConfigReload
 
-    package init(reload: @escaping @Sendable () async -> Void) {
-        self.reload = reload
-    }
-
-    package func run() async throws {
+    func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        let reload = reload
         for await _ in signals.cancelOnGracefulShutdown() {
-            await reload()
+            await reload.run()
         }
     }
 }

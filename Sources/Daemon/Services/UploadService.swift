@@ -1,26 +1,37 @@
+import Logging
 import ServiceLifecycle
-package import Upload
+import Upload
 
 /// The uploader as a service (SolidFocus Flow 1 step 4, in the background): its first run
-/// uploads what is pending at start-up, then it waits for finished sessions and its timer.
-/// A shutdown cancels it between HTTP calls; what was not acknowledged stays pending.
-package struct UploadService: Service {
-    package let scheduler: UploadScheduler
-    /// Runs beside the first upload: the trainings refresh (Flow 1 step 4.2).
-    package let alongside: @Sendable () async -> Void
+/// uploads what is pending at start-up, beside the trainings refresh (step 4.2), then it waits
+/// for finished sessions and its timer. A shutdown cancels it between HTTP calls; what was not
+/// acknowledged stays pending.
+struct UploadService: Service {
+    let scheduler: UploadScheduler
+    let sync: SyncService
+    /// Seconds the cached trainings are kept before the refresh asks the backend again.
+    let trainingsTTL: Int
+    let logger: Logger
 
-    package init(scheduler: UploadScheduler, alongside: @escaping @Sendable () async -> Void = {}) {
-        self.scheduler = scheduler
-        self.alongside = alongside
+    func run() async throws {
+        let scheduler = scheduler
+        await cancelWhenGracefulShutdown {
+            async let trainings: Void = refreshTrainings()
+            await scheduler.run()
+            await trainings
+        }
     }
 
-    package func run() async throws {
-        let scheduler = scheduler
-        let alongside = alongside
-        await cancelWhenGracefulShutdown {
-            async let side: Void = alongside()
-            await scheduler.run()
-            await side
+    private func refreshTrainings() async {
+        do {
+            let result = try await sync.trainings(ttl: trainingsTTL)
+            if let error = result.error {
+                logger.warning("trainings not refreshed (the cached list is kept): \(error)")
+            } else if result.refreshed {
+                logger.info("trainings refreshed")
+            }
+        } catch {
+            logger.info("trainings not refreshed: \(error)")
         }
     }
 }

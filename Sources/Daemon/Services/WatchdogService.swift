@@ -1,27 +1,25 @@
 import ServiceLifecycle
-package import Systemd
+import Systemd
 
 /// Tells systemd the daemon is alive, and what it is doing (contract §10).
 ///
-/// `WATCHDOG=1` is sent only after `probe` comes back: the probe touches the store's
-/// database thread, the metrics socket's event loop and the fleet's actor, so a deadlock or
-/// a wedged disk in any of them stops the pings and systemd restarts the service. Each round
+/// `WATCHDOG=1` is sent only after the ``StatusProbe`` comes back, so a deadlock or a wedged
+/// disk in what it touches stops the pings and systemd restarts the service. Each round
 /// also refreshes `STATUS=`, which `systemctl status` shows. It is the last service in the
 /// group, so it is the first to hear of a shutdown, and says `STOPPING=1` before anything
 /// else starts to close.
-package struct WatchdogService: Service {
-    package let notifier: SystemdNotifier
+struct WatchdogService: Service {
+    let notifier: SystemdNotifier
     /// From `$WATCHDOG_USEC`: half the timeout; `nil` when systemd set no watchdog.
-    package let watchdog: WatchdogSettings?
+    let watchdog: WatchdogSettings?
     /// How often `STATUS=` is refreshed when there is no watchdog.
-    package let statusInterval: Duration
-    /// Proves progress and says, in one line, what the daemon is doing.
-    package let probe: @Sendable () async -> String
-    package let timers: any Clock<Duration>
+    let statusInterval: Duration
+    let probe: StatusProbe
+    let timers: any Clock<Duration>
 
-    package init(
+    init(
         notifier: SystemdNotifier, watchdog: WatchdogSettings?, statusInterval: Duration = .seconds(30),
-        timers: any Clock<Duration> = ContinuousClock(), probe: @escaping @Sendable () async -> String
+        timers: any Clock<Duration>, probe: StatusProbe
     ) {
         self.timers = timers
         self.notifier = notifier
@@ -30,7 +28,7 @@ package struct WatchdogService: Service {
         self.probe = probe
     }
 
-    package func run() async throws {
+    func run() async throws {
         let interval = watchdog?.pingInterval ?? statusInterval
         let notifier = notifier
         let pings = watchdog != nil
@@ -38,7 +36,7 @@ package struct WatchdogService: Service {
         let timers = timers
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let status = await probe()
+                let status = await probe.line()
                 try? notifier.send(pings ? [.watchdog, .status(status)] : [.status(status)])
                 try? await timers.sleep(for: interval)
             }

@@ -14,15 +14,6 @@ public struct UserStats: Sendable, Hashable, Codable {
 
     public static let empty = UserStats(totalCount: 0, totalEnergy: 0, totalDistance: 0, totalDuration: 0, streak: 0, lastWorkoutDate: nil)
 
-    public init(totalCount: Int64, totalEnergy: Int64, totalDistance: Int64, totalDuration: Int64, streak: Int64, lastWorkoutDate: String?) {
-        self.totalCount = totalCount
-        self.totalEnergy = totalEnergy
-        self.totalDistance = totalDistance
-        self.totalDuration = totalDuration
-        self.streak = streak
-        self.lastWorkoutDate = lastWorkoutDate
-    }
-
     enum CodingKeys: String, CodingKey, CaseIterable {
         case totalCount = "workout_total_count"
         case totalEnergy = "workout_total_energy"

@@ -1,3 +1,4 @@
+public import JSON
 public import Workout
 
 /// A session as a row: the figures the stats are summed from, and the JSON object exactly as
@@ -15,24 +16,35 @@ public struct SessionRecord: Sendable, Hashable {
     /// One JSON object, no newline: the element of `batch_upload`'s `sessions` array.
     public var json: String
 
-    public init(
-        sessionID: String, startedAt: UTCTime, endedAt: UTCTime, duration: Int, totalEnergy: Int, totalDistance: Int,
-        json: String
-    ) {
-        self.sessionID = sessionID
-        self.startedAt = startedAt
-        self.endedAt = endedAt
-        self.duration = duration
-        self.totalEnergy = totalEnergy
-        self.totalDistance = totalDistance
-        self.json = json
-    }
-
     /// A finished session from the engine, with the JSON it is uploaded as.
     public init(_ summary: SessionSummary) {
-        self.init(
-            sessionID: summary.sessionID, startedAt: summary.startedAt, endedAt: summary.endedAt,
-            duration: summary.duration, totalEnergy: summary.totalEnergy, totalDistance: summary.totalDistance,
-            json: summary.jsonString)
+        sessionID = summary.sessionID
+        startedAt = summary.startedAt
+        endedAt = summary.endedAt
+        duration = summary.duration
+        totalEnergy = summary.totalEnergy
+        totalDistance = summary.totalDistance
+        json = summary.jsonString
+    }
+
+    /// A session as the backend holds it (`GET /sessions`), or `nil` when the object lacks a
+    /// field the stats are summed from. Whole numbers may arrive as `12.0`; the id is kept in
+    /// lower case, as the gateway makes it, so that a session is one row however it came.
+    public init?(uploaded element: JSONValue) {
+        guard element.isObject,
+              let id = element["session_id"]?.string,
+              let started = element["started_at"]?.string.flatMap({ UTCTime(iso8601: $0) }),
+              let ended = element["ended_at"]?.string.flatMap({ UTCTime(iso8601: $0) }),
+              let duration = element["duration"]?.integer,
+              let energy = element["total_energy"]?.integer,
+              let distance = element["total_distance"]?.integer
+        else { return nil }
+        sessionID = id.lowercased()
+        startedAt = started
+        endedAt = ended
+        self.duration = Int(duration)
+        totalEnergy = Int(energy)
+        totalDistance = Int(distance)
+        json = JSONWriter.text(element)
     }
 }

@@ -86,7 +86,7 @@ package struct BackendClient: Sendable {
         var records: [SessionRecord] = []
         records.reserveCapacity(list.count)
         for element in list {
-            if let record = Self.record(element) { records.append(record) }
+            if let record = SessionRecord(uploaded: element) { records.append(record) }
         }
         return (records, list.count - records.count)
     }
@@ -178,21 +178,5 @@ package struct BackendClient: Sendable {
         return BatchUploadAnswer(
             successCount: success, duplicateCount: duplicates, failures: failures,
             updatedStats: try stats.map { try JSONFields.stats($0, "batch_upload updated_stats") })
-    }
-
-    /// A downloaded session, or `nil` when it lacks the fields the stats need.
-    static func record(_ element: JSONValue) -> SessionRecord? {
-        guard element.isObject,
-              let id = element["session_id"]?.string,
-              let started = element["started_at"]?.string.flatMap({ UTCTime(iso8601: $0) }),
-              let ended = element["ended_at"]?.string.flatMap({ UTCTime(iso8601: $0) }),
-              let duration = JSONFields.integer(element["duration"]),
-              let energy = JSONFields.integer(element["total_energy"]),
-              let distance = JSONFields.integer(element["total_distance"])
-        else { return nil }
-        let json = JSONWriter.text(element)
-        return SessionRecord(
-            sessionID: id.lowercased(), startedAt: started, endedAt: ended, duration: duration, totalEnergy: energy,
-            totalDistance: distance, json: json)
     }
 }

@@ -1,5 +1,6 @@
 import Doctor
 import Foundation
+import JSON
 import Store
 import Workout
 
@@ -39,9 +40,12 @@ enum Fixed {
     static func session(_ number: Int, startedSecondsAgo: Int) -> SessionRecord {
         let start = now.adding(seconds: -startedSecondsAgo)
         let id = "00000000-0000-4000-8000-" + String(format: "%012d", number)
-        return SessionRecord(
-            sessionID: id, startedAt: start, endedAt: start.adding(seconds: 600), duration: 600, totalEnergy: 50,
-            totalDistance: 4000, json: #"{"session_id":"\#(id)"}"#)
+        let json: JSONValue = [
+            "session_id": .string(id), "started_at": .string(start.iso8601), "ended_at": .string(start.adding(seconds: 600).iso8601),
+            "duration": 600, "total_energy": 50, "total_distance": 4000,
+        ]
+        guard let record = SessionRecord(uploaded: json) else { preconditionFailure("a whole session object") }
+        return record
     }
 }
 

@@ -1,0 +1,36 @@
+import Publish
+import Telemetry
+
+/// What the watchdog asks each round: one line of what the daemon is doing, for systemd's
+/// `STATUS=`. Reading it touches the store's database thread, the metrics socket's event loop
+/// and the fleet's actor, so its coming back proves all three make progress; on the way it
+/// refreshes the gauges Prometheus reads between events.
+struct StatusProbe: Sendable {
+    let control: DaemonControl
+    let metricsServer: MetricsServer
+    let metrics: DaemonMetrics
+    let mqtt: MQTTPublisher?
+    let mqttMetrics: MQTTMetrics?
+    let backendConfigured: Bool
+
+    func line() async -> String {
+        guard let status = try? await control.snapshot() else { return "store unavailable" }
+        metrics.setQueueDepth(pending: status.queue.pending, uploaded: status.queue.uploaded, dead: status.queue.dead)
+        metrics.setOldestPendingAge(status.queue.oldestPendingAgeSeconds.map { .seconds($0) })
+        let socket = await metricsServer.metrics
+        metrics.observeMetricsSocket(
+            readers: socket.readersConnected, messagesDropped: socket.messagesDropped,
+            readersDisconnected: UInt64(socket.readersDisconnectedSlow))
+        let ready = status.machines.filter { $0.state == .ready }.count
+        let riding = status.machines.filter { $0.sessionID != nil }.count
+        var line = "\(ready) of \(status.machines.count) machines ready, \(riding) sessions open, \(status.queue.pending) pending uploads"
+        if !status.bus.connected { line += "; system bus: \(status.bus.error ?? "connecting")" }
+        if !status.account.loggedIn, backendConfigured { line += "; login required" }
+        if let mqtt {
+            let broker = mqtt.client.status
+            mqttMetrics?.observe(queued: broker.queued, delivered: broker.delivered, dropped: broker.dropped)
+            if broker.state != .connected { line += "; MQTT: \(broker.lastError ?? "connecting")" }
+        }
+        return line
+    }
+}
