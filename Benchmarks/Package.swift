@@ -55,7 +55,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // The store's checkpoint batch with and without plot series, and `queue --plot`'s work (issue 14).
+        // The store's checkpoint batch with and without plot series, and `queue --plot`'s work.
         .executableTarget(
             name: "StoreSeries",
             dependencies: [

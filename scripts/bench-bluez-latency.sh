@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3's latency bars, whole-process, against a BlueZ peer on a private dbus-daemon:
+# The latency figures, whole-process, against a BlueZ peer on a private dbus-daemon:
 # the D-Bus round trip (Properties.Get) and notification → `ftms-bridge monitor` output.
 # Runs RUNS times (default 5) and prints each run; quote the median of the runs.
 #

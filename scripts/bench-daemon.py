@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Whole-process figures for the daemon, `ftms-bridged` (issue 6's bars), against ftms-sim on a private bus.
+"""Whole-process figures for the daemon, `ftms-bridged`, against ftms-sim on a private bus, with the
+bars of docs/performance.md.
 
   load:  N simulated machines (default 10: 5 bikes, 5 rowers) at 4 notifications/s each for
          DURATION seconds (default 600) after a warm-up: the daemon's memory and CPU (% of one
@@ -20,18 +21,18 @@ drains) with WATCHDOG_USEC=30 s, so it pings every 15 s, and Prometheus on (loop
          and the notification-to-subscriber latency of samples (p50/p99, subscriber receive
          time minus the envelope's timestamp), at `--sample-rate` per machine.
 
-  adapters (issue 15): --adapters N puts the machines in range of N simulated adapters (every
-         adapter hears every machine, as BlueZ lists them) with --max-per-adapter links each; the
-         load run then also checks, over the control socket, that every machine is ready with an
-         open session and that no adapter holds more links than the budget. --runs R repeats the
-         load run and reports the median CPU; --no-idle skips the idle run.
+  adapters: --adapters N puts the machines in range of N simulated adapters (every adapter hears
+         every machine, as BlueZ lists them) with --max-per-adapter links each; the load run then
+         also checks, over the control socket, that every machine is ready with an open session
+         and that no adapter holds more links than the budget. --runs R repeats the load run and
+         reports the median CPU; --no-idle skips the idle run.
 
-  backend (issue 15): --backend runs the reference backend (ftms-backend on loopback), logs the
-         daemon in and has it upload; every --session-every seconds one machine (in turn) is
-         stopped through the control socket, so its session ends, is summarised and uploaded,
-         and started again a few seconds later. The load run then also reports the RssAnon slope
-         (least squares over the 5 s samples, MB per hour), the sessions the backend holds
-         (each must be held once), and, with --smaps, the daemon's memory by mapping at the end
+  backend: --backend runs the reference backend (ftms-backend on loopback), logs the daemon in
+         and has it upload; every --session-every seconds one machine (in turn) is stopped
+         through the control socket, so its session ends, is summarised and uploaded, and started
+         again a few seconds later. The load run then also reports the RssAnon slope (least
+         squares over the 5 s samples, MB per hour), the sessions the backend holds (each must be
+         held once), and, with --smaps, the daemon's memory by mapping at the end
          (scripts/lib/memory.py). Bar: RssAnon <= 8 MB and flat (slope under 0.5 MB/h, judged
          on runs of 600 s or more).
 
@@ -409,7 +410,7 @@ def main():
                     print("load: BAR MISSED (RssAnon <= 8 MB and flat through a ride with uploads)")
             if args.broker:
                 mqtt_figures(args, watch_log, watched_before, received_before, time.monotonic() - start_wall)
-            # The memory bar is for 10 machines; the CPU bar holds for 40 too (issue 15).
+            # The memory bar is for 10 machines; the CPU bar holds for 40 too.
             if (args.machines <= 10 and anon_peak > 8 * 1024) or cpu > 2:
                 failed = True
                 print("load: BAR MISSED (RssAnon <= 8 MB with up to 10 machines, CPU <= 2 %)")

@@ -3,9 +3,9 @@
 # to a file. Prints frames/s per characteristic (median of R runs) and over all of them, and with
 # --compare OLD_BIN checks that OLD_BIN writes byte-for-byte the same output for the same input.
 #
-# Why: the decode CLI is used to turn large captures and logs into JSON (issue 15 asks for
-# 5 million frames/s whole-process); a micro-benchmark of the codec says nothing about reading,
-# parsing, writing and process start-up, so this times the real command on real files.
+# Why: the decode CLI is used to turn large captures and logs into JSON (docs/performance.md's
+# bar is 5 million frames/s whole-process); a micro-benchmark of the codec says nothing about
+# reading, parsing, writing and process start-up, so this times the real command on real files.
 #
 # Input: N random frames per characteristic from scripts/gen_frames.py (every characteristic,
 # including the short and over-long Feature and Training Status values it mixes in), one hex

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What one notification costs, StartNotify against AcquireNotify (issue 15's bars).
+"""What one notification costs, StartNotify against AcquireNotify (the CPU bars of docs/performance.md).
 
 For each path, REPEAT times: a private dbus-daemon, ftms-sim with N machines (default 10: 5 bikes,
 5 rowers) at RATE Hz (default 4), and `ftms-bridge run` as bench-daemon.py runs it (NOTIFY_SOCKET,

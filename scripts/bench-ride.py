@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 21's bars, with ftms-sim and `ftms-bridge run` as real processes on a private bus.
+"""The discovery and ride bars, with ftms-sim and `ftms-bridge run` as real processes on a private bus.
 
   boot:       the daemon first, bluetoothd (ftms-sim) BOOT_DELAY s later: seconds from org.bluez
               taking its name (ftms-sim's ready line) to the first StartDiscovery that reached
@@ -89,7 +89,7 @@ class Gateway:
         self.control = os.path.join(self.work, "control.sock")
         self.config = os.path.join(self.work, "config.toml")
         with open(self.config, "w") as f:
-            # Every machine has a link: the per-adapter budget (issue 15) is not what is measured.
+            # Every machine has a link: the per-adapter budget is not what is measured.
             f.write(f"""[machines]
 max_per_adapter = {max(7, args.machines)}
 [sessions]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5's bar: 10,000 pending sessions drain to the loopback reference backend in ≤ 10 s.
+# The upload bar: 10,000 pending sessions drain to the loopback reference backend in ≤ 10 s.
 #
 #   scripts/bench-upload.sh [SESSIONS] [RUNS]      default 10000 sessions, 3 runs
 #

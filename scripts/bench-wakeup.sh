@@ -10,7 +10,7 @@
 # thread hands a notification to the event loop), and of one thread doing both. Then, RUNS times,
 # scripts/lib/acquire-floor.c for SECONDS each: the CPU of a C process that only receives ten
 # machines' AcquireNotify datagrams (bunched as ftms-sim sends them, and spread), the floor under
-# issue 15's AcquireNotify bar.
+# docs/performance.md's AcquireNotify bar.
 set -euo pipefail
 rate=${1:-40}
 seconds=${2:-15}

@@ -156,7 +156,7 @@ enabled = false
             raise Failure(f"ftms-bridge dashboard did not start: {line!r}")
         url = line.split()[1]
         step(f"dashboard at {url}")
-        # The dashboard the unit runs: its own process on the same socket (issue 22).
+        # The dashboard the unit runs: its own process on the same socket.
         second = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--state-dir", state],
                        "dashboard2.log", stdout=subprocess.PIPE, text=True)
         line = second.stdout.readline().strip()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian package into a clean Debian 12 system with no Swift toolchain and checks
-# it as an operator would (docs/systemd.md, "The Debian package"; issue 23):
+# it as an operator would (docs/systemd.md, "The Debian package"):
 #
 #   0. the root file system: debootstrap bookworm (minbase, systemd, dbus, bluez, apt's lists),
 #      built once into ${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}/deb-rootfs and reused; the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end run of the product (issue 6): BlueZ on a bus, the backend, `ftms-bridge run`.
+"""End-to-end run of the product: BlueZ on a bus, the backend, `ftms-bridge run`.
 
 By default everything is ours and private: a dbus-daemon (scripts/test-bus.sh), ftms-sim with
 an SF-Bike and an SF-Rower, and ftms-backend on a loopback port. `--bus ADDRESS` uses a BlueZ

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Several gateways, one broker (issue 13): the whole gym as one live picture on MQTT.
+"""Several gateways, one broker (contract §11): the whole gym as one live picture on MQTT.
 
 Starts one mosquitto (a free loopback port, a password file, no anonymous clients), one
 ftms-backend, and GATEWAYS gateways (default 3), each with its own private bus, its own ftms-sim

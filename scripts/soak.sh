@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The long soak of issue 3: machines kept connected for minutes through link drops and
-# Control Point commands, on a private dbus-daemon with the fake BlueZ, failing on any
-# growth in memory, file descriptors, calls awaiting replies or waiters.
+# The long soak: machines kept connected for minutes through link drops and Control
+# Point commands, on a private dbus-daemon with the fake BlueZ, failing on any growth
+# in memory, file descriptors, calls awaiting replies or waiters.
 #
 #   scripts/soak.sh [SECONDS] [MACHINES]      defaults: 300 s, 8 machines
 set -euo pipefail

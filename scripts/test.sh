@@ -85,13 +85,13 @@ if python3 scripts/e2e.py --bin .build/debug; then
 else
   failed=$((failed + 1))
 fi
-# Three gateways and one mosquitto: the gym on MQTT (issue 13), about 20 s.
+# Three gateways and one mosquitto: the gym on MQTT (contract §11), about 20 s.
 if python3 scripts/mqtt-fleet.py --bin .build/debug; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
 fi
-# The gym-floor page in headless chromium against the simulated gym (issue 14).
+# The gym-floor page in headless chromium against the simulated gym (contract §11).
 if python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens; then
   passed=$((passed + 1))
 else

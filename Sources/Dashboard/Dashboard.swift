@@ -1,4 +1,4 @@
-/// The gym-floor dashboard (issue 14): a web page with one tile per machine, grouped by
+/// The gym-floor dashboard (contract §11): a web page with one tile per machine, grouped by
 /// gateway, kept live over Server-Sent Events.
 ///
 /// The data flow is three small pieces, each replaceable:

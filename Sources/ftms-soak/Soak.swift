@@ -6,7 +6,7 @@ import Foundation
 import RetryTiming
 
 /// `ftms-soak`: several simulated machines kept connected for a long time through every
-/// fault we can inject, watching the process for growth (issue 3's soak).
+/// fault we can inject, watching the process for growth (the long soak).
 ///
 /// Machines stream at `--rate` Hz; every few seconds one link is dropped and one Control
 /// Point command is sent. Resident memory, open file descriptors, calls awaiting a reply

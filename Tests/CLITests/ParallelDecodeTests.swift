@@ -2,11 +2,11 @@ import DeterministicRandom
 import Foundation
 import Testing
 
-/// `ftms-bridge decode` on several threads (issue 15) prints byte for byte what one decoder
-/// prints (`--threads 1`, the stream of ``DecodeStream``): the same JSON, the same numbered
-/// errors, the same exit status and summary, over random inputs that cross many chunks and hold
-/// every kind of line (frames in both spellings and others, CRLF, comments, blanks, garbage,
-/// lines longer than any frame inside a chunk and longer than a chunk, a last line without a
+/// `ftms-bridge decode` on several threads prints byte for byte what one decoder prints
+/// (`--threads 1`, the stream of ``DecodeStream``): the same JSON, the same numbered errors,
+/// the same exit status and summary, over random inputs that cross many chunks and hold every
+/// kind of line (frames in both spellings and others, CRLF, comments, blanks, garbage, lines
+/// longer than any frame inside a chunk and longer than a chunk, a last line without a
 /// newline).
 @Suite("ftms-bridge decode: parallel chunks against one decoder")
 struct ParallelDecodeTests {

@@ -30,7 +30,7 @@ struct RunCommandTests {
         #expect(!viaRun.stdout.contains("[dashboard]"))
     }
 
-    /// `[dashboard]` left the daemon (issue 22): one line saying what replaced it, exit 1.
+    /// `[dashboard]` left the daemon: one line saying what replaced it, exit 1.
     @Test func aDashboardTableIsRefusedWithWhatReplacedIt() async throws {
         let file = try config("[dashboard]\nenabled = true\nlisten = \"127.0.0.1:8088\"\n")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

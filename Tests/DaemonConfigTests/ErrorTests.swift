@@ -39,7 +39,7 @@ struct ErrorTests {
         Case("[machine]\n", .unknownTable, "machine", "did you mean [machines]?"),
         Case("[gym]\n", .unknownTable, "gym", "the tables are [machines]"),
         Case("level = \"info\"\n", .unknownTable, "level", "unknown table"),
-        // A table that moved out of the daemon says what replaced it (issue 22: the dashboard's own process).
+        // A table that moved out of the daemon says what replaced it (the dashboard's own process).
         Case("[dashboard]\nenabled = true\n", .unknownTable, "dashboard", "`ftms-bridge dashboard` (unit ftms-bridge-dashboard.service"),
         Case("[machines]\nalow = []\n", .unknownKey, "machines.alow", "did you mean machines.allow?"),
         Case("[machines]\nacceptGenericFTMS = true\n", .unknownKey, "machines.acceptGenericFTMS", "did you mean machines.accept_generic_ftms?"),

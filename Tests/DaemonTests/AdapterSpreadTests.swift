@@ -4,9 +4,9 @@ import Daemon
 import Foundation
 import Testing
 
-/// Issue 15's link budget against the built `ftms-sim`, whose machines are seen by every
-/// adapter as BlueZ 5.66 sees them (one Device1 per adapter): spread under the budget, moved
-/// when an adapter goes away, waiting with a reason when there is no room.
+/// The link budget (contract §2) against the built `ftms-sim`, whose machines are seen by
+/// every adapter as BlueZ 5.66 sees them (one Device1 per adapter): spread under the budget,
+/// moved when an adapter goes away, waiting with a reason when there is no room.
 @Suite("Daemon: machines spread over adapters", .serialized)
 struct AdapterSpreadTests {
     @Test func twelveMachinesOverThreeAdaptersStayWithinTheBudget() async throws {

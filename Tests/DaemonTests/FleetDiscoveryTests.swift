@@ -8,9 +8,9 @@ import Testing
 import Workout
 import RetryTiming
 
-/// Issue 21: machines found the moment they wake, and rides that survive the gateway. The
-/// fleet against a real dbus-daemon and `ftms-sim`, whose machines are switched on late, go
-/// to sleep and wake, and whose bluetoothd comes after the daemon.
+/// Machines found the moment they wake, and rides that survive the gateway. The fleet
+/// against a real dbus-daemon and `ftms-sim`, whose machines are switched on late, go to
+/// sleep and wake, and whose bluetoothd comes after the daemon.
 ///
 /// Every search here would, with timer-driven searching, come only after a pause of tens of
 /// seconds (20 s doubling to 300 s, or a reconnect backoff of 30 s and more); the bounds

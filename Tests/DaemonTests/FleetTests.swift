@@ -39,7 +39,7 @@ struct FleetTests {
 
     /// Machines left connected before the daemon starts (by a crashed instance or another
     /// client) do not advertise: the fleet adopts them from BlueZ's objects at once, with
-    /// no discovery window to wait for. Issue 20's bar is 3 s; the bound here is looser
+    /// no discovery window to wait for. The bar for that is 3 s; the bound here is looser
     /// because the suites run beside others on two cores, and the figure is printed.
     @Test func adoptsMachinesLeftConnectedBeforeItStarted() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "2", "--rate", "4", "--fault", "connected-at-start"])

@@ -5,9 +5,9 @@ import Foundation
 import Testing
 import Workout
 
-/// Issue 21: the floor shows the ride. `session_state` and, while a session is open, each
-/// `sample` carry the session's own distance, energy and time; the machine's counters stay in
-/// `sample` as they came.
+/// The floor shows the ride. `session_state` and, while a session is open, each `sample`
+/// carry the session's own distance, energy and time; the machine's counters stay in `sample`
+/// as they came.
 @Suite("Daemon: session figures in the payloads")
 struct SessionFiguresPayloadTests {
     static let origin = UTCTime(secondsSince1970: 1_795_248_000)

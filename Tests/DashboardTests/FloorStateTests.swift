@@ -48,8 +48,8 @@ struct FloorStateTests {
         #expect(tile.distance == 900)
     }
 
-    /// Issue 21: the tile shows the ride (the session's own distance, energy and clock), not
-    /// the machine's lifetime counters, which stay in the sample.
+    /// The tile shows the ride (the session's own distance, energy and clock), not the
+    /// machine's lifetime counters, which stay in the sample.
     @Test func tilesShowTheSessionsFiguresNotTheMachinesCounters() throws {
         var floor = FloorState()
         let machineOnly = #"{"characteristic":"indoor_bike_data","uuid":"2ad2","flags":580,"more_data":false,"instantaneous_speed_kmh":0,"total_distance_m":12430,"total_energy_kcal":322}"#

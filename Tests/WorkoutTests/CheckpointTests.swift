@@ -44,7 +44,7 @@ struct CheckpointTests {
         #expect(summary.startedAt.iso8601 == "2026-11-21T08:00:00Z")
         // Before: samples 0…99, 1 s each; sample 100 came with the checkpoint, and nothing
         // is known after it, so it holds for 0 s: 100 s. The outage, 100 … 133 s, was ridden
-        // (the distance counter rose 264 m across it: contract §5, issue 21): 33 s. After: samples
+        // (the distance counter rose 264 m across it: contract §5): 33 s. After: samples
         // 3…70, 68 s.
         #expect(summary.duration == 201)
         // Elapsed runs from 08:00:00 to the close at 130 + 71 = 201 s.

@@ -74,7 +74,7 @@ struct CounterFallbackTests {
     /// A drop of the link mid-ride: the machine keeps counting while the rider rides on, the
     /// link returns 20 s later with larger counters. One session, and what was ridden while
     /// disconnected counts (the console measured it): its distance, and, since the counters
-    /// say the rider rode through it, its time as movement (contract §5, issue 21).
+    /// say the rider rode through it, its time as movement (contract §5).
     @Test func aReconnectThatContinuesTheCountersIsOneSession() throws {
         var ride = Ride()
         for second in 0...100 {

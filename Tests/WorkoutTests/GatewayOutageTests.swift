@@ -4,10 +4,10 @@ import Foundation
 import Testing
 import Workout
 
-/// contract §5 and issue 21: a gateway outage (a restart, a frozen daemon, a suspend) is a
-/// disconnect the gateway caused. The session carries on if its machine is back within the
-/// grace, whatever the idle rule would say about the gap, and the machine's counters across
-/// the gap count toward it; a counter that fell back still means a new rider.
+/// Contract §5: a gateway outage (a restart, a frozen daemon, a suspend) is a disconnect
+/// the gateway caused. The session carries on if its machine is back within the grace,
+/// whatever the idle rule would say about the gap, and the machine's counters across the
+/// gap count toward it; a counter that fell back still means a new rider.
 @Suite("Gateway outages")
 struct GatewayOutageTests {
     /// 30 km/h (8.5 m/s, 85 rpm, 180 W) from a machine whose counters did not start at zero;
@@ -20,8 +20,9 @@ struct GatewayOutageTests {
         ]
     }
 
-    /// Rules whose idle end (10 s) is shorter than the outages below, as the issue's rig had it
-    /// in effect: the idle rule must not end a session across a gap the gateway caused.
+    /// Rules whose idle end (10 s) is shorter than the outages below, so that the idle rule
+    /// would end the session if it ran across them: it must not end a session across a gap
+    /// the gateway caused.
     static var shortIdle: SessionRules {
         var rules = SessionRules()
         rules.endAfterIdle = .seconds(10)

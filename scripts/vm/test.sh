@@ -5,7 +5,7 @@
 #   scripts/vm/test.sh           the CI step: bars sampled (5 monitor runs, 3 bluetoothd restarts under
 #                                the daemon, 3 daemon restarts); the recoveries a guest still misses at
 #                                times (bluetoothd restarts, the ride's) reported, not failed; ~8 min with TCG
-#   scripts/vm/test.sh --bars    the full bars: 20 monitor runs, 10 bluetoothd restarts, 10 daemon restarts
+#   scripts/vm/test.sh --bars    the full bars: 20 monitor runs, 10 bluetoothd restarts, 10 daemon restarts
 #
 # Needs the debug build (swift build --build-tests, as scripts/test.sh does first); the guest image is
 # built on first use into ${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}. Prints the summary and figures.

@@ -1,4 +1,4 @@
-// Whole-process latency figures for issue 3's bars, against a BlueZ peer on a private bus:
+// Whole-process latency figures, against a BlueZ peer on a private bus:
 //
 // 1. D-Bus round trip: `Properties.Get(Device1, "Name")` from our binding to the peer, N times.
 // 2. Notification → `ftms-bridge monitor --json` output: from the moment the simulator hands the
@@ -6,11 +6,11 @@
 //    moment the decoded line arrives on monitor's stdout pipe. The dbusmock peer cannot say when
 //    it emitted, so there the clock starts before the control call: an upper bound.
 //
-// 3. With `--target daemon` (issue 6): notification → a reader of `ftms-bridge run`'s metrics
-//    socket, the `sample` line's arrival, from the same emission instant.
+// 3. With `--target daemon`: notification → a reader of `ftms-bridge run`'s metrics socket, the
+//    `sample` line's arrival, from the same emission instant.
 //
 // 4. `--background N` (sim peer, daemon target): N more machines streaming at 4 Hz through the
-//    same daemon while SF-Bike-0001 is measured (issue 15: "with 10 machines" is --background 9);
+//    same daemon while SF-Bike-0001 is measured ("with 10 machines" is --background 9);
 //    `--no-acquire` makes the simulator refuse AcquireNotify, so every frame is a bus signal.
 //
 //   ftms-latency --bridge PATH [--peer sim|dbusmock] [--sim PATH] [--calls N] [--frames N] [--target monitor|daemon]
@@ -179,7 +179,7 @@ struct Main {
         monitor.executableURL = URL(fileURLWithPath: options.bridge)
         if daemon {
             // One simulated adapter carries the timed machine and the background ones: the
-            // link budget (default 7 per adapter, issue 15) must take them all.
+            // link budget (default 7 per adapter) must take them all.
             let config = """
                 [machines]
                 max_per_adapter = \(max(7, options.background + 1))

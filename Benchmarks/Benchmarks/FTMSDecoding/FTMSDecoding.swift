@@ -2,7 +2,7 @@ import Benchmark
 import FTMS
 import JSON
 
-/// Decoding one data record must take at most 50 ns and allocate nothing (issue 2's bar).
+/// Decoding one data record must take at most 50 ns and allocate nothing.
 ///
 /// Each benchmark decodes a fixed set of real frames (the Direto XR ride and the Viking Pro V
 /// stroke, energy and distance packets) so the figure is per record across realistic flag

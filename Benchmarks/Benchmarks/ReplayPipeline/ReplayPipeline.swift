@@ -3,8 +3,8 @@ import DeterministicRandom
 import FTMS
 import Workout
 
-/// Replay's bar (issue 4): decoder, merger and engine together at ≥ 1,000,000 notifications a
-/// second in release. Each inner iteration runs one notification of a long ride through one
+/// Replay's bar: decoder, merger and engine together at ≥ 1,000,000 notifications a second
+/// in release. Each inner iteration runs one notification of a long ride through one
 /// `MachinePipeline` — the code live BLE and replay share — so the reported time is per
 /// notification (`scalingFactor: .kilo`).
 ///

@@ -7,8 +7,8 @@ import Store
 import Synchronization
 import Workout
 
-/// Issue 14's costs on a real SQLite file (WAL, `synchronous=FULL`, so every iteration of the
-/// first two is one transaction and one `fdatasync`):
+/// What the plot series cost on a real SQLite file (WAL, `synchronous=FULL`, so every iteration
+/// of the first two is one transaction and one `fdatasync`):
 /// - the daemon's checkpoint batch of 10 machines, without and with their plot points (15 s of
 ///   series each, one point a second: what a timed batch writes, `CheckpointBatcher.seriesBatchPoints`;
 ///   with the default 5 s interval one batch in three carries them), so the ratio says what the

@@ -1,4 +1,4 @@
-/// Which adapter a supervisor's next link goes through (issue 15: several adapters for real).
+/// Which adapter a supervisor's next link goes through (several adapters for real, contract §2).
 ///
 /// BlueZ makes one Device1 per adapter that hears a machine, and a controller holds only a
 /// few LE links (CSR 5, Broadcom 7: docs/bluez.md "Timeouts and limits"), so something has to choose among the copies

@@ -153,10 +153,10 @@ package actor MachineSupervisor {
 
     /// The machine was heard advertising again after a silence (it woke, or was switched on):
     /// if the supervisor is pausing between attempts, the next attempt starts now instead of
-    /// at the end of the backoff, so a rider's first minutes are recorded (issue 21). Outside a
-    /// pause it does nothing: an attempt in flight reaches the machine once it advertises.
-    /// The backoff itself is kept, so a machine that advertises yet refuses every connection
-    /// still backs off, as long as whoever calls this only does so after a silence.
+    /// at the end of the backoff, so a rider's first minutes are recorded. Outside a pause it
+    /// does nothing: an attempt in flight reaches the machine once it advertises. The backoff
+    /// itself is kept, so a machine that advertises yet refuses every connection still backs
+    /// off, as long as whoever calls this only does so after a silence.
     package func wake() {
         guard napping else { return }
         woken = true

@@ -127,7 +127,7 @@ public final class DatagramSubscription: Sendable {
 /// binding needs nothing else; but then every notification wakes two threads: the bus thread
 /// to read it and the caller's to handle it. The daemon passes a reader that registers the
 /// socket with its own event loop, the thread that handles the notification anyway, so one
-/// wake-up does both (issue 15). A protocol, so that this module does not depend on SwiftNIO.
+/// wake-up does both. A protocol, so that this module does not depend on SwiftNIO.
 public protocol DatagramReader: Sendable {
     /// Takes `descriptor` (non-blocking; the reader owns and closes it) and reads it: each
     /// datagram to `onDatagram`, in order, cut to `maximumSize` bytes; an empty datagram is an

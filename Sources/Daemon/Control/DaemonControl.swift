@@ -7,7 +7,7 @@ import Training
 package import Upload
 import Workout
 
-/// What the control socket's commands do (contract §7, issue 6): everything an operator or the
+/// What the control socket's commands do (contract §7): everything an operator or the
 /// CLI may ask of a running daemon. Each command answers with JSON or a one-line failure;
 /// nothing here throws past the socket, whatever the machine or the backend does.
 package actor DaemonControl {

@@ -1,9 +1,9 @@
 package import BlueZ
 
-/// The per-controller link budget (`machines.max_per_adapter`, issue 15): each adapter holds
-/// at most `perAdapter` links, machines go to the least-loaded adapter that hears them, and
-/// a machine whose adapter is full or gone moves to one with room. Why each machine is where
-/// it is (or waits) is kept as a sentence for `status` and the `machine` message.
+/// The per-controller link budget (`machines.max_per_adapter`, contract §2): each adapter
+/// holds at most `perAdapter` links, machines go to the least-loaded adapter that hears them,
+/// and a machine whose adapter is full or gone moves to one with room. Why each machine is
+/// where it is (or waits) is kept as a sentence for `status` and the `machine` message.
 ///
 /// A machine that reconnects stays on its last adapter while that one has room: BlueZ keeps
 /// the GATT cache per adapter, and moving links around for balance alone would only cost

@@ -1,7 +1,7 @@
 import BlueZ
 import DBus
 
-/// How the fleet looks for machines: driven by events, not by timers (issue 21).
+/// How the fleet looks for machines: driven by events, not by timers.
 ///
 /// Discovery stays on while the fleet has room for a machine it has not found or a machine
 /// it waits to reconnect, so a machine is heard on its first advertisement: a new one is
@@ -13,7 +13,7 @@ import DBus
 /// ``FleetSettings/discoveryRefresh`` (an adapter that stopped discovering on its own is
 /// noticed, and BlueZ reports each machine's RSSI afresh after a restart of discovery).
 /// Between those events the fleet sleeps on the object cache, with no timer of its own, so an
-/// idle gateway does not wake for it (issue 6's bar: at most once a second).
+/// idle gateway does not wake for it (the wake-up bar: at most once a second).
 extension MachineFleet {
     /// Adapters and whether each is powered: what decides where discovery can run.
     typealias AdapterSignature = [String: Bool]

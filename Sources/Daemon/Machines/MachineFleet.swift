@@ -12,7 +12,7 @@ import RetryTiming
 ///
 /// With an allow-list, one supervisor per entry finds its machine. Without one, the fleet
 /// adopts each new machine the filter takes, up to `maxConnected`. Either way searching is
-/// driven by events, not timers (issue 21): discovery stays on while a machine is missing
+/// driven by events, not timers: discovery stays on while a machine is missing
 /// (`MachineFleet+Discovery.swift`), and a machine heard advertising is adopted, or its
 /// reconnect backoff cut short, at once.
 package actor MachineFleet {
@@ -32,7 +32,7 @@ package actor MachineFleet {
     /// moment ago): BlueZ pauses scanning meanwhile, so the fleet stops its discovery too and
     /// resumes it after. A retry on a machine that has stayed silent keeps discovery on: it
     /// will most likely fail, and an idle gateway should not pay a stop and a start of
-    /// discovery for each (issue 6's wake-up bar).
+    /// discovery for each (the wake-up bar of at most once a second).
     var connecting: Set<String> = []
     /// Machines whose backoff an advertisement just cut short: their next attempt counts in
     /// ``connecting``.

@@ -18,7 +18,7 @@ package struct MachineStatus: Sendable, Hashable, Codable {
     package var training: String?
     /// The adapter (`hci1`) its link goes through, or its last attempt went through.
     package var adapter: String?
-    /// Why it is on that adapter, or why it waits for one (the link budget, issue 15).
+    /// Why it is on that adapter, or why it waits for one (the link budget, contract §2).
     package var adapterReason: String?
     /// How its data notifications arrive: `acquired` (AcquireNotify) or `start_notify`; `nil`
     /// before the first connection is ready.

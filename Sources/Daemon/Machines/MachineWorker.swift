@@ -17,7 +17,7 @@ package actor MachineWorker {
     package private(set) var info: MachineInfo?
     package private(set) var notifications = 0
     package private(set) var lastError: String?
-    /// The adapter (`hci1`) of its link or last attempt, and why (issue 15's link budget).
+    /// The adapter (`hci1`) of its link or last attempt, and why (the link budget, contract §2).
     package private(set) var adapter: String?
     package private(set) var adapterReason: String?
     private var identity: MachineIdentity?

@@ -61,8 +61,8 @@ package enum MetricsPayloads {
 
     /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
     /// `elapsedMs` (contract §7's names); a pause says why, a dropped session says why too.
-    /// `distanceM` and `energyKcal` are the session's own totals so far (issue 21: what the
-    /// floor shows is the ride, not the machine's lifetime counters, which stay in `sample`).
+    /// `distanceM` and `energyKcal` are the session's own totals so far (what the floor shows
+    /// is the ride, not the machine's lifetime counters, which stay in `sample`).
     package static func sessionState(_ event: SessionEvent) -> JSONPayload {
         payload(state: "\(event.state)") { json in
             json.appendKey("state", first: true)

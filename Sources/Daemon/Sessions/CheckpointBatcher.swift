@@ -13,9 +13,9 @@ package import Workout
 /// batch being written, so no checkpoint of a closed session lands after the store removed it.
 /// A finished session itself never waits here: ``SessionSink`` commits it at once.
 ///
-/// It also gathers the open sessions' plot points (at most one a second per machine, issue
-/// 14). They go in a batch of checkpoints' transaction, so they cost no `fdatasync` of their
-/// own: a timed batch takes a session's points once it holds ``seriesBatchPoints`` of them
+/// It also gathers the open sessions' plot points (at most one a second per machine). They go
+/// in a batch of checkpoints' transaction, so they cost no `fdatasync` of their own: a timed
+/// batch takes a session's points once it holds ``seriesBatchPoints`` of them
 /// (a chunk row costs about as much to write whatever its size, so fewer, fuller chunks keep
 /// the batch's cost near that of the checkpoints alone); ``flush()`` (shutdown) takes them all,
 /// and a finished session takes its waiting points out with

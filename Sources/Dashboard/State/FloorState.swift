@@ -129,7 +129,7 @@ public struct FloorState: Sendable, Equatable {
         var tile = tile(gateway, machine, at: message.timestamp)
         tile.session = SessionClock(
             id: message.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.double ?? 0, at: message.timestamp)
-        // The session's own totals (issue 21), from a gateway that sends them.
+        // The session's own totals, from a gateway that sends them.
         if let distance = message.payload["distanceM"]?.double { tile.distance = distance }
         if let energy = message.payload["energyKcal"]?.double { tile.energy = energy }
         tile.updated = max(tile.updated, message.timestamp)
@@ -151,7 +151,7 @@ public struct FloorState: Sendable, Equatable {
         tile.pace = payload["instantaneous_pace_s_per_500m"]?.double
         tile.strokeRate = payload["stroke_rate_spm"]?.double
         if let distance = payload["session_distance_m"]?.double {
-            // The ride, not the machine: the session's own totals and clock (issue 21). The
+            // The ride, not the machine: the session's own totals and clock. The
             // machine's lifetime counters stay in the sample for whoever wants them.
             tile.distance = distance
             tile.energy = payload["session_energy_kcal"]?.double ?? tile.energy

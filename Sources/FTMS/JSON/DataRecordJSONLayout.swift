@@ -5,9 +5,9 @@ public import JSON
 ///
 /// ``DataRecord/writeJSON(into:)`` reserves ``maximumLength`` once and copies these pieces
 /// with plain stores, instead of rebuilding each field's descriptor and checking capacity for
-/// every key and digit: that was most of `ftms-bridge decode`'s time (issue 15). Keys are
-/// copied as fixed 48-byte blocks (the blob is padded, the reservation has the slack), which
-/// the compiler turns into a few vector moves instead of a `memmove` call per key.
+/// every key and digit: that was most of `ftms-bridge decode`'s time. Keys are copied as
+/// fixed 48-byte blocks (the blob is padded, the reservation has the slack), which the
+/// compiler turns into a few vector moves instead of a `memmove` call per key.
 struct DataRecordJSONLayout: Sendable {
     /// One field, 16 bytes, so the walk over a record touches one cache line for four fields.
     struct Entry: Sendable {

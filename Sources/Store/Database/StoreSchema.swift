@@ -79,12 +79,12 @@ enum StoreSchema {
         );
         """
 
-    /// The per-session plot series (issue 14): a header per session (which machine; open or
-    /// bound to its queued session) and its points in chunks, one chunk per checkpoint batch,
-    /// written in the checkpoints' transaction. Chunks are rows of their own rather than one
-    /// growing blob so that a batch appends without rewriting what is stored; the chunks'
-    /// table is keyed by (session, sequence) without a rowid, one B-tree, and a batch leaves
-    /// the header alone once it exists: an append dirties as few pages as it can.
+    /// The per-session plot series: a header per session (which machine; open or bound to its
+    /// queued session) and its points in chunks, one chunk per checkpoint batch, written in
+    /// the checkpoints' transaction. Chunks are rows of their own rather than one growing
+    /// blob so that a batch appends without rewriting what is stored; the chunks' table is
+    /// keyed by (session, sequence) without a rowid, one B-tree, and a batch leaves the
+    /// header alone once it exists: an append dirties as few pages as it can.
     private static let version2 = """
         CREATE TABLE session_series (
             session_id TEXT PRIMARY KEY NOT NULL,

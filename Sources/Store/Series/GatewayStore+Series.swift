@@ -3,9 +3,9 @@ import GRDB
 import Workout
 import Foundation
 
-/// The per-session plot series (issue 14): points gathered by the daemon's checkpoint batcher
-/// and written in the checkpoints' own transaction (no `fdatasync` of their own), bound to the
-/// queued session in the transaction that queues it, and pruned with the uploaded sessions.
+/// The per-session plot series: points gathered by the daemon's checkpoint batcher and written
+/// in the checkpoints' own transaction (no `fdatasync` of their own), bound to the queued
+/// session in the transaction that queues it, and pruned with the uploaded sessions.
 extension GatewayStore {
     /// How many uploaded sessions keep their series by default: the newest 200, about 30 MB
     /// of hour-long sessions. Pending and dead-letter sessions always keep theirs.

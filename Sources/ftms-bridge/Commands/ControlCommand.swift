@@ -125,12 +125,7 @@ struct ControlCommand: AsyncParsableCommand {
         } else {
             request = .reset(machine: machine)
         }
-        guard let answer = try daemon.ask(request, command: "control") else { return false }
-        if let failure = answer.failure {
-            printError("control: \(failure.message)")
-            throw ExitCode(1)
-        }
-        let result = answer.resultJSON ?? "{}"
+        guard let result = try daemon.ask(request, command: "control") else { return false }
         if json {
             print(result)
         } else if let fields = try? JSONReader.read(result), let operation = fields["operation"]?.string {

@@ -10,17 +10,24 @@ struct DaemonSocketOptions: ParsableArguments {
     @Flag(name: .customLong("standalone"), help: "Do not ask a running daemon; act directly.")
     var standalone = false
 
-    /// The daemon's answer, or `nil` when no daemon listens (or `--standalone`). Any other
-    /// failure to talk to it (a timeout, a garbled answer) is the command's one-line error.
-    func ask(_ request: ControlRequest, command: String, timeout: Duration = .seconds(30)) throws -> ControlResponse? {
+    /// The daemon's result (a JSON object's text), or `nil` when no daemon listens (or
+    /// `--standalone`). A refusal by the daemon, or any other failure to talk to it (a timeout,
+    /// a garbled answer), is the command's one-line error and exit status 1.
+    func ask(_ request: ControlRequest, command: String, timeout: Duration = .seconds(30)) throws -> String? {
         guard !standalone else { return nil }
+        let answer: ControlResponse
         do {
-            return try ControlClient(socketPath: controlSocket, timeout: timeout).request(request)
+            answer = try ControlClient(socketPath: controlSocket, timeout: timeout).request(request)
         } catch let error where error.isNoDaemon {
             return nil
         } catch {
             printError("\(command): the daemon at \(controlSocket): \(error)")
             throw ExitCode(1)
         }
+        if let failure = answer.failure {
+            printError("\(command): \(failure.message)")
+            throw ExitCode(1)
+        }
+        return answer.resultJSON ?? "{}"
     }
 }

@@ -9,13 +9,13 @@ import ProcessOutput
 /// Standard input through ``HexLineDecoder``s on several threads to standard output, in order.
 ///
 /// One decoder on one core tops out around 2 M data records a second, and a data record is
-/// about 370 bytes of JSON; issue 15 asks for 5 M/s whole-process on a 2-core box, so the
-/// decoding itself has to be shared. The main thread only reads: it fills each slot's input
-/// buffer in turn with a chunk of whole lines (the partial last line is carried to the next
-/// chunk), and hands it over. Each slot's thread decodes its chunk into its own JSON buffer,
-/// then waits for its turn (the chunk before has been written), writes, and passes the turn on.
-/// Reading is one `read` per chunk, decoding runs on every slot at once, and the output leaves
-/// in input order, in one `write` per chunk.
+/// about 370 bytes of JSON; docs/performance.md's bar is 5 M/s whole-process on a 2-core box,
+/// so the decoding itself has to be shared. The main thread only reads: it fills each slot's
+/// input buffer in turn with a chunk of whole lines (the partial last line is carried to the
+/// next chunk), and hands it over. Each slot's thread decodes its chunk into its own JSON
+/// buffer, then waits for its turn (the chunk before has been written), writes, and passes the
+/// turn on. Reading is one `read` per chunk, decoding runs on every slot at once, and the
+/// output leaves in input order, in one `write` per chunk.
 ///
 /// **Same output as one decoder.** Only error lines carry a line number, and a slot cannot know
 /// its chunk's first line number before the chunks before it are decoded. So it decodes as if

@@ -5,7 +5,7 @@ import Synchronization
 import Workout
 
 /// `replay --publish PATH`: a capture fed to the metrics socket as the daemon would feed it,
-/// so integrators can build displays without machines (contract §7, issue 4).
+/// so integrators can build displays without machines (contract §7).
 ///
 /// Envelope timestamps follow the capture's own clock: a replayed ride reads as the ride it
 /// was, whatever the speed of the replay.
