@@ -4,8 +4,8 @@ import ProcessOutput
 import Synchronization
 
 /// A program the tests run as a real process: stdin from a file (or /dev/null), stdout and
-/// stderr into files the test reads whenever it likes, started with no signal blocked
-/// (``spawnWithSignalsUnblocked``), so SIGTERM stops it as systemd would. Waiting polls the
+/// stderr into files the test reads whenever it likes, started by ``spawnChild(_:stdin:stdout:stderr:extraEnvironment:)``
+/// with no signal blocked, so SIGTERM stops it as systemd would. Waiting polls the
 /// child (``ChildExit``) between sleeps: it never holds a cooperative thread in waitpid.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
@@ -41,18 +41,7 @@ public final class ChildProcess: @unchecked Sendable {
             stdinPath = directory + "/\(unique).in"
             try Data(stdin.utf8).write(to: URL(fileURLWithPath: stdinPath))
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = spawnWithSignalsUnblocked(&pid, executable, &actions, argv, environ)
-        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(errnoText(spawned))") }
-        self.pid = pid
+        pid = try spawnChild([executable] + arguments, stdin: .file(stdinPath), stdout: .file(stdoutPath), stderr: .file(stderrPath))
     }
 
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }

@@ -25,20 +25,13 @@ public final class FakeBlueZ: @unchecked Sendable {
     /// Starts the fake from `template` and waits until it owns `org.bluez`.
     public init(bus: PrivateBus, template: String = FakeBlueZ.repositoryTemplate) async throws {
         self.bus = bus
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, bus.directoryPath + "/fake-bluez.log", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let arguments = ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, envp)
-        guard spawned == 0 else { throw BusStartError(description: "cannot start the fake BlueZ (error \(spawned))") }
+        do {
+            pid = try spawnChild(
+                ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template],
+                stderr: .file(bus.directoryPath + "/fake-bluez.log"), extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        } catch {
+            throw BusStartError(description: "the fake BlueZ: \(error)")
+        }
         control = try await DBusConnection.connect(address: bus.address)
         let deadline = ContinuousClock.now + .seconds(15)
         while try await control.nameOwner("org.bluez") == nil {

@@ -40,18 +40,11 @@ public final class PrivateBus: @unchecked Sendable {
     private func spawn() throws {
         let socket = directory.appendingPathComponent("system_bus_socket").path
         let configFile = directory.appendingPathComponent("bus.conf")
-        // posix_spawn and waitpid, not Foundation's Process: its waitUntilExit can miss the
-        // child's exit here and hang the suite.
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = ["/usr/bin/dbus-daemon", "--config-file=\(configFile.path)", "--nofork", "--nopidfile"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
-        guard spawned == 0 else { throw BusStartError(description: "cannot start dbus-daemon (error \(spawned))") }
+        do {
+            pid = try spawnChild(["/usr/bin/dbus-daemon", "--config-file=\(configFile.path)", "--nofork", "--nopidfile"])
+        } catch {
+            throw BusStartError(description: "\(error)")
+        }
         // The socket file appears at bind(), a moment before listen(): wait until a connect
         // is accepted, or a test's first connection can be refused.
         let deadline = Date().addingTimeInterval(10)

@@ -10,10 +10,9 @@ public struct ProgramResult: Sendable {
 
 /// Runs `arguments` (the first is the program's path) to its end, on a thread of its own.
 ///
-/// Not Foundation's `Process`: its `waitUntilExit` spins a run loop that can miss the child's
-/// exit, and called from a test it holds a cooperative thread meanwhile; with a 2-core box's
-/// two pool threads taken (one by that wait, one by a busy test) a CI run hung for 15 minutes.
-/// posix_spawn, a blocking read of the pipe and waitpid on a dedicated thread cannot do either.
+/// The read of its output and the wait for its exit block, so they happen on a thread of their
+/// own: a wait on a cooperative thread, with a 2-core box's two pool threads taken, can stall
+/// every other suite.
 public func runProgram(_ arguments: [String]) async throws -> ProgramResult {
     try await blocking { try runToEnd(arguments) }
 }
@@ -24,23 +23,19 @@ public struct ProgramError: Error, CustomStringConvertible {
 }
 
 private func runToEnd(_ arguments: [String]) throws -> ProgramResult {
-    guard let path = arguments.first else { throw ProgramError(description: "no program given") }
+    // Close-on-exec, so another test's child started meanwhile does not hold the write end
+    // open (the output's end would wait for that child to exit).
     var pipe: [Int32] = [0, 0]
     guard Glibc.pipe(&pipe) == 0 else { throw ProgramError(description: "pipe failed: errno \(errno)") }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-    posix_spawn_file_actions_addclose(&actions, pipe[0])
-    posix_spawn_file_actions_addclose(&actions, pipe[1])
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = spawnWithSignalsUnblocked(&pid, path, &actions, argv, environ)
-    close(pipe[1])
-    guard spawned == 0 else {
+    for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    let pid: pid_t
+    do {
+        pid = try spawnChild(arguments, stdout: .descriptor(pipe[1]))
+        close(pipe[1])
+    } catch {
         close(pipe[0])
-        throw ProgramError(description: "cannot start \(path) (error \(spawned))")
+        close(pipe[1])
+        throw ProgramError(description: "\(error)")
     }
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)

@@ -35,16 +35,12 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw BusStartError(description: "no ftms-sim at \(binary): build it first (swift build --product ftms-sim) or set FTMS_SIM")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, readyPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        let argv = ([binary] + arguments + ["--bus", bus.address]).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = spawnWithSignalsUnblocked(&pid, binary, &actions, argv, environ)
-        guard spawned == 0 else { throw BusStartError(description: "cannot start \(binary) (error \(spawned))") }
+        do {
+            pid = try spawnChild(
+                [binary] + arguments + ["--bus", bus.address], stdout: .file(readyPath), stderr: .file(logPath, append: true))
+        } catch {
+            throw BusStartError(description: "\(error)")
+        }
         let deadline = ContinuousClock.now + timeout
         var ready: String?
         while ready == nil {

@@ -1,14 +1,49 @@
 public import Glibc
+import ProcessOutput
 
-/// posix_spawn with no signal blocked in the child (public: MQTTTesting starts mosquitto with it).
+/// Where a spawned child's standard stream goes.
+public enum ChildStream: Sendable {
+    /// `/dev/null`.
+    case null
+    /// A file, created with mode 0600 (truncated, or appended to) for output; read for input.
+    case file(String, append: Bool = false)
+    /// A descriptor of this process (a pipe's end); it is duplicated onto the stream.
+    case descriptor(Int32)
+}
+
+/// Why a child could not be started: the program and posix_spawn's error.
+public struct SpawnError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// The one way the test support starts a program: posix_spawn with no signal blocked in the
+/// child, its three standard streams set as given, `extraEnvironment` laid over this
+/// process's environment. Returns the child's pid; ``ChildExit`` waits for it and reaps it.
 ///
 /// Test threads run with most signals blocked, and a child inherits the mask: a dbus-daemon or
 /// BlueZ peer started from one would ignore SIGTERM, and every stop would wait for the SIGKILL
 /// fallback. Starting children with an empty mask makes them stop as they would under systemd.
-public func spawnWithSignalsUnblocked(
-    _ pid: inout pid_t, _ path: String, _ actions: inout posix_spawn_file_actions_t,
-    _ argv: [UnsafeMutablePointer<CChar>?], _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>?
-) -> Int32 {
+/// Not Foundation's `Process`: its `waitUntilExit` spins a run loop that can miss the child's
+/// exit, and called from a test it holds a cooperative thread meanwhile.
+public func spawnChild(
+    _ arguments: [String], stdin: ChildStream = .null, stdout: ChildStream = .null, stderr: ChildStream = .null,
+    extraEnvironment: [String: String] = [:]
+) throws(SpawnError) -> pid_t {
+    guard let path = arguments.first else { throw SpawnError(description: "no program given") }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for (number, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+        switch stream {
+        case .null:
+            posix_spawn_file_actions_addopen(&actions, number, "/dev/null", number == 0 ? O_RDONLY : O_WRONLY, 0)
+        case .file(let file, let append):
+            let flags = number == 0 ? O_RDONLY : O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
+            posix_spawn_file_actions_addopen(&actions, number, file, flags, 0o600)
+        case .descriptor(let descriptor):
+            posix_spawn_file_actions_adddup2(&actions, descriptor, number)
+        }
+    }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -16,20 +51,25 @@ public func spawnWithSignalsUnblocked(
     sigemptyset(&noSignals)
     posix_spawnattr_setsigmask(&attributes, &noSignals)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-}
-
-/// `arguments` (the program's path first) with stdin, stdout and stderr on /dev/null, started as
-/// ``spawnWithSignalsUnblocked`` starts it: for helpers whose output nobody reads (mosquitto
-/// logs to its own file, openssl's chatter). posix_spawn's result, 0 on success.
-public func spawnSilently(_ arguments: [String], pid: inout pid_t) -> Int32 {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    return spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, environ)
+    var pid: pid_t = 0
+    let spawned: Int32
+    if extraEnvironment.isEmpty {
+        spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    } else {
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") { environment[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            entry += 1
+        }
+        environment.merge(extraEnvironment) { _, new in new }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    }
+    guard spawned == 0 else { throw SpawnError(description: "cannot start \(path): \(errnoText(spawned))") }
+    return pid
 }

@@ -109,9 +109,11 @@ public final class PrivateBroker: @unchecked Sendable {
     deinit { stop() }
 
     private func spawn() throws {
-        let arguments = ["/usr/sbin/mosquitto", "-c", directoryPath + "/mosquitto.conf"]
-        let spawned = spawnSilently(arguments, pid: &pid)
-        guard spawned == 0 else { throw BrokerStartError(description: "cannot start mosquitto (error \(spawned))") }
+        do {
+            pid = try spawnChild(["/usr/sbin/mosquitto", "-c", directoryPath + "/mosquitto.conf"])
+        } catch {
+            throw BrokerStartError(description: "\(error)")
+        }
         let deadline = Date().addingTimeInterval(10)
         while !(Self.accepts(port) && (tlsPort.map(Self.accepts) ?? true)) {
             if ChildExit.poll(pid) != nil {
@@ -162,9 +164,12 @@ public final class PrivateBroker: @unchecked Sendable {
 
     /// Runs a tool to completion, its output discarded; throws unless it exits 0.
     private static func run(_ arguments: [String]) throws {
-        var pid: pid_t = 0
-        let spawned = spawnSilently(arguments, pid: &pid)
-        guard spawned == 0 else { throw BrokerStartError(description: "cannot run \(arguments[0]) (error \(spawned))") }
+        let pid: pid_t
+        do {
+            pid = try spawnChild(arguments)
+        } catch {
+            throw BrokerStartError(description: "\(error)")
+        }
         let status = ChildExit.reap(pid)
         guard status == 0 else { throw BrokerStartError(description: "\(arguments[0]) \(arguments[1]) failed (status \(status))") }
     }

@@ -20,21 +20,13 @@ public final class SubscriberProcess: @unchecked Sendable {
             throw BrokerStartError(description: "cannot write \(configDirectory)/mosquitto_sub")
         }
         outputPath = configDirectory + "/output"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = ["/usr/bin/mosquitto_sub", "-i", clientID, "-t", filter, "-v"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CONFIG_HOME"] = configDirectory
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        let spawned = spawnWithSignalsUnblocked(&pid, arguments[0], &actions, argv, envp)
-        guard spawned == 0 else { throw BrokerStartError(description: "cannot start mosquitto_sub (error \(spawned))") }
+        do {
+            pid = try spawnChild(
+                ["/usr/bin/mosquitto_sub", "-i", clientID, "-t", filter, "-v"], stdout: .file(outputPath),
+                extraEnvironment: ["XDG_CONFIG_HOME": configDirectory])
+        } catch {
+            throw BrokerStartError(description: "\(error)")
+        }
     }
 
     /// What it printed so far (`topic payload` lines).

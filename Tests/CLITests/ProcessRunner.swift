@@ -55,22 +55,9 @@ struct ProcessRunner {
         let outPath = directory.appendingPathComponent("stdout").path
         let errPath = directory.appendingPathComponent("stderr").path
 
-        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        let argv = ([binary.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge(extra) { _, new in new }
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        let spawned = envp.withUnsafeBufferPointer { spawnWithSignalsUnblocked(&pid, binary.path, &actions, argv, $0.baseAddress) }
-        guard spawned == 0 else { throw CLIError("posix_spawn failed: \(spawned)") }
+        let pid = try spawnChild(
+            [binary.path] + arguments, stdin: input.map { .file($0.path) } ?? .null, stdout: .file(outPath), stderr: .file(errPath),
+            extraEnvironment: extra)
         var status: Int32 = 0
         var usage = rusage()
         let deadline = ContinuousClock.now + timeout

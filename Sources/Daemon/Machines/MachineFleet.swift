@@ -256,6 +256,12 @@ package actor MachineFleet {
         return adopted
     }
 
+    /// A machine is two tasks: its supervisor, and the route of its events to its worker. They
+    /// are not children of the fleet's task group on purpose. A stop cancels the group, and a
+    /// cancelled route would end its stream early (an `AsyncStream` ends on cancellation) and
+    /// could not write its last checkpoint (GRDB refuses a cancelled task). So
+    /// ``stopSupervisors(reason:)`` cancels only the supervisors, from a task of its own, and
+    /// waits for every route to drain its stream to the end.
     private func startSupervisor(key: String, target: MachineTarget, client: BlueZClient) {
         let supervisor = MachineSupervisor(
             client: client, target: target, filter: settings.filter, resistanceForms: resistanceForms,
@@ -275,15 +281,11 @@ package actor MachineFleet {
         var worker: MachineWorker?
         var placement: (adapter: String, reason: String)?
         var iterator = events.makeAsyncIterator()
+        // An event the worker handed back is read before the stream's next.
         var handedBack: SupervisorEvent?
         while true {
-            let next: SupervisorEvent?
-            if let event = handedBack {
-                next = event
-                handedBack = nil
-            } else {
-                next = await iterator.next(isolation: #isolation)
-            }
+            var next = handedBack.take()
+            if next == nil { next = await iterator.next(isolation: #isolation) }
             guard let event = next else { break }
             switch event {
             case .connecting(let target, let attempt):

@@ -90,22 +90,7 @@ final class BackendProcess: @unchecked Sendable {
     }
 
     private static func spawn(_ arguments: [String], stdin: Int32?, stdout: Int32, stderrPath: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let stdin {
-            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = spawnWithSignalsUnblocked(&pid, binary, &actions, argv, environ)
-        guard result == 0 else { throw TestFailure("posix_spawn \(binary): \(result)") }
-        return pid
+        try spawnChild([binary] + arguments, stdin: stdin.map { .descriptor($0) } ?? .null, stdout: .descriptor(stdout), stderr: .file(stderrPath))
     }
 
     /// A pipe neither of whose ends leaks into other children: a stdin write end inherited by
