@@ -1,5 +1,5 @@
-import Foundation
-public import Glibc
+public import Foundation
+import Glibc
 
 /// A fresh directory under /tmp, removed with everything in it when the last reference goes.
 /// Under /tmp and short because the tests put Unix sockets in it, whose paths must fit 107
@@ -17,6 +17,17 @@ public final class TemporaryDirectory: Sendable {
 
     deinit {
         try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// A path inside the directory, for a scratch file that goes with it: nothing is left in
+    /// /tmp even when the test fails before its own cleanup would have run.
+    public func file(_ name: String) -> String {
+        path + "/" + name
+    }
+
+    /// The directory as a URL, for the Foundation calls that take one.
+    public var url: URL {
+        URL(fileURLWithPath: path, isDirectory: true)
     }
 
     /// The names in `directory`, sorted.

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Testing
 
@@ -70,9 +71,9 @@ struct DecodeCommandTests {
         var garbage = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) })
         garbage.append(Data(repeating: UInt8(ascii: "a"), count: 1 << 20))
         garbage.append(Data("\n44 02 da 02 02 01 22 01 00\n".utf8))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString)")
+        let scratch = try TemporaryDirectory(prefix: "decode")
+        let file = URL(fileURLWithPath: scratch.file("garbage"))
         try garbage.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let result = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: file)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.lines.last == Self.ic4[...])
@@ -86,8 +87,9 @@ struct DecodeCommandTests {
     ///
     /// Peak memory is the child's own high-water mark (see ``ProcessRunner/Result``).
     @Test func streamsInConstantMemory() async throws {
+        let scratch = try TemporaryDirectory(prefix: "decode")
         func writeFrames(_ count: Int) throws -> URL {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(UUID().uuidString)")
+            let file = URL(fileURLWithPath: scratch.file("frames-\(count)"))
             _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
@@ -97,10 +99,6 @@ struct DecodeCommandTests {
         }
         let smallInput = try writeFrames(20_000)
         let largeInput = try writeFrames(500_000)
-        defer {
-            try? FileManager.default.removeItem(at: smallInput)
-            try? FileManager.default.removeItem(at: largeInput)
-        }
         let small = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: smallInput)
         let large = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: largeInput)
         #expect(small.status == 0 && large.status == 0)

@@ -59,8 +59,8 @@ struct MonitorCommandTests {
         let paths = try await fake.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
         let data = try #require(paths["2ad2"]?.string)
         let controlPoint = try #require(paths["2ad9"]?.string)
-        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString).ftmscap").path
-        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let scratch = try TemporaryDirectory(prefix: "monitor")
+        let recording = scratch.file("recording.ftmscap")
         let monitor = Task {
             try await ProcessRunner.run(["monitor", "SF-Bike-0001", "--json", "--count", "2", "--record", recording],
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))

@@ -1,3 +1,4 @@
+import BlueZTesting
 import DeterministicRandom
 import Foundation
 import Testing
@@ -55,9 +56,9 @@ struct ParallelDecodeTests {
     }
 
     static func compare(_ data: Data, characteristic: String, threads: [Int]) async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("parallel-\(UUID().uuidString)")
+        let scratch = try TemporaryDirectory(prefix: "parallel")
+        let file = URL(fileURLWithPath: scratch.file("input"))
         try data.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let reference = try await decode(file, characteristic: characteristic, threads: 1)
         #expect(reference.status == 0 || reference.status == 1, "\(reference.stderr)")
         #expect(!reference.stdout.isEmpty)
@@ -98,10 +99,10 @@ struct ParallelDecodeTests {
     }
 
     @Test func emptyInput() async throws {
+        let scratch = try TemporaryDirectory(prefix: "empty")
         for threads in [1, 2] {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString)")
+            let file = URL(fileURLWithPath: scratch.file("empty-\(threads)"))
             try Data().write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
             let result = try await Self.decode(file, characteristic: "2ad2", threads: threads)
             #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty)
         }

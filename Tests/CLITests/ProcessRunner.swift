@@ -43,17 +43,15 @@ struct ProcessRunner {
     private static func runBlocking(
         _ arguments: [String], stdinFile: URL?, stdin: String?, environment extra: [String: String], timeout: Duration
     ) throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory(prefix: "ftms-cli")
         var input = stdinFile
         if let stdin {
-            let file = directory.appendingPathComponent("stdin")
+            let file = URL(fileURLWithPath: directory.file("stdin"))
             try Data(stdin.utf8).write(to: file)
             input = file
         }
-        let outPath = directory.appendingPathComponent("stdout").path
-        let errPath = directory.appendingPathComponent("stderr").path
+        let outPath = directory.file("stdout")
+        let errPath = directory.file("stderr")
 
         let pid = try spawnChild(
             [binary.path] + arguments, stdin: input.map { .file($0.path) } ?? .null, stdout: .file(outPath), stderr: .file(errPath),

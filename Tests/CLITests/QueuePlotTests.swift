@@ -7,19 +7,10 @@ import Testing
 /// back with an XML parser; unknown ids and sessions without a series are one-line errors.
 @Suite("queue --plot")
 struct QueuePlotTests {
-    final class StateDirectory {
-        let path: String
-        init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("queue-plot-\(UUID().uuidString.prefix(8))").path
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-    }
-
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Queues `capture`'s sessions in `state` and returns their ids.
-    static func queue(_ capture: String, in state: StateDirectory) async throws -> [String] {
+    static func queue(_ capture: String, in state: TemporaryDirectory) async throws -> [String] {
         let replay = try await ProcessRunner.run(
             ["replay", root.appendingPathComponent("captures/\(capture)").path, "--queue", "--state-dir", state.path], timeout: .seconds(60))
         #expect(replay.status == 0, "\(replay.stderr)")
@@ -31,14 +22,14 @@ struct QueuePlotTests {
         }
     }
 
-    static func plot(_ id: String, in state: StateDirectory) async throws -> (status: Int32, stderr: String, file: String) {
-        let file = state.path + "/\(id).svg"
+    static func plot(_ id: String, in state: TemporaryDirectory) async throws -> (status: Int32, stderr: String, file: String) {
+        let file = state.file("\(id).svg")
         let result = try await ProcessRunner.run(["queue", "--state-dir", state.path, "--plot", id, file], timeout: .seconds(30))
         return (result.status, result.stderr, file)
     }
 
     @Test func aQueuedBikeRideIsDrawnLikeItsReplay() async throws {
-        let state = try StateDirectory()
+        let state = try TemporaryDirectory(prefix: "queue-plot")
         let id = try #require(try await Self.queue("bike-steady.ftmscap", in: state).first)
         let result = try await Self.plot(id, in: state)
         #expect(result.status == 0, "\(result.stderr)")
@@ -63,7 +54,7 @@ struct QueuePlotTests {
     }
 
     @Test func aQueuedRowIsPaceAndStrokeRate() async throws {
-        let state = try StateDirectory()
+        let state = try TemporaryDirectory(prefix: "queue-plot")
         let id = try #require(try await Self.queue("rower-viking-split.ftmscap", in: state).first)
         let result = try await Self.plot(id, in: state)
         #expect(result.status == 0, "\(result.stderr)")
@@ -74,7 +65,7 @@ struct QueuePlotTests {
     }
 
     @Test func anUnknownIDIsAOneLineError() async throws {
-        let state = try StateDirectory()
+        let state = try TemporaryDirectory(prefix: "queue-plot")
         _ = try await Self.queue("bike-steady.ftmscap", in: state)
         let result = try await Self.plot("00000000-0000-4000-8000-000000000000", in: state)
         #expect(result.status == 1)
@@ -84,9 +75,9 @@ struct QueuePlotTests {
 
     /// A session from before series were kept (its series deleted here by another process).
     @Test func aSessionWithoutASeriesIsAOneLineError() async throws {
-        let state = try StateDirectory()
+        let state = try TemporaryDirectory(prefix: "queue-plot")
         let id = try #require(try await Self.queue("bike-steady.ftmscap", in: state).first)
-        let sqlite = try await runProgram(["/usr/bin/env", "sqlite3", state.path + "/ftms-bridge.sqlite", "PRAGMA foreign_keys = ON; DELETE FROM session_series;"])
+        let sqlite = try await runProgram(["/usr/bin/env", "sqlite3", state.file("ftms-bridge.sqlite"), "PRAGMA foreign_keys = ON; DELETE FROM session_series;"])
         #expect(sqlite.status == 0)
         let result = try await Self.plot(id, in: state)
         #expect(result.status == 1)

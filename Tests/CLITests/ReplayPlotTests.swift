@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -37,10 +38,8 @@ struct ReplayPlotTests {
     }
 
     static func plot(_ capture: String) async throws -> (svg: Elements, panels: [Panel]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("out.svg").path
+        let scratch = try TemporaryDirectory(prefix: "plot")
+        let output = scratch.file("out.svg")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let result = try await ProcessRunner.run(["replay", root.appendingPathComponent("captures/\(capture)").path, "--plot", output], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")

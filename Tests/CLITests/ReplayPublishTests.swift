@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Testing
 
@@ -23,9 +24,8 @@ struct ReplayPublishTests {
     /// Replays the ride with `replay --realtime --publish` and runs `watch` with `arguments`
     /// on its socket (plus `--socket`), as two processes.
     static func watchReplay(_ arguments: [String]) async throws -> (watched: ProcessRunner.Result, replayed: ProcessRunner.Result) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("publish-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory(prefix: "publish")
+        let directory = scratch.url
         let capture = try Self.capture(in: directory)
         let socket = directory.appendingPathComponent("metrics.sock").path
         let replay = Task {

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Testing
 
@@ -5,25 +6,23 @@ import Testing
 /// the daemon, and its answers (config OK, a refused config) come back as the daemon's.
 @Suite("ftms-bridge run execs ftms-bridged")
 struct RunCommandTests {
-    func config(_ text: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("config.toml")
+    func config(_ text: String, in scratch: TemporaryDirectory) throws -> URL {
+        let file = URL(fileURLWithPath: scratch.file("config.toml"))
         try Data(text.utf8).write(to: file)
         return file
     }
 
     @Test func checkConfigGoesThroughToTheDaemon() async throws {
-        let file = try config("[log]\nlevel = \"debug\"\n")
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-run")
+        let file = try config("[log]\nlevel = \"debug\"\n", in: scratch)
         let result = try await ProcessRunner.run(["run", "--config", file.path, "--check-config"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "config OK: \(file.path)\n")
     }
 
     @Test func printConfigIsTheDaemonsRendering() async throws {
-        let file = try config("[log]\nlevel = \"debug\"\n")
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-run")
+        let file = try config("[log]\nlevel = \"debug\"\n", in: scratch)
         let viaRun = try await ProcessRunner.run(["run", "--print-config", "--config", file.path])
         #expect(viaRun.status == 0, "\(viaRun.stderr)")
         #expect(viaRun.stdout.contains("level = \"debug\""))
@@ -32,8 +31,8 @@ struct RunCommandTests {
 
     /// `[dashboard]` left the daemon: one line saying what replaced it, exit 1.
     @Test func aDashboardTableIsRefusedWithWhatReplacedIt() async throws {
-        let file = try config("[dashboard]\nenabled = true\nlisten = \"127.0.0.1:8088\"\n")
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-run")
+        let file = try config("[dashboard]\nenabled = true\nlisten = \"127.0.0.1:8088\"\n", in: scratch)
         let result = try await ProcessRunner.run(["run", "--config", file.path, "--check-config"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
@@ -48,9 +47,8 @@ struct RunCommandTests {
     /// and closes what it had opened: the metrics socket bound before it is gone again, so the
     /// restart systemd makes finds its place free.
     @Test func aStartThatFailsHalfWayClosesWhatItOpened() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-run")
+        let directory = scratch.url
         let blocker = directory.appendingPathComponent("a-file")
         try Data("not a directory".utf8).write(to: blocker)
         let metrics = directory.appendingPathComponent("metrics.sock").path

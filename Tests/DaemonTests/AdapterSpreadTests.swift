@@ -11,7 +11,6 @@ import Testing
 struct AdapterSpreadTests {
     @Test func twelveMachinesOverThreeAdaptersStayWithinTheBudget() async throws {
         let rig = try await FleetRig(simulator: ["--adapters", "3", "--bikes", "8", "--rowers", "4", "--rate", "4", "--known"], maxConnected: 12, maxPerAdapter: 4)
-        defer { rig.removeState() }
         try await rig.start()
         let ready = try await eventually(.seconds(60)) {
             let machines = await rig.statuses()
@@ -31,7 +30,6 @@ struct AdapterSpreadTests {
     /// finds room on hci2 and keeps its session; the other two wait, saying why.
     @Test func anAdapterThatGoesAwayHasItsMachinesMovedWhereThereIsRoom() async throws {
         let rig = try await FleetRig(simulator: ["--adapters", "3", "--bikes", "10", "--rate", "4", "--known"], maxConnected: 10, maxPerAdapter: 4)
-        defer { rig.removeState() }
         try await rig.start()
         #expect(try await eventually(.seconds(60)) {
             let machines = await rig.statuses()
@@ -67,7 +65,6 @@ struct AdapterSpreadTests {
     /// there before), and neither is asked for a second link.
     @Test func machinesLeftConnectedAreAdoptedOnTheAdapterOfTheirLink() async throws {
         let rig = try await FleetRig(simulator: ["--adapters", "2", "--bikes", "2", "--rate", "4", "--known", "--fault", "connected-at-start"], maxConnected: 2, maxPerAdapter: 1)
-        defer { rig.removeState() }
         #expect(try await eventually(.seconds(10)) { (try? await rig.links()) == ["hci0": 1, "hci1": 1] })
         try await rig.start()
         let ready = try await eventually(.seconds(20)) {
@@ -83,7 +80,6 @@ struct AdapterSpreadTests {
 
     @Test func machinesBeyondTheBudgetWaitWithAReasonAndTakeAFreedLink() async throws {
         let rig = try await FleetRig(simulator: ["--adapters", "2", "--bikes", "6", "--rate", "4", "--known"], maxConnected: 6, maxPerAdapter: 2)
-        defer { rig.removeState() }
         try await rig.start()
         let settled = try await eventually(.seconds(60)) {
             let machines = await rig.statuses()

@@ -29,13 +29,12 @@ struct CheckpointBatcherTests {
     }
 
     final class Rig {
-        let directory: String
+        let directory: TemporaryDirectory
         let store: GatewayStore
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-batcher-\(UUID().uuidString.prefix(8))").path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            store = try GatewayStore(directory: directory)
+            directory = try TemporaryDirectory(prefix: "ftms-batcher")
+            store = try GatewayStore(directory: directory.path)
         }
 
         func batcher(window: Duration = .seconds(3600)) -> CheckpointBatcher {
@@ -44,15 +43,13 @@ struct CheckpointBatcherTests {
 
         /// Runs SQL on the store's file through the `sqlite3` tool, as a second process would.
         func sql(_ statement: String) async throws {
-            let result = try await runProgram(["/usr/bin/env", "sqlite3", directory + "/" + GatewayStore.fileName, statement])
+            let result = try await runProgram(["/usr/bin/env", "sqlite3", directory.file(GatewayStore.fileName), statement])
             #expect(result.status == 0)
         }
 
         func saved() async throws -> [String: SessionSnapshot] {
             Dictionary(uniqueKeysWithValues: try await store.loadAll().map { ($0.machine.address, $0) })
         }
-
-        deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     @Test func machinesDueInOneWindowAreSavedTogetherAndTheLatestWins() async throws {

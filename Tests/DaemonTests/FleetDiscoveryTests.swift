@@ -27,7 +27,6 @@ struct FleetDiscoveryTests {
     /// org.bluez is there, not after the next pause.
     @Test func findsMachinesWhenBluetoothdAppearsAfterTheDaemon() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "restart=0:4000"])
-        defer { rig.removeState() }
         try await rig.start()
         try await Task.sleep(for: .seconds(1))
         #expect(await rig.statuses().isEmpty)
@@ -44,7 +43,6 @@ struct FleetDiscoveryTests {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "deaf-discovery=1"]) { settings in
             settings.discoveryCheck = .seconds(1)
         }
-        defer { rig.removeState() }
         try await rig.start()
         let ready = try await eventually(.seconds(20)) { await Self.machineReady(rig) }
         let seen = await rig.statuses()
@@ -64,7 +62,6 @@ struct FleetDiscoveryTests {
         let rig = try await FleetRig(
             simulator: ["--adapters", "2", "--visible-on", "one", "--bikes", "2", "--rate", "4", "--fault", "restart=4000:300"],
             maxPerAdapter: 1)
-        defer { rig.removeState() }
         try await rig.start()
         let names = ["SF-Bike-0001", "SF-Bike-0002"]
         #expect(try await eventually(.seconds(4)) { await rig.statuses().values.filter { $0.state == .ready }.count == 2 })
@@ -84,7 +81,6 @@ struct FleetDiscoveryTests {
     /// adapter coming back starts discovery on it at once.
     @Test func findsMachinesWhenTheAdapterIsPoweredOn() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "power-cycle=300:4000", "--fault", "switch-on=1000"])
-        defer { rig.removeState() }
         try await rig.start()
         try await Task.sleep(for: .seconds(3))
         #expect(await rig.statuses().isEmpty)
@@ -98,7 +94,6 @@ struct FleetDiscoveryTests {
     /// window; switched on, it is found on its first advertisement.
     @Test func findsAMachineSwitchedOnLater() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--fault", "switch-on=11000"])
-        defer { rig.removeState() }
         let start = ContinuousClock.now
         try await rig.start()
         let ready = try await eventually(.seconds(25)) { await Self.machineReady(rig) }
@@ -116,7 +111,6 @@ struct FleetDiscoveryTests {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known", "--fault", "sleep=3000:6000"]) { settings in
             settings.reconnectBackoff = Backoff(initial: .seconds(60), maximum: .seconds(120))
         }
-        defer { rig.removeState() }
         try await rig.start()
         #expect(try await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
@@ -137,7 +131,6 @@ struct FleetDiscoveryTests {
     @Test func aRideSurvivesTheGatewayBeingDownLongerThanTheIdleEnd() async throws {
         // The rider rides on while the gateway is down, as a real machine's counters do.
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known", "--ride-on"])
-        defer { rig.removeState() }
         try await rig.start()
         #expect(try await eventually(.seconds(10)) { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID

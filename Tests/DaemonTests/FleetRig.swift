@@ -14,7 +14,8 @@ import RetryTiming
 final class FleetRig: @unchecked Sendable {
     let bus: PrivateBus
     var sim: SimulatedBlueZ
-    let directory: String
+    /// The store's directory: a second rig on the same store shares it, so it goes with the last.
+    let directory: TemporaryDirectory
     let store: GatewayStore
     let fleet: MachineFleet
     private var task: Task<Void, Never>?
@@ -37,16 +38,15 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: String? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
         bus = try existingBus ?? PrivateBus()
         if let reuse {
             sim = reuse
         } else {
             sim = try await SimulatedBlueZ(bus: bus, arguments: arguments)
         }
-        directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("ftms-daemon-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try GatewayStore(directory: directory)
+        directory = try existing ?? TemporaryDirectory(prefix: "ftms-daemon")
+        store = try GatewayStore(directory: directory.path)
         var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
         let stored = stored
@@ -82,10 +82,6 @@ final class FleetRig: @unchecked Sendable {
         _ = sim.stop()
         try? store.close()
         bus.stop()
-    }
-
-    func removeState() {
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// The device path of a simulated machine.

@@ -12,7 +12,6 @@ import Workout
 struct FleetTests {
     @Test func keepsEveryMachineConnectedAndStoresEachFinishedSession() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "2", "--rowers", "1", "--rate", "4", "--known"])
-        defer { rig.removeState() }
         try await rig.start()
         let riding = try await eventually {
             let machines = await rig.statuses()
@@ -43,7 +42,6 @@ struct FleetTests {
     /// because the suites run beside others on two cores, and the figure is printed.
     @Test func adoptsMachinesLeftConnectedBeforeItStarted() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "2", "--rate", "4", "--fault", "connected-at-start"])
-        defer { rig.removeState() }
         #expect(try await eventually(.seconds(10)) { (try? await rig.links()["hci0"]) == 2 })
         let started = ContinuousClock.now
         try await rig.start()
@@ -63,7 +61,6 @@ struct FleetTests {
     /// Where BlueZ refuses AcquireNotify, `status` says the machine is on StartNotify.
     @Test func statusNamesTheNotifyPath() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known", "--no-acquire-notify"])
-        defer { rig.removeState() }
         try await rig.start()
         let ready = try await eventually { await rig.statuses().values.filter { $0.state == .ready }.count == 2 }
         let seen = await rig.statuses()
@@ -79,7 +76,6 @@ struct FleetTests {
     func acquiresAgainAfterEachDrop(eventLoopReads: Bool) async throws {
         let rig = try await FleetRig(
             simulator: ["--bikes", "1", "--rowers", "0", "--rate", "20", "--known", "--fault", "link-drop=30"], eventLoopReads: eventLoopReads)
-        defer { rig.removeState() }
         try await rig.start()
         // 100 frames take at least four links.
         let flowing = try await eventually(.seconds(60)) { (await rig.statuses()["SF-Bike-0001"]?.notifications ?? 0) >= 100 }
@@ -91,7 +87,6 @@ struct FleetTests {
 
     @Test func checkpointsOpenSessionsOnStopAndCarriesThemOnAfterARestart() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"])
-        defer { rig.removeState() }
         try await rig.start()
         #expect(try await eventually { await rig.statuses().values.filter { $0.sessionID != nil }.count == 2 })
         let before = await rig.statuses().mapValues { $0.sessionID }
@@ -117,7 +112,6 @@ struct FleetTests {
 
     @Test func takesOnlyTheMachinesOnTheAllowList() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "3", "--rate", "2", "--known"], allow: ["SF-Bike-0002"])
-        defer { rig.removeState() }
         try await rig.start()
         #expect(try await eventually { await rig.statuses()["SF-Bike-0002"]?.state == .ready })
         try await Task.sleep(for: .milliseconds(500))
@@ -129,7 +123,6 @@ struct FleetTests {
 
     @Test func reconnectsWhenTheSystemBusItselfRestarts() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known"])
-        defer { rig.removeState() }
         try await rig.start()
         #expect(try await eventually { await rig.statuses()["SF-Bike-0001"]?.sessionID != nil })
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID

@@ -1,3 +1,4 @@
+import BlueZTesting
 import CBluetooth
 import DBus
 import Foundation

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Testing
 @testable import Doctor
 

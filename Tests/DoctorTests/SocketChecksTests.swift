@@ -1,3 +1,4 @@
+import BlueZTesting
 import DaemonConfig
 import Foundation
 import Testing

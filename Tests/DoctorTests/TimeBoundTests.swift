@@ -1,3 +1,4 @@
+import BlueZTesting
 import Doctor
 import Foundation
 import Testing

@@ -65,14 +65,14 @@ extension SimulatorProcessTests {
         /// frame follows the last. The Control Point still answers a ridden machine.
         @Test(arguments: [false, true])
         func endsOrLoops(_ loop: Bool) async throws {
+            let scratch = try TemporaryDirectory(prefix: "ftms-ride")
             let capture = try CaptureFixture.write([
                 #"{"format":"ftmscap","version":1,"machine":{"name":"SF-Bike-0077","type":"bike"}}"#,
                 #"{"t":1,"uuid":"2ad2","op":"notify","hex":"4400e80350006400"}"#,
                 #"{"t":1.5,"uuid":"2ada","op":"notify","hex":"04"}"#,
                 #"{"t":2,"uuid":"2ad2","op":"notify","hex":"4400d00754006e00"}"#,
                 #"{"t":3,"uuid":"2ad2","op":"notify","hex":"4400b80b58007800"}"#,
-            ])
-            defer { CaptureFixture.remove(capture) }
+            ], in: scratch)
             let rig = try await SimulatorRig.start(["--bikes", "1", "--rate", "20", "--ride", "bike=" + capture] + (loop ? ["--ride-loop"] : []))
             defer { rig.stop() }
             let link = try await rig.connectedLink("SF-Bike-0001")
@@ -90,14 +90,15 @@ extension SimulatorProcessTests {
         /// A capture that cannot be ridden is one line and status 1, before the bus is touched
         /// (the bus here does not exist, and the error is about the capture, not the bus).
         @Test func unridableCapturesAreOneLineAndStatus1() async throws {
+            let scratch = try TemporaryDirectory(prefix: "ftms-ride")
             let corrupt = try CaptureFixture.write([
                 #"{"format":"ftmscap","version":1,"machine":{"type":"bike"}}"#,
                 #"{"t":1,"uuid":"2ad2","op":"notify","hex":"4400e80350006400"}"#,
                 #"{"t":2,"uuid":"2ad2","op":"notify","hex":"#,
-            ])
-            let rowerOnly = try CaptureFixture.write([#"{"t":1,"uuid":"2ad1","op":"notify","hex":"050a000000000100"}"#])
-            let truncatedSnoop = try CaptureFixture.write([], name: "cut.btsnoop")
-            defer { [corrupt, rowerOnly, truncatedSnoop].forEach(CaptureFixture.remove) }
+            ], name: "corrupt.ftmscap", in: scratch)
+            let rowerOnly = try CaptureFixture.write(
+                [#"{"t":1,"uuid":"2ad1","op":"notify","hex":"050a000000000100"}"#], name: "rower-only.ftmscap", in: scratch)
+            let truncatedSnoop = try CaptureFixture.write([], name: "cut.btsnoop", in: scratch)
             let snoop = try Data(contentsOf: URL(fileURLWithPath: CaptureFixture.path("bike-btmon.btsnoop")))
             // Cut inside the last record (a cut on a record boundary is a shorter, valid capture).
             try snoop.prefix(snoop.count - 5).write(to: URL(fileURLWithPath: truncatedSnoop))

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Testing
 import Workout
 @testable import Store

@@ -1,3 +1,4 @@
+import BlueZTesting
 import DeterministicRandom
 import FTMS
 import Foundation

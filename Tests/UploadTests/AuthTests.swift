@@ -8,12 +8,10 @@ import Workout
 /// reference backend as a real process.
 @Suite("Account and tokens")
 struct AuthTests {
-    let logs = FileManager.default.temporaryDirectory.path
-
     /// Flow 2: the backend's sessions are merged by id (downloaded ones are `uploaded`, a
     /// local pending one the backend holds becomes `uploaded`) and its stats adopted.
     @Test func loginMergesSessionsAndAdoptsStats() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
+        let backend = try await ReferenceBackend()
         let gateway = try TestGateway(backend: backend)
         let local = try await gateway.enqueue(2)
         let remote = [local[1], TestSessions.summary(10), TestSessions.summary(11)]
@@ -45,7 +43,7 @@ struct AuthTests {
     /// SolidFocus's error table: a failed `GET /sessions` or stats download leaves the login
     /// standing and the local data in use.
     @Test func aFailedDownloadLeavesTheLoginStanding() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
+        let backend = try await ReferenceBackend()
         let gateway = try TestGateway(backend: backend)
         try await gateway.enqueue(1)
         try await backend.faults(["5xx:route=sessions+stats"])
@@ -60,7 +58,7 @@ struct AuthTests {
     /// `403 device_already_bound` and `401 invalid_token` are distinct, clear errors, and
     /// neither leaves tokens behind.
     @Test func bindingRefusalAndBadIDTokenAreDistinct() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
+        let backend = try await ReferenceBackend()
         let first = try TestGateway(backend: backend)
         try await first.login()
         let second = try TestGateway(backend: backend, user: first.user)
@@ -203,7 +201,7 @@ struct AuthTests {
         #expect(try await gateway.store.counts() == QueueCounts())
         #expect(try await gateway.store.tokens() == nil)
         #expect(try await gateway.store.storedStats() == nil)
-        #expect(try GatewayStore(directory: gateway.directory + "/state").deviceID == device)
+        #expect(try GatewayStore(directory: gateway.directory.file("state")).deviceID == device)
         // The binding was released: the same account logs in from another gateway.
         try await TestGateway(backend: backend, user: gateway.user).login()
     }

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Store
 import Testing
@@ -13,11 +14,11 @@ struct ClientContractTests {
 
     /// A logged-in gateway whose backend is `transport`, in a state directory it removes.
     final class ScriptedGateway: @unchecked Sendable {
-        let directory: TemporaryStateDirectory
+        let directory: TemporaryDirectory
         let service: SyncService
 
         init(_ transport: ScriptedTransport) async throws {
-            directory = try TemporaryStateDirectory()
+            directory = try TemporaryDirectory(prefix: "ftms-contract")
             let store = try GatewayStore(directory: directory.path)
             let now = WallClock.system.now()
             try await store.saveTokens(StoredTokens(

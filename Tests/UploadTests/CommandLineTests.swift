@@ -8,20 +8,19 @@ import Workout
 /// against the reference backend.
 @Suite("Account commands")
 struct CommandLineTests {
-    let logs = FileManager.default.temporaryDirectory.path
     static let bridge = ChildProcess.builtProduct("ftms-bridge")
     static let captures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("captures").path
 
     func bridge(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await ChildProcess.run(Self.bridge, arguments, logDirectory: logs, stdin: stdin)
+        try await ChildProcess.run(Self.bridge, arguments, stdin: stdin)
     }
 
     /// An operator's round: replay captures into the queue, log in with the id token on
     /// stdin, upload, and read status and queue, all from the command line.
     @Test func replayLoginUploadStatusQueue() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let directory = try TemporaryStateDirectory()
+        let backend = try await ReferenceBackend()
+        let directory = try TemporaryDirectory(prefix: "ftms-cli")
         let state = ["--state-dir", directory.path]
         let remote = state + ["--backend", backend.url]
         let files = ["bike-steady.ftmscap", "bike-pause.ftmscap", "rower-viking-split.ftmscap"].map { Self.captures + "/" + $0 }
@@ -66,23 +65,23 @@ struct CommandLineTests {
     }
 
     @Test func loginReadsTheIDTokenFromAFile() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let directory = try TemporaryStateDirectory()
-        let file = directory.path + "-id-token"
+        let backend = try await ReferenceBackend()
+        let scratch = try TemporaryDirectory(prefix: "ftms-cli")
+        let state = scratch.file("state")
+        let file = scratch.file("id-token")
         try Data("test:file-rider\n".utf8).write(to: URL(fileURLWithPath: file))
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let login = try await bridge(["login", "--provider", "test", "--id-token-file", file, "--state-dir", directory.path, "--backend", backend.url])
+        let login = try await bridge(["login", "--provider", "test", "--id-token-file", file, "--state-dir", state, "--backend", backend.url])
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stdout.contains("user file-rider"))
-        let refused = try await bridge(["login", "--provider", "test", "--state-dir", directory.path, "--backend", backend.url], stdin: "garbage")
+        let refused = try await bridge(["login", "--provider", "test", "--state-dir", state, "--backend", backend.url], stdin: "garbage")
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("ftms-bridge: login: invalid_token: "))
         #expect(refused.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func logoutRefusesWithPendingUnlessForced() async throws {
-        let backend = try await ReferenceBackend(logDirectory: logs)
-        let directory = try TemporaryStateDirectory()
+        let backend = try await ReferenceBackend()
+        let directory = try TemporaryDirectory(prefix: "ftms-cli")
         let remote = ["--state-dir", directory.path, "--backend", backend.url]
         _ = try await bridge(["login", "--provider", "test"] + remote, stdin: "test:leaver")
         try await GatewayStore(directory: directory.path).enqueue([TestSessions.summary(1), TestSessions.summary(2)])
@@ -100,7 +99,7 @@ struct CommandLineTests {
     }
 
     @Test func queueRetriesDeadSessions() async throws {
-        let directory = try TemporaryStateDirectory()
+        let directory = try TemporaryDirectory(prefix: "ftms-cli")
         let store = try GatewayStore(directory: directory.path)
         let summary = TestSessions.summary(1)
         try await store.enqueue(summary)
@@ -116,9 +115,8 @@ struct CommandLineTests {
 
     /// A corrupt database: every command refuses with one line, and the file is left alone.
     @Test func aCorruptDatabaseRefusesToStart() async throws {
-        let directory = try TemporaryStateDirectory()
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        let path = directory.path + "/" + GatewayStore.fileName
+        let directory = try TemporaryDirectory(prefix: "ftms-cli")
+        let path = directory.file(GatewayStore.fileName)
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
         for command in [["status"], ["queue"], ["upload", "--backend", "http://127.0.0.1:9"]] {
             let result = try await bridge(command + ["--state-dir", directory.path])
@@ -128,13 +126,4 @@ struct CommandLineTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x42, count: 4096))
     }
-}
-
-/// A state directory path under the temporary directory, removed afterwards.
-final class TemporaryStateDirectory: @unchecked Sendable {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-cli-\(UUID().uuidString)").path
-
-    init() throws {}
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -19,19 +19,17 @@ struct CrashTests {
     static let sessionsPerRound = 30
 
     @Test func sigkilledUploadsDeliverEverySessionExactlyOnce() async throws {
-        let logs = FileManager.default.temporaryDirectory.path
         let backend = try await ReferenceBackend(
             [
                 "--token-lifetime", "2", "--refresh-grace", "30",
                 "--fault", "5xx:route=batch_upload,every=9",
                 "--fault", "timeout:route=batch_upload,every=7,mode=drop",
                 "--fault", "latency:ms=30,route=batch_upload+refresh",
-            ],
-            logDirectory: logs)
-        let directory = try TemporaryStateDirectory()
+            ])
+        let directory = try TemporaryDirectory(prefix: "ftms-crash")
         let remote = ["--state-dir", directory.path, "--backend", backend.url, "--timeout", "1", "--time-zone", "UTC"]
         let bridge = ChildProcess.builtProduct("ftms-bridge")
-        let login = try await ChildProcess.run(bridge, ["login", "--provider", "test"] + remote, logDirectory: logs, stdin: "test:crash-rider")
+        let login = try await ChildProcess.run(bridge, ["login", "--provider", "test"] + remote, stdin: "test:crash-rider")
         try #require(login.status == 0, "\(login.stderr)")
         let store = try GatewayStore(directory: directory.path)
 
@@ -43,7 +41,7 @@ struct CrashTests {
             let summaries = (0..<Self.sessionsPerRound).map { TestSessions.summary(round * Self.sessionsPerRound + $0) }
             try await store.enqueue(summaries)
             expected += summaries.map(\.sessionID)
-            let upload = try ChildProcess(bridge, ["upload"] + remote, logDirectory: logs, name: "crash-upload")
+            let upload = try ChildProcess(bridge, ["upload"] + remote, name: "crash-upload")
             try await Task.sleep(for: .milliseconds(Int64(random.next(upperBound: 250 as UInt64))))
             upload.signal(SIGKILL)
             if await upload.wait(within: .seconds(10)) == 128 + SIGKILL { killedMidway += 1 }
@@ -54,7 +52,7 @@ struct CrashTests {
 
         var finished = false
         for _ in 0..<20 where !finished {
-            let upload = try await ChildProcess.run(bridge, ["upload"] + remote, logDirectory: logs)
+            let upload = try await ChildProcess.run(bridge, ["upload"] + remote)
             finished = upload.status == 0
         }
         #expect(finished, "seed \(seed): uploads kept failing after the kills")

@@ -1,3 +1,4 @@
+import BlueZTesting
 import DaemonConfig
 import Foundation
 
@@ -17,10 +18,8 @@ enum Repository {
 
 /// A directory of its own for a test, removed afterwards.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-config-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try body(path)
+    let directory = try TemporaryDirectory(prefix: "ftms-config")
+    return try body(directory.path)
 }
 
 extension ConfigError {

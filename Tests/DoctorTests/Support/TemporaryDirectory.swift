@@ -1,17 +1,9 @@
+import BlueZTesting
 import Foundation
 
-/// A fresh directory under the system's temporary directory, removed when the value goes.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        // Short: Unix socket paths inside it must stay under 108 bytes.
-        path = "/tmp/doctor-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
+extension TemporaryDirectory {
+    /// Writes `text` to `name` inside, making the directories on the way: the checks read
+    /// whole trees (a config under etc/, policy files, a fake bluetoothd under bin/).
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {
         let file = file(name)
@@ -20,6 +12,4 @@ final class TemporaryDirectory: @unchecked Sendable {
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -58,8 +58,8 @@ struct ExecutableTests {
 
     @Test("a state file carries sessions and tokens across a SIGKILL and restart")
     func killAndRestart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-backend-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-backend")
+        let path = scratch.file("state.jsonl")
         let first = try BackendProcess(["--quiet", "--state", path])
         let login = try await API.connect(port: first.port) { api in
             let login = try await api.login("alice")

@@ -1,17 +1,14 @@
+import BlueZTesting
 import Foundation
 import Testing
 @testable import ReferenceBackend
 
 @Suite("State file: a restarted backend keeps what it answered for")
 struct StateFileTests {
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("ftms-backend-state-\(UUID().uuidString).jsonl").path
-    }
-
     @Test("users, bindings, sessions, arrivals, PATCHed stats, courses and tokens survive a restart")
     func restart() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-backend-state")
+        let path = scratch.file("state.jsonl")
         let clock = ManualClock()
         let tokens = Tokens()
         try await withBackend(clock: clock, { $0.statePath = path }) { api, _ in
@@ -43,8 +40,8 @@ struct StateFileTests {
 
     @Test("a torn last line is dropped; the lines before it are kept")
     func tornTail() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-backend-state")
+        let path = scratch.file("state.jsonl")
         try await withBackend({ $0.statePath = path }) { api, _ in
             let login = try await api.login("alice")
             _ = try await api.upload([Sessions.make(1)], token: login.access)
@@ -61,8 +58,8 @@ struct StateFileTests {
 
     @Test("a bad line in the middle refuses the start with a one-line error naming it")
     func corruptLine() throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-backend-state")
+        let path = scratch.file("state.jsonl")
         try Data("{\"signing_key\":\"AAAA\"}\nnot json\n{}\n".utf8).write(to: URL(fileURLWithPath: path))
         var configuration = BackendConfiguration()
         configuration.statePath = path
@@ -77,8 +74,8 @@ struct StateFileTests {
 
     @Test("reset rewrites the file down to the signing key")
     func resetCompacts() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory(prefix: "ftms-backend-state")
+        let path = scratch.file("state.jsonl")
         try await withBackend({ $0.statePath = path }) { api, _ in
             let login = try await api.login("alice")
             _ = try await api.upload([Sessions.make(1)], token: login.access)

@@ -12,6 +12,8 @@ final class BackendProcess: @unchecked Sendable {
     let pid: pid_t
     let port: Int
     let stdoutLine: String
+    /// Holds the stderr file; removed (after the child is killed) when this goes.
+    private let scratch: TemporaryDirectory
     private let stderrPath: String
     /// The write end of the child's stdin: closing it (or dying) stops the child.
     private let lifeline: Int32
@@ -22,7 +24,8 @@ final class BackendProcess: @unchecked Sendable {
 
     /// Starts the backend on a free port and waits for its `listening` line.
     init(_ arguments: [String]) throws {
-        stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-backend-\(UUID().uuidString).err").path
+        scratch = try TemporaryDirectory(prefix: "ftms-backend")
+        stderrPath = scratch.file("stderr")
         var pipeEnds: [Int32] = [0, 0]
         var stdinEnds: [Int32] = [0, 0]
         guard Self.closeOnExecPipe(&pipeEnds), Self.closeOnExecPipe(&stdinEnds) else { throw TestFailure("pipe failed") }
@@ -46,7 +49,6 @@ final class BackendProcess: @unchecked Sendable {
         if exitStatus == nil {
             ChildExit.kill(pid)
         }
-        try? FileManager.default.removeItem(atPath: stderrPath)
     }
 
     /// Closes the child's stdin from this side, as a dying parent would.
@@ -75,13 +77,9 @@ final class BackendProcess: @unchecked Sendable {
 
     /// Runs the backend to completion (for refusals at start): status, stdout, stderr.
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let directory = FileManager.default.temporaryDirectory
-        let out = directory.appendingPathComponent("ftms-backend-\(UUID().uuidString).out").path
-        let err = directory.appendingPathComponent("ftms-backend-\(UUID().uuidString).err").path
-        defer {
-            try? FileManager.default.removeItem(atPath: out)
-            try? FileManager.default.removeItem(atPath: err)
-        }
+        let scratch = try TemporaryDirectory(prefix: "ftms-backend")
+        let out = scratch.file("stdout")
+        let err = scratch.file("stderr")
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let pid = try spawn(arguments, stdin: nil, stdout: descriptor, stderrPath: err)
         close(descriptor)

@@ -1,3 +1,4 @@
+import BlueZTesting
 import FTMS
 import Foundation
 import Simulator
@@ -39,19 +40,10 @@ enum CaptureFixture {
         return bytes
     }
 
-    /// A hand-written capture in a fresh temporary directory; returns its path.
-    static func write(_ lines: [String], name: String = "ride.ftmscap") throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-ride-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent(name)
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
-        return file.path
-    }
-}
-
-extension CaptureFixture {
-    /// Removes what ``write(_:name:)`` made.
-    static func remove(_ path: String) {
-        try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+    /// A hand-written capture in the test's `directory`, which removes it; returns its path.
+    static func write(_ lines: [String], name: String = "ride.ftmscap", in directory: TemporaryDirectory) throws -> String {
+        let file = directory.file(name)
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        return file
     }
 }

@@ -12,9 +12,8 @@ final class ReferenceBackend: @unchecked Sendable {
     let process: ChildProcess
     let url: String
 
-    init(_ arguments: [String] = [], logDirectory: String) async throws {
-        process = try ChildProcess(
-            ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"] + arguments, logDirectory: logDirectory, name: "backend")
+    init(_ arguments: [String] = []) async throws {
+        process = try ChildProcess(ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"] + arguments, name: "backend")
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             if let line = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }) {

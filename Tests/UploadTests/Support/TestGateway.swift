@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Store
 import Upload
@@ -6,14 +7,14 @@ import Workout
 /// One gateway for a test: its own state directory, store and sync service, talking to a
 /// reference backend; and a fresh user, so tests never share an account.
 final class TestGateway: @unchecked Sendable {
-    let directory: String
+    let directory: TemporaryDirectory
     let store: GatewayStore
     let service: SyncService
     let user: String
 
     init(backend: ReferenceBackend, timeout: Duration = .seconds(3), user: String? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-upload-\(UUID().uuidString)").path
-        store = try GatewayStore(directory: directory + "/state")
+        directory = try TemporaryDirectory(prefix: "ftms-upload")
+        store = try GatewayStore(directory: directory.file("state"))
         service = SyncService(
             store: store, client: try BackendClient(baseURL: backend.url, timeout: timeout), timeZone: TimeZone(identifier: "UTC") ?? .gmt)
         self.user = user ?? "rider-\(UUID().uuidString.prefix(8).lowercased())"
@@ -23,7 +24,7 @@ final class TestGateway: @unchecked Sendable {
 
     /// A fresh reference backend started with `arguments`, and a gateway logged in to it.
     static func loggedIn(_ arguments: [String] = [], timeout: Duration = .seconds(3)) async throws -> (ReferenceBackend, TestGateway) {
-        let backend = try await ReferenceBackend(arguments, logDirectory: FileManager.default.temporaryDirectory.path)
+        let backend = try await ReferenceBackend(arguments)
         let gateway = try TestGateway(backend: backend, timeout: timeout)
         try await gateway.login()
         return (backend, gateway)
@@ -41,8 +42,6 @@ final class TestGateway: @unchecked Sendable {
         try await store.enqueue(summaries)
         return summaries
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 }
 
 /// Sessions the backend accepts: UUID ids, whole-second UTC times, duration within the span.
