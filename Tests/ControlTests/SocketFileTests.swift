@@ -15,6 +15,7 @@ struct SocketFileTests {
         try await ControlServer.listen(ControlServerConfiguration(path: path, mode: mode), handler: EchoHandler(), on: group)
     }
 
+    @discardableResult
     static func withGroup<Value>(_ body: (MultiThreadedEventLoopGroup) async throws -> Value) async throws -> Value {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {

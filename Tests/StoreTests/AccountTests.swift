@@ -81,7 +81,7 @@ struct AccountTests {
 
     @Test func trainingsCacheAges() async throws {
         let directory = try TemporaryDirectory()
-        let clock = ManualClock()
+        let clock = ManualClock.atOrigin()
         let store = try GatewayStore(directory: directory.path, clock: clock.wallClock)
         try await store.cacheTrainings(body: #"[{"id":"t1"}]"#)
         let cache = try #require(try await store.cachedTrainings())

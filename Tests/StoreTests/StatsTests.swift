@@ -50,7 +50,7 @@ struct StatsTests {
 
     @Test func storedStatsRoundTrip() async throws {
         let directory = try TemporaryDirectory()
-        let clock = ManualClock()
+        let clock = ManualClock.atOrigin()
         let store = try GatewayStore(directory: directory.path, clock: clock.wallClock)
         #expect(try await store.storedStats() == nil)
         let stats = WorkoutStats(
@@ -58,7 +58,7 @@ struct StatsTests {
             lastWorkoutDate: LocalDate(year: 2025, month: 12, day: 24))
         try await store.saveStats(stats, source: .server)
         #expect(try await store.storedStats() == StoredStats(stats: stats, source: .server, updatedAt: Sessions.origin))
-        clock.advance(seconds: 5)
+        clock.advance(5)
         try await store.saveStats(stats, source: .gateway)
         #expect(try await store.storedStats()?.source == .gateway)
         #expect(try await store.storedStats()?.updatedAt == Sessions.origin.adding(seconds: 5))

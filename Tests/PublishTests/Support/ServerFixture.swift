@@ -5,21 +5,6 @@ import Publish
 import Synchronization
 import Testing
 
-/// A clock a test sets.
-final class ManualClock: Sendable {
-    private let now: Mutex<Double>
-
-    init(_ start: Double) {
-        now = Mutex(start)
-    }
-
-    func set(_ seconds: Double) {
-        now.withLock { $0 = seconds }
-    }
-
-    var read: UnixClock { { self.now.withLock { $0 } } }
-}
-
 /// A server on a temporary socket, its own event loop, and a separate loop for test readers
 /// (so readers and server compete for the CPU as separate processes would).
 final class ServerFixture: Sendable {
@@ -92,6 +77,7 @@ func payload(_ text: String) -> JSONPayload {
 }
 
 /// Runs `body` with a one-thread event loop group that is shut down however `body` ends.
+@discardableResult
 func withLoopGroup<Result>(_ body: (MultiThreadedEventLoopGroup) async throws -> Result) async throws -> Result {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     do {

@@ -1,3 +1,4 @@
+import BlueZTesting
 import JSON
 import FoundationEssentials
 import Hummingbird

@@ -1,3 +1,4 @@
+import BlueZTesting
 import Foundation
 import Hummingbird
 import Testing

@@ -1,4 +1,4 @@
-import Synchronization
+import BlueZTesting
 import Store
 import Workout
 
@@ -26,13 +26,10 @@ enum Sessions {
     }
 }
 
-/// A clock tests move by hand.
-final class ManualClock: Sendable {
-    private let time: Mutex<UTCTime>
+extension ManualClock {
+    /// A clock at ``Sessions/origin``.
+    static func atOrigin() -> ManualClock { ManualClock(Double(Sessions.origin.secondsSince1970)) }
 
-    init(_ time: UTCTime = Sessions.origin) { self.time = Mutex(time) }
-
-    var wallClock: WallClock { WallClock { [self] in time.withLock { $0 } } }
-
-    func advance(seconds: Int) { time.withLock { $0 = $0.adding(seconds: seconds) } }
+    /// The store's view of it, to the millisecond.
+    var wallClock: WallClock { WallClock { UTCTime(millisecondsSince1970: Int64((self.now() * 1000).rounded())) } }
 }
