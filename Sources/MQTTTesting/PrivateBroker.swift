@@ -174,23 +174,36 @@ public final class PrivateBroker: @unchecked Sendable {
         guard status == 0 else { throw BrokerStartError(description: "\(arguments[0]) \(arguments[1]) failed (status \(status))") }
     }
 
-    /// A port the kernel has just handed out on loopback, free again for mosquitto to take.
-    public static func freePort() throws -> Int {
+    /// A loopback port that is free now, below the kernel's ephemeral range.
+    ///
+    /// Outgoing connections take their source ports from the ephemeral range, this test's own
+    /// client's attempts on the broker's port included (a TCP connect to a port in that range can
+    /// even be handed the same port and connect to itself). While the broker is down, such a
+    /// socket on its port keeps it from listening there again ("Address already in use"). Below
+    /// the range only an explicit bind takes a port.
+    static func freePort() throws -> Int {
+        let ephemeralLow = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
+        let low = 10_000
+        guard ephemeralLow > low + 1_000 else { throw BrokerStartError(description: "no ports below the ephemeral range (it starts at \(ephemeralLow))") }
+        for _ in 0..<500 {
+            let candidate = Int.random(in: low..<ephemeralLow)
+            if bindable(candidate) { return candidate }
+        }
+        throw BrokerStartError(description: "cannot find a free loopback port below \(ephemeralLow)")
+    }
+
+    private static func bindable(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BrokerStartError(description: "socket failed") }
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw BrokerStartError(description: "cannot find a free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 
     private static func accepts(_ port: Int) -> Bool {
