@@ -113,22 +113,29 @@ struct ServerTests {
         }
     }
 
-    @Test func clientsOverTheLimitAreRefusedPolitely() async throws {
-        try await withServer(ControlServerConfiguration(maxClients: 2)) { fixture in
+    /// When every place is taken by a client whose request is being handled, there is no one
+    /// to make room: a newcomer is told `busy` and closed.
+    @Test func clientsOverTheLimitAreRefusedPolitelyWhileAllAreServed() async throws {
+        let working = Mutex(0)
+        let slow = ClosureHandler { _ in
+            working.withLock { $0 += 1 }
+            try? await Task.sleep(for: .seconds(2))
+            return .ok
+        }
+        try await withServer(ControlServerConfiguration(maxClients: 2), handler: slow) { fixture in
+            let heard = Heard()
+            fixture.squat(sending: "{\"command\":\"upload\"}\n", heard: heard)
+            fixture.squat(sending: "{\"command\":\"upload\"}\n", heard: heard)
+            try await waitUntil("both requests in hand") { working.withLock { $0 } == 2 }
             try await blocking {
-                var first = try fixture.connect()
-                var second = try fixture.connect()
-                try first.send("{\"command\":\"status\"}\n")
-                try second.send("{\"command\":\"status\"}\n")
-                _ = try first.line()
-                _ = try second.line()
                 var third = try fixture.connect()
                 try third.expectLine(#"{"ok":false,"error":"the control socket has all the clients it takes (2); try again shortly","code":"busy"}"#)
                 third.expectEnd()
-                _ = consume first
             }
+            try await waitUntil("both answered") { heard.lines.withLock { $0.count } == 2 }
+            #expect(heard.lines.withLock { $0 } == [#"{"ok":true,"result":{}}"#, #"{"ok":true,"result":{}}"#])
             // A place freed is a place taken: the count drops as the server sees the close.
-            for _ in 0..<2000 where fixture.server.connectedClients > 1 { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitUntil("the first two gone") { fixture.server.connectedClients == 0 }
             let client = fixture.client
             #expect(try await blocking { try client.request(.status) }.isOK)
         }
@@ -204,6 +211,47 @@ struct ServerTests {
                 stream.expectEnd()
             }
             #expect(ContinuousClock.now - started >= .milliseconds(200))
+        }
+    }
+
+    /// Clients that fill every place and then send half a line (or nothing) do not lock the
+    /// operator out: a new client takes the place of the one that has kept the server waiting
+    /// longest, which is told why and closed.
+    @Test func aFloodOfIdleClientsDoesNotLockOutARealOne() async throws {
+        try await withServer(ControlServerConfiguration(maxClients: 4)) { fixture in
+            let heard = Heard()
+            for _ in 0..<4 {
+                fixture.squat(sending: "{\"command\":\"sta", heard: heard)
+            }
+            try await waitUntil("four clients admitted") { fixture.server.connectedClients == 4 }
+            let client = fixture.client
+            let answer = try await blocking { try client.request(.status) }
+            #expect(answer.isOK, "\(answer)")
+            // One squatter made room, and was told so.
+            try await waitUntil("a squatter told") { !heard.lines.withLock { $0.isEmpty } }
+            #expect(heard.lines.withLock { $0 } == [
+                #"{"ok":false,"error":"closed to make room for another client: the control socket takes 4 at once, and this one sent no request for the longest","code":"timeout"}"#,
+            ])
+        }
+    }
+
+    /// The idle timer counts from the last whole request: a client that trickles a line a
+    /// byte at a time, never finishing it, is closed all the same.
+    @Test func aClientTricklingAnEndlessLineTimesOut() async throws {
+        try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(300))) { fixture in
+            let notice = try await blocking { () -> String? in
+                var stream = try fixture.connect()
+                for _ in 0..<200 {
+                    try stream.send("x")
+                    do {
+                        return String(decoding: try stream.readLine(limit: 1 << 16, deadline: .now + .milliseconds(50)), as: UTF8.self)
+                    } catch UnixStreamError.timedOut {
+                        continue
+                    }
+                }
+                return nil
+            }
+            #expect(notice == #"{"ok":false,"error":"no request for 0.3 seconds; closing","code":"timeout"}"#)
         }
     }
 

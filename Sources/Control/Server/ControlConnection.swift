@@ -11,7 +11,10 @@ import NIOCore
 ///
 /// The idle timer runs whenever the connection waits on the client (for a request, or for
 /// it to take an answer) and is stopped while the handler works, so a slow Control Point
-/// write never times its own client out.
+/// write never times its own client out. Only a whole request (or an answer taken) starts it
+/// again: a client trickling a line that never ends is as idle as a silent one. While it runs,
+/// the ``ClientRegistry`` knows since when, so a newcomer to a full socket can take the place
+/// of the client that has kept the server waiting longest.
 final class ControlConnection: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -50,10 +53,18 @@ final class ControlConnection: ChannelInboundHandler {
         self.context = nil
     }
 
+    /// Sent to a client's pipeline when a newcomer takes its place.
+    struct Evicted: Sendable {}
+
     func channelActive(context: ChannelHandlerContext) {
         switch registry.admit(context.channel) {
         case .admitted:
             admitted = true
+            armIdleTimer()
+            context.read()
+        case .admittedInPlaceOf(let evicted):
+            admitted = true
+            evicted.pipeline.fireUserInboundEventTriggered(Evicted())
             armIdleTimer()
             context.read()
         case .full:
@@ -77,14 +88,16 @@ final class ControlConnection: ChannelInboundHandler {
         guard !closing, !inputEnded else { return }
         var bytes = unwrapInboundIn(data)
         framer.append(&bytes)
+        var framed = false
         while let piece = framer.next() {
+            framed = true
             queue.append(piece)
             if piece == .tooLong {
                 inputEnded = true
                 break
             }
         }
-        armIdleTimer()
+        if framed { armIdleTimer() }
         pump()
     }
 
@@ -95,6 +108,7 @@ final class ControlConnection: ChannelInboundHandler {
     /// Half-closure is allowed: a client that sends its requests and shuts down its sending
     /// side still gets every answer before the connection closes.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is Evicted { return evicted() }
         guard case ChannelEvent.inputClosed = event else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -136,6 +150,7 @@ final class ControlConnection: ChannelInboundHandler {
         guard let context else { return }
         handling = true
         idleTimer?.cancel()
+        registry.waiting(context.channel, since: nil)
         let handler = self.handler
         context.eventLoop.makeFutureWithTask { await handler.handle(request) }
             .assumeIsolated()
@@ -177,9 +192,23 @@ final class ControlConnection: ChannelInboundHandler {
         idleTimer?.cancel()
         idleTimer = nil
         guard !closing, !handling, let context else { return }
+        registry.waiting(context.channel, since: .now())
         idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(configuration.idleTimeout)) {
             self.idleTimedOut()
         }
+    }
+
+    /// A newcomer took this client's place (it had kept the server waiting longest): it is
+    /// told so and closed, or, if a request of its got under way meanwhile, closed after that
+    /// answer.
+    private func evicted() {
+        admitted = false
+        guard !closing, !inputEnded else { return }
+        inputEnded = true
+        queue.removeAll()
+        guard !handling, !writing else { return }
+        let message = "closed to make room for another client: the control socket takes \(registry.capacity) at once, and this one sent no request for the longest"
+        send(.failure(.timeout, message), id: nil, thenClose: true)
     }
 
     /// A client that stopped reading is closed as it is; one that is simply quiet is told why.

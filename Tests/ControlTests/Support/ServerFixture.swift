@@ -3,6 +3,8 @@ import BlueZTesting
 import Glibc
 import NIOCore
 import NIOPosix
+import Foundation
+import Synchronization
 import Testing
 
 /// A control server on a socket in a fresh temporary directory, on a loop group of its own.
@@ -72,4 +74,28 @@ extension UnixStream {
             #expect(error == .closed(partial: 0), sourceLocation: sourceLocation)
         }
     }
+}
+
+extension ServerFixture {
+    /// Opens a raw connection that sends `text` and then only listens: its thread records
+    /// the first line it hears (or the error that ended it) in `heard`, and ends with the
+    /// connection (at the latest when the server closes).
+    func squat(sending text: String, heard: Heard) {
+        let path = path
+        Thread.detachNewThread {
+            do {
+                var stream = try UnixStream.connect(to: path, deadline: .now + .seconds(20))
+                try stream.send(Array(text.utf8), deadline: .now + .seconds(20))
+                let line = try stream.readLine(limit: 1 << 16, deadline: .now + .seconds(120))
+                heard.lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) }
+            } catch {
+                heard.lines.withLock { $0.append("\(error)") }
+            }
+        }
+    }
+}
+
+/// What squatting connections heard, shared with their threads.
+final class Heard: Sendable {
+    let lines = Mutex<[String]>([])
 }
