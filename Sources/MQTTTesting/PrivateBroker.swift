@@ -28,7 +28,10 @@ public final class PrivateBroker: @unchecked Sendable {
 
     /// `persistent`: the broker saves its state (retained messages, persistent sessions and
     /// their queued messages) when it shuts down and loads it when it starts again.
-    public init(tls: Bool = false, persistent: Bool = false, username: String = "gateway", password: String? = nil) throws {
+    /// `queueQoS0`: a persistent session that is away also keeps the QoS 0 messages it would
+    /// have got (mosquitto's `queue_qos0_messages`), so a test can count what was published
+    /// while its subscriber could not be there.
+    public init(tls: Bool = false, persistent: Bool = false, queueQoS0: Bool = false, username: String = "gateway", password: String? = nil) throws {
         directoryPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-broker-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
         self.username = username
@@ -48,6 +51,7 @@ public final class PrivateBroker: @unchecked Sendable {
         var config = """
             # A private broker for one test (MQTTTesting.PrivateBroker).
             persistence \(persistent)
+            queue_qos0_messages \(queueQoS0)
             persistence_location \(directoryPath)/
             log_dest file \(logPath)
             log_type error

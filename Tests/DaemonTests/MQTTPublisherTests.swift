@@ -106,6 +106,59 @@ struct MQTTPublisherTests {
         await client.stop()
     }
 
+    /// A sample is a live view: what was offered while the broker was away reaches it, once
+    /// it is back, as the latest sample of each machine, not as a burst of stale ones. A
+    /// persistent subscriber session (kept by the broker across its restart, QoS 0 messages
+    /// included) sees everything the gateway sent after the restart, whenever it reconnects.
+    @Test(.timeLimit(.minutes(2)))
+    func samplesOfferedDuringABrokerOutageArriveAsTheLatestOfEachMachine() async throws {
+        let broker = try PrivateBroker(persistent: true, queueQoS0: true)
+        defer { broker.stop() }
+        let publisher = try makePublisher(broker, sampleInterval: .milliseconds(500))
+        try publisher.start()
+        let watcher = try MQTTClient(MQTTConfiguration(
+            broker: try BrokerURL(parsing: broker.url), clientID: "outage-watch", username: broker.username, password: broker.password,
+            backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(300)), cleanSession: false))
+        try watcher.start()
+        let inbox = MessageInbox(watcher.subscribe("ftms-bridge/gw-1/machines/+/sample", qos: .atLeastOnce))
+        let machines = ["SF-Bike-0001", "SF-Bike-0002", "SF-Rower-0003"]
+        func ticks(_ machine: String) async -> [Int] {
+            await inbox.texts(on: "ftms-bridge/gw-1/machines/\(machine)/sample").compactMap {
+                Int($0.dropFirst(#"{"tick":"#.count).dropLast())
+            }
+        }
+        var tick = 0
+        func offer() async throws {
+            tick += 1
+            for machine in machines {
+                publisher.forward(.sample, machine: machine, envelope: Array(#"{"tick":\#(tick)}"#.utf8))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // Live: every machine's samples reach the watcher.
+        while await !machines.asyncAllSatisfy({ await !ticks($0).isEmpty }) {
+            guard tick < 300 else { Issue.record("no live samples"); return }
+            try await offer()
+        }
+        broker.shutDown()
+        try await waitUntil("the publisher sees the broker gone") { publisher.client.status.state != .connected }
+        let firstAway = tick + 1
+        for _ in 0..<30 { try await offer() }
+        let lastAway = tick
+        try broker.start()
+        try await waitUntil("every machine's last sample after the outage", timeout: .seconds(60)) {
+            await machines.asyncAllSatisfy { await ticks($0).contains(lastAway) }
+        }
+        // The latest queued when the broker came back, and at most the one the rate limit
+        // still held then (its trailing edge, due an interval after the one before).
+        for machine in machines {
+            let away = await ticks(machine).filter { $0 >= firstAway }
+            #expect(away.last == lastAway && away.count <= 2, "\(machine): \(away.count) of the samples offered during the outage arrived: \(away)")
+        }
+        await publisher.stop()
+        await watcher.stop()
+    }
+
     @Test func homeAssistantDiscoveryAnnouncesEachMachineAndRemovesOnesNoLongerAllowed() async throws {
         let broker = try PrivateBroker()
         defer { broker.stop() }
@@ -178,5 +231,12 @@ struct MQTTPublisherTests {
         #expect(MQTTTopics.level("a/b+c#d e") == "a_b_c_d_e")
         #expect(MQTTTopics.level("") == "_")
         #expect(MQTTTopics(prefix: "gym", gateway: "gw/1").state("x/#") == "gym/gw_1/machines/x__/state")
+    }
+}
+
+extension Sequence {
+    func asyncAllSatisfy(_ predicate: (Element) async -> Bool) async -> Bool {
+        for element in self where await !predicate(element) { return false }
+        return true
     }
 }

@@ -68,6 +68,31 @@ struct OutgoingQueueTests {
         #expect(queue.nextToSend(maximumInFlight: 5)?.message.payload == Array("ready".utf8))
     }
 
+    /// A broker away: live samples of two machines pile up between session events. Each
+    /// machine keeps its latest waiting sample, behind what was queued before it. One the MQTT
+    /// thread took but had not marked sent is superseded as a retained message would be: its
+    /// late mark leaves the newer one alone.
+    @Test func aLiveMessageSupersedesTheOneWaitingOnItsTopic() throws {
+        let live = { (topic: String, n: Int) in OutgoingMessage(topic: topic, text: "\(n)", live: true) }
+        var queue = OutgoingQueue(capacity: 100)
+        queue.enqueue(live("a", 1))
+        let taken = try #require(queue.nextToSend(maximumInFlight: 5))
+        queue.enqueue(session(1))
+        queue.enqueue(live("a", 2))
+        queue.enqueue(live("b", 1))
+        queue.enqueue(live("a", 3))
+        queue.enqueue(session(2))
+        queue.enqueue(live("b", 2))
+        queue.enqueue(sample(1))
+        queue.enqueue(sample(2))
+        #expect(queue.entries.map { "\($0.message.topic)\(String(decoding: $0.message.payload, as: UTF8.self))" }
+            == ["q1", "a3", "q2", "b2", "s1", "s2"])
+        #expect(queue.dropped == 0)
+        let marked = queue.markSent(id: taken.id, messageID: 1)
+        #expect(!marked)
+        #expect(queue.count == 6)
+    }
+
     /// Property: whatever is enqueued, the queue never exceeds its capacity and a QoS 1
     /// message is dropped only when no QoS 0 message is waiting.
     @Test func boundAndOrderHoldForRandomTraffic() {

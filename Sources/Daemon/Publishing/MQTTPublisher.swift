@@ -11,7 +11,9 @@ package import Workout
 /// Nothing here waits: ``forward(_:machine:envelope:)`` decides the topic and hands the bytes to
 /// the ``MQTTClient``'s bounded queue, a lock and an eventfd write, so the BLE and session paths
 /// never feel the broker. Samples are rate-limited per machine (latest wins) before they are
-/// queued; everything else is queued as it comes.
+/// queued, and queued as live messages: while the broker is away each machine's latest sample
+/// replaces the one waiting, so its return brings one current sample per machine, not a burst
+/// of stale ones. Everything else is queued as it comes.
 package final class MQTTPublisher: Sendable {
     package let client: MQTTClient
     package let topics: MQTTTopics
@@ -80,7 +82,7 @@ package final class MQTTPublisher: Sendable {
             let decision = limiter.withLock { $0.offer(envelope, machine: machine, now: now()) }
             switch decision {
             case .send:
-                client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope))
+                client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope, live: true))
             case .hold(let flushAfter?):
                 let timers = timers
                 Task { [self] in
@@ -113,7 +115,7 @@ package final class MQTTPublisher: Sendable {
 
     private func flushSample(_ machine: String) {
         guard let envelope = limiter.withLock({ $0.flush(machine: machine, now: now()) }) else { return }
-        client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope))
+        client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope, live: true))
     }
 
     /// Home Assistant discovery for `machine`, once per run (retained, so Home Assistant has

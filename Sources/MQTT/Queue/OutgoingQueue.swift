@@ -6,6 +6,9 @@
 /// message. Messages handed to the broker and awaiting their PUBACK are never dropped (there
 /// are at most `maximumInFlight` of them, below the capacity). A retained message replaces a
 /// waiting retained message on the same topic in place: the broker would keep only the last.
+/// A live message (``OutgoingMessage/live``) supersedes the live message still waiting on its
+/// topic: the old one goes and the new one joins the end of the queue, after everything
+/// queued before it, so an outage leaves at most one live message per topic to send.
 ///
 /// Pure value type: the client guards it with a lock; tests drive it directly.
 public struct OutgoingQueue: Sendable {
@@ -38,6 +41,10 @@ public struct OutgoingQueue: Sendable {
             nextID += 1
             entries[index] = Entry(id: nextID, message: message, inFlight: nil)
             return 0
+        }
+        if message.live,
+           let index = entries.firstIndex(where: { $0.inFlight == nil && $0.message.live && $0.message.topic == message.topic }) {
+            entries.remove(at: index)
         }
         var droppedNow = 0
         while entries.count >= capacity {
