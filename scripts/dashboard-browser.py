@@ -14,7 +14,13 @@ driven through chromedriver's W3C WebDriver HTTP API (plain HTTP, no Selenium), 
      serves the same floor;
   7. after the dropped machine's session ends, the sessions page lists it, and its page shows
      the plot (an SVG drawn from the stored series, read back here) and the summary as stored
-     for upload, in both dashboard processes (each opens the store read-only).
+     for upload, in both dashboard processes (each opens the store read-only);
+  8. the floor read from MQTT (the daemon publishes to a private mosquitto): every tile as the
+     gateway says (the two riding ready);
+     then the gateway dies (SIGKILL: the broker publishes its last will, `offline`) and every
+     tile of it shows offline, on the open page, after a reload, and in a dashboard started
+     afterwards (which gets the gateway's retained `offline` and its machines' retained
+     `ready` states from the broker).
 
 It prints page load to first full render and notification-to-page latency (p50/p99, from the
 daemon's publish timestamp to the page's render of that tile, one clock).
@@ -24,6 +30,7 @@ from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from harness import stop_processes, Failure, wait_for, percentile  # noqa: E402
+from broker import Broker  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -90,6 +97,7 @@ class WebDriver:
 
 TILES = """return [...document.querySelectorAll('article.tile')].map(t => ({
   machine: t.dataset.machine, gateway: t.dataset.gateway, state: t.dataset.state, type: t.dataset.type,
+  pill: t.querySelector('[data-field=state]').textContent, stale: t.classList.contains('offline'),
   primary: t.querySelector('[data-field=primary]').textContent, secondary: t.querySelector('[data-field=secondary]').textContent,
   distance: t.querySelector('[data-field=distance]').textContent, time: t.querySelector('[data-field=time]').textContent,
   spark: t.querySelector('polyline').getAttribute('points')}));"""
@@ -125,6 +133,7 @@ def main():
         os.makedirs(state, mode=0o700)
         os.makedirs(run, mode=0o700)
         metrics = os.path.join(run, "metrics.sock")
+        broker = Broker(os.path.join(work, "broker"), lambda argv, log: spawn(argv, log))
         config = os.path.join(work, "config.toml")
         with open(config, "w") as f:
             f.write(f"""[sessions]
@@ -145,8 +154,9 @@ path = "{os.path.join(run, 'control.sock')}"
 
 [prometheus]
 enabled = false
-""")
-        spawn([bridge, "run", "--config", config], "daemon.log", env=env)
+
+""" + broker.mqtt_config("gym-a", keepalive=5))
+        daemon = spawn([bridge, "run", "--config", config], "daemon.log", env=env)
         wait_for("the metrics socket", lambda: os.path.exists(metrics), 60)
         dashboard = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--title", "SolidFocus Demo Gym",
                            "--state-dir", state],
@@ -163,6 +173,15 @@ enabled = false
         if not line.startswith("dashboard: http://"):
             raise Failure(f"the second ftms-bridge dashboard did not start: {line!r}")
         inside = line.split()[1]
+
+        def mqtt_dashboard(log):
+            process = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--mqtt", broker.url, "--mqtt-username", broker.user,
+                             "--mqtt-password-file", broker.password_file, "--state-dir", state], log, stdout=subprocess.PIPE, text=True)
+            line = process.stdout.readline().strip()
+            if not line.startswith("dashboard: http://"):
+                raise Failure(f"the MQTT dashboard did not start: {line!r}")
+            return line.split()[1]
+        from_broker = mqtt_dashboard("dashboard-mqtt.log")
 
         port = free_port()
         spawn(["chromedriver", f"--port={port}"], "chromedriver.log")
@@ -280,6 +299,29 @@ enabled = false
         if args.docs:
             shutil.copy(os.path.join(out, "dashboard-1920x1080.png"), os.path.join(ROOT, "docs", "dashboard.png"))
         step(f"screenshots in {out}")
+
+        # 8. The floor from MQTT; the gateway dies, and its tiles show offline.
+        driver.go(from_broker)
+        # Every machine as the gateway says: the two riding ready, the one dropped in 4. not.
+        wait_for("the MQTT floor: three tiles as the gateway says", lambda: (lambda t: len(t) == 3 and all(x["pill"] == x["state"] for x in t)
+                 and [x["state"] for x in t].count("ready") == 2)([x for x in driver.js(TILES) if x["machine"] in names]), 60)
+        daemon.kill()
+        killed_at = time.monotonic()
+        def all_offline(tiles):
+            mine = [t for t in tiles if t["machine"] in names]
+            return len(mine) == 3 and all(t["pill"] == "offline" and t["stale"] for t in mine)
+        wait_for("every tile of the dead gateway offline on the open page", lambda: all_offline(driver.js(TILES)), 30)
+        step(f"gateway killed: every tile showed offline on the MQTT floor {time.monotonic() - killed_at:.1f} s later")
+        driver.go(from_broker)
+        wait_for("every tile offline after a reload", lambda: all_offline(driver.js(TILES)), 30)
+        late = mqtt_dashboard("dashboard-mqtt-late.log")
+        floor = wait_for("the late dashboard's floor", lambda: (lambda f: f if len(f["tiles"]) == 3 and f["gateways"] else None)(
+            json.loads(urllib.request.urlopen(late.rstrip("/") + "/api/floor", timeout=10).read())), 30)
+        if [g["online"] for g in floor["gateways"]] != [False]:
+            raise Failure(f"a dashboard started after the gateway died shows it {floor['gateways']}")
+        driver.go(late)
+        wait_for("every tile offline in the late dashboard", lambda: all_offline(driver.js(TILES)), 30)
+        step("after a reload, and in a dashboard started after the gateway died (its retained offline and ready states), every tile shows offline")
         ok = True
     except Failure as failure:
         print(f"dashboard-browser: FAILED: {failure} (logs in {work})", file=sys.stderr)

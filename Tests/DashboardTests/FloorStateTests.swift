@@ -106,6 +106,19 @@ struct FloorStateTests {
         #expect(floor.orderedTiles.count == 1, "tiles stay, marked by their gateway, while it is away")
     }
 
+    /// MQTT hands every new subscriber a gone gateway's retained messages (its machines'
+    /// last `state`, ready) beside its retained `offline` status, in whatever order: those are
+    /// no sign of life, and the gateway stays offline until it says `online` again.
+    @Test func retainedMessagesOfAnOfflineGatewayDoNotBringItBack() throws {
+        var floor = FloorState()
+        floor.apply(.offline(gateway: "g", reason: "the gateway's MQTT status is offline"), now: t0)
+        floor.apply(.message(gateway: "g", try Envelopes.message("machine", machine: "SF-Bike-0001", at: t0 - 60, seq: 3, payload: Envelopes.machine("SF-Bike-0001", state: "ready"))), now: t0)
+        #expect(floor.gateways["g"]?.online == false)
+        #expect(floor.orderedTiles.map(\.name) == ["SF-Bike-0001"])
+        floor.apply(.online(gateway: "g"), now: t0 + 1)
+        #expect(floor.gateways["g"]?.online == true)
+    }
+
     @Test func aSnapshotForgetsMachinesTheGatewayNoLongerKnowsAndFinishedSessions() throws {
         var floor = FloorState()
         floor.apply(.message(gateway: "g", try Envelopes.message("session_state", machine: "SF-Bike-0001", session: "s", at: t0, seq: 1, payload: #"{"state":"started","elapsedMs":0}"#)), now: t0)

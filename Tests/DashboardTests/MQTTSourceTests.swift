@@ -94,4 +94,42 @@ struct MQTTSourceTests {
         await front.stop()
         await back.stop()
     }
+
+    /// A gateway that went away before the dashboard started: the broker holds its last
+    /// will (`offline`) and its machines' last states (`ready`), all retained. The floor shows
+    /// the gateway offline, whichever the broker hands over first.
+    @Test(.timeLimit(.minutes(2)))
+    func aGatewayGoneBeforeTheDashboardStartedIsShownOffline() async throws {
+        let broker = try PrivateBroker()
+        defer { broker.stop() }
+        let configuration = { (id: String, will: OutgoingMessage?) in
+            MQTTConfiguration(
+                broker: try BrokerURL(parsing: broker.url), clientID: id, username: broker.username, password: broker.password,
+                keepalive: 5, will: will, backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(400)))
+        }
+        let gone = try MQTTClient(try configuration("gone", OutgoingMessage(topic: "gym/gone/status", text: "offline", qos: .atLeastOnce, retain: true)))
+        try gone.start()
+        gone.publish(OutgoingMessage(topic: "gym/gone/status", text: "online", qos: .atLeastOnce, retain: true))
+        for machine in ["SF-Bike-0001", "SF-Rower-0002"] {
+            gone.publish(OutgoingMessage(
+                topic: "gym/gone/machines/\(machine)/state",
+                text: Envelopes.line("machine", machine: machine, at: 1, seq: 1, payload: Envelopes.machine(machine, state: "ready")),
+                qos: .atLeastOnce, retain: true))
+        }
+        try await waitUntil("the gateway's retained state at the broker") { gone.status.queued == 0 && gone.status.delivered >= 3 }
+        gone.publish(OutgoingMessage(topic: "gym/gone/status", text: "offline", qos: .atLeastOnce, retain: true))
+        try await waitUntil("offline at the broker") { gone.status.queued == 0 && gone.status.delivered >= 4 }
+        await gone.stop()
+
+        let hub = DashboardHub(now: { Date().timeIntervalSince1970 })
+        let source = MQTTSource(client: try MQTTClient(try configuration("dashboard", nil)), prefix: "gym", log: { _ in })
+        let running = Task { await source.run { await hub.apply($0) } }
+        try await waitUntil("both machines and the gateway's status") {
+            let state = await hub.state
+            return state.orderedTiles.count == 2 && state.gateways["gone"]?.reason != nil
+        }
+        #expect(await hub.state.gateways["gone"]?.online == false)
+        running.cancel()
+        await running.value
+    }
 }

@@ -123,7 +123,7 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     q("pending").textContent = fmt.int(u.pending); q("uploaded").textContent = fmt.int(u.uploaded); q("dead").textContent = fmt.int(u.dead);
     q("result").textContent = u.result || "–";
     q("reason").textContent = g.online ? "" : "offline: " + (g.reason || "");
-    for (const el of s.grid.children) el.classList.toggle("offline", !g.online);
+    for (const t of dash.tiles.values()) if (t.gateway === g.name) renderTile(t);
   }
   const TILE = '<div class="top"><span class="name" data-field="name"></span><span class="kind" data-field="kind"></span><span class="pill" data-field="state"></span></div>' +
     '<div class="main"><span class="big" data-field="primary"></span><span class="mid" data-field="secondary"></span></div>' +
@@ -147,12 +147,16 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     grid.insertBefore(el, after || null);
     return e;
   }
+  // A tile of a gateway that is offline shows what it last knew, marked stale: its pill says
+  // offline whatever state the gateway last reported.
+  const gatewayOffline = (t) => { const g = dash.gateways.get(t.gateway); return !!g && !g.online; };
   function renderTile(t) {
     const { el, f, line } = tileElement(t);
-    const rower = t.type === "rower";
-    el.dataset.type = t.type; el.dataset.state = t.state;
+    const rower = t.type === "rower", stale = gatewayOffline(t), shown = stale ? "offline" : t.state;
+    el.dataset.type = t.type; el.dataset.state = t.state; el.dataset.shown = shown;
+    el.classList.toggle("offline", stale);
     f.name.textContent = t.name; f.kind.textContent = (t.model || t.type);
-    f.state.textContent = t.state; f.state.className = "pill " + t.state;
+    f.state.textContent = shown; f.state.className = "pill " + shown;
     f.primary.innerHTML = rower ? fmt.pace(t.pace) + "<small>/500m</small>" : fmt.int(t.power) + "<small>W</small>";
     f.secondary.innerHTML = rower ? fmt.int(t.strokeRate) + "<small>spm</small>" : fmt.int(t.cadence) + "<small>rpm</small>";
     f.speed.innerHTML = fmt.one(t.speed) + "<small>km/h</small>";
@@ -196,7 +200,6 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     }
     dash.tiles.set(key(t), t);
     renderTile(t);
-    const g = dash.gateways.get(t.gateway); if (g && !g.online) renderGateway(g);
     if (dash.latencies.length < 100000) dash.latencies.push(Date.now() / 1000 - t.updated);
   }
   function onGateway(e) {

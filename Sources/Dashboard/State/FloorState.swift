@@ -70,7 +70,10 @@ public struct FloorState: Sendable, Equatable {
             for message in sessions { applySession(message, gateway: name) }
             return [.reset]
         case .message(_, let message):
-            gateway.online = true
+            // A message is no sign of life: MQTT hands every new subscriber a gone gateway's
+            // retained messages beside its retained `offline`. Only `online` (or a socket's
+            // `hello`) brings back a gateway declared offline.
+            if gateway.reason == nil { gateway.online = true }
             gateway.messages += 1
             if message.seq > gateway.lastSeq + 1, gateway.lastSeq > 0 { gateway.gaps += 1 }
             if message.seq > 0 { gateway.lastSeq = message.seq }
