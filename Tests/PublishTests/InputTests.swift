@@ -37,6 +37,25 @@ struct InputTests {
         return String(error[start.upperBound...].dropLast(3))
     }
 
+    /// What locked the control socket does not lock this one: readers that hold half a watch
+    /// line (each at most a line's limit, 4 KiB) are kept waiting for its end, and a reader
+    /// arriving after a hundred of them gets its hello and the stream.
+    @Test func readersHoldingHalfALineDoNotKeepOthersOut() async throws {
+        try await withServer { fixture in
+            var squatters: [TestReader] = []
+            for _ in 0..<100 {
+                let (reader, _) = try await fixture.connectPastHello()
+                try await reader.send(#"{"watch":{"machines":["#)
+                squatters.append(reader)
+            }
+            let (reader, _) = try await fixture.connectPastHello()
+            try await fixture.server.publish(.sample, machine: "m", payload: .empty)
+            #expect(seq(try await reader.line()) == 1)
+            #expect(await fixture.server.metrics.readersConnected == 101)
+            for squatter in squatters { await squatter.close() }
+        }
+    }
+
     @Test func garbage() async throws {
         let error = try await Self.rejected(Array("hello there\n".utf8))
         #expect(Self.message(error) == "not JSON: unexpected character at byte 0")
