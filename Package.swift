@@ -284,7 +284,7 @@ let package = Package(
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
-            dependencies: ["Publish", "JSON", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Publish", "JSON", "LocalSocket", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
@@ -307,7 +307,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
-        .testTarget(name: "ControlTests", dependencies: ["Control", "JSON", "BlueZTesting", "DeterministicRandom"], swiftSettings: strict),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "JSON", "LocalSocket", "BlueZTesting", "DeterministicRandom"], swiftSettings: strict),
         .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DeterministicRandom", "DaemonConfig", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["DeterministicRandom", "Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),

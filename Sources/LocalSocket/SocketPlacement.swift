@@ -28,11 +28,11 @@ package struct SocketPlacement: Sendable {
     private let directory: String
     private let name: String
 
-    package init(path: String) throws(SocketPlacementError) {
+    package init(path: String) throws(LocalSocketError) {
         guard path.utf8.count <= Self.maximumPathLength else { throw .pathTooLong(path: path, limit: Self.maximumPathLength) }
         let slash = path.lastIndex(of: "/")
         let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
-        guard !name.isEmpty, name != ".", name != ".." else { throw .noFileName(path: path) }
+        guard !name.isEmpty, name != ".", name != ".." else { throw .badConfiguration("the socket path \(path) names no file") }
         self.path = path
         self.name = name
         let parent = slash.map { String(path[..<$0]) } ?? "."
@@ -41,13 +41,13 @@ package struct SocketPlacement: Sendable {
 
     /// Makes the directory (`mkdir -p`, 0755: the metrics socket's readers share it) and checks
     /// that whatever is at the path may be replaced.
-    package func prepare() throws(SocketPlacementError) {
+    package func prepare() throws(LocalSocketError) {
         try Self.makeDirectories(directory)
         try checkOccupant()
     }
 
     /// A private directory beside the path, and the path to bind in it.
-    package func makeStagingDirectory() throws(SocketPlacementError) -> StagedSocket {
+    package func makeStagingDirectory() throws(LocalSocketError) -> StagedSocket {
         var template = Array("\(directory == "/" ? "" : directory)/.\(name).XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw .system(operation: "create a private directory in", path: directory, errno: errno)
@@ -58,7 +58,7 @@ package struct SocketPlacement: Sendable {
     /// Gives the bound staged socket its group (when one is given) and mode, then renames it
     /// onto the path; returns the file's identity, so that ``remove(identity:)`` only ever
     /// removes this socket.
-    package func publish(_ staged: StagedSocket, mode: UInt32, group: UInt32? = nil) throws(SocketPlacementError) -> FileIdentity {
+    package func publish(_ staged: StagedSocket, mode: UInt32, group: UInt32? = nil) throws(LocalSocketError) -> FileIdentity {
         if let group, chown(staged.socketPath, uid_t.max, gid_t(group)) != 0 {
             throw .system(operation: "set the group of", path: staged.socketPath, errno: errno)
         }
@@ -81,7 +81,7 @@ package struct SocketPlacement: Sendable {
 
     /// Nothing, or a socket nobody answers on, may be replaced; a live socket or any other
     /// kind of file may not.
-    private func checkOccupant() throws(SocketPlacementError) {
+    private func checkOccupant() throws(LocalSocketError) {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             guard errno == ENOENT else { throw .system(operation: "inspect", path: path, errno: errno) }
@@ -95,7 +95,7 @@ package struct SocketPlacement: Sendable {
         }
     }
 
-    private static func makeDirectories(_ directory: String) throws(SocketPlacementError) {
+    private static func makeDirectories(_ directory: String) throws(LocalSocketError) {
         var status = stat()
         if stat(directory, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else { throw .system(operation: "use directory", path: directory, errno: ENOTDIR) }

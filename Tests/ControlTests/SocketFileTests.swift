@@ -1,5 +1,6 @@
 import JSON
 @testable import Control
+import LocalSocket
 import BlueZTesting
 import Foundation
 import Glibc
@@ -161,7 +162,7 @@ struct SocketFileTests {
     @Test func aLiveSocketIsRefused() async throws {
         try await withServer { fixture in
             try await Self.withGroup { group in
-                await #expect(throws: ControlSocketError.alreadyListening(path: fixture.path)) {
+                await #expect(throws: LocalSocketError.alreadyListening(path: fixture.path)) {
                     try await Self.listen(fixture.path, on: group)
                 }
             }
@@ -169,8 +170,8 @@ struct SocketFileTests {
             let client = fixture.client
             #expect(try await blocking { try client.request(.machines) }.isOK)
         }
-        #expect(ControlSocketError.alreadyListening(path: "/run/x.sock").description
-            == "another daemon is already answering on /run/x.sock (is another ftms-bridge running?)")
+        #expect(LocalSocketError.alreadyListening(path: "/run/x.sock").description
+            == "another daemon is already listening on /run/x.sock (is another ftms-bridge running?)")
     }
 
     @Test func aListenerThatNeverAcceptsCountsAsLive() async throws {
@@ -178,7 +179,7 @@ struct SocketFileTests {
         let path = directory.path + "/control.sock"
         let squatter = try RawListener(path: path, listening: true)
         try await Self.withGroup { group in
-            await #expect(throws: ControlSocketError.alreadyListening(path: path)) { try await Self.listen(path, on: group) }
+            await #expect(throws: LocalSocketError.alreadyListening(path: path)) { try await Self.listen(path, on: group) }
         }
         withExtendedLifetime(squatter) {}
     }
@@ -188,7 +189,7 @@ struct SocketFileTests {
         let path = directory.path + "/control.sock"
         #expect(FileManager.default.createFile(atPath: path, contents: Data("keep".utf8)))
         try await Self.withGroup { group in
-            await #expect(throws: ControlSocketError.notASocket(path: path)) { try await Self.listen(path, on: group) }
+            await #expect(throws: LocalSocketError.notASocket(path: path)) { try await Self.listen(path, on: group) }
         }
         #expect(FileManager.default.contents(atPath: path) == Data("keep".utf8))
         #expect(TemporaryDirectory.entries(directory.path) == ["control.sock"])
@@ -206,13 +207,13 @@ struct SocketFileTests {
 
     @Test(arguments: [
         (ControlServerConfiguration(path: "/tmp/" + String(repeating: "d", count: 100) + "/c.sock"),
-         ControlSocketError.pathTooLong(path: "/tmp/" + String(repeating: "d", count: 100) + "/c.sock", limit: 97)),
+         LocalSocketError.pathTooLong(path: "/tmp/" + String(repeating: "d", count: 100) + "/c.sock", limit: 97)),
         (ControlServerConfiguration(path: "/tmp/x/"), .badConfiguration("the socket path /tmp/x/ names no file")),
         (ControlServerConfiguration(path: "/tmp/x.sock", mode: 0o4600), .badConfiguration("mode 4600 is not a permission mode (0 to 777 octal)")),
         (ControlServerConfiguration(path: "/tmp/x.sock", maxClients: 0), .badConfiguration("maxClients must be at least 1")),
         (ControlServerConfiguration(path: "/tmp/x.sock", idleTimeout: .zero), .badConfiguration("idleTimeout must be positive")),
     ])
-    func badConfigurationsAreOneLineErrors(configuration: ControlServerConfiguration, expected: ControlSocketError) async throws {
+    func badConfigurationsAreOneLineErrors(configuration: ControlServerConfiguration, expected: LocalSocketError) async throws {
         try await Self.withGroup { group in
             await #expect(throws: expected) { try await ControlServer.listen(configuration, handler: EchoHandler(), on: group) }
         }

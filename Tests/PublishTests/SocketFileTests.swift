@@ -1,5 +1,6 @@
 import Glibc
 import NIOPosix
+import LocalSocket
 import Publish
 import BlueZTesting
 import Testing
@@ -109,11 +110,11 @@ struct SocketFileTests {
         try await withServer { fixture in
             let (reader, _) = try await fixture.connectPastHello()
             try await withLoopGroup { second in
-                await #expect(throws: SocketError.alreadyListening(path: fixture.path)) {
+                await #expect(throws: LocalSocketError.alreadyListening(path: fixture.path)) {
                     try await Self.listen(fixture.path, on: second)
                 }
             }
-            #expect(!SocketError.alreadyListening(path: fixture.path).description.contains("\n"))
+            #expect(!LocalSocketError.alreadyListening(path: fixture.path).description.contains("\n"))
             try await fixture.server.publish(.sample, machine: "m", payload: .empty)
             #expect(seq(try await reader.line()) == 1)
             let (_, hello) = try await fixture.connectPastHello()
@@ -127,7 +128,7 @@ struct SocketFileTests {
         let file = fopen(path, "w")
         fclose(file)
         try await withLoopGroup { loops in
-            await #expect(throws: SocketError.notASocket(path: path)) { try await Self.listen(path, on: loops) }
+            await #expect(throws: LocalSocketError.notASocket(path: path)) { try await Self.listen(path, on: loops) }
         }
         #expect((Self.status(path)?.st_mode ?? 0) & S_IFMT == S_IFREG)
     }
@@ -136,11 +137,11 @@ struct SocketFileTests {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/metrics.sock"
         try await withLoopGroup { loops in
-            await #expect(throws: SocketError.noSuchGroup("no-such-group-ftms")) {
+            await #expect(throws: LocalSocketError.noSuchGroup("no-such-group-ftms")) {
                 try await Self.listen(path, on: loops, socketGroup: "no-such-group-ftms")
             }
         }
-        #expect(SocketError.noSuchGroup("no-such-group-ftms").description == "group 'no-such-group-ftms' does not exist (create it, e.g. groupadd no-such-group-ftms, or configure another)")
+        #expect(LocalSocketError.noSuchGroup("no-such-group-ftms").description == "group 'no-such-group-ftms' does not exist (create it, e.g. groupadd no-such-group-ftms, or configure another)")
         // Nothing was created: the group is checked before the file system is touched.
         #expect(Self.status(path) == nil)
     }
@@ -148,7 +149,7 @@ struct SocketFileTests {
     @Test func tooLongPathIsAClearError() async throws {
         let path = "/tmp/" + String(repeating: "d", count: 110) + "/metrics.sock"
         try await withLoopGroup { loops in
-            await #expect(throws: SocketError.pathTooLong(path: path, limit: 97)) { try await Self.listen(path, on: loops) }
+            await #expect(throws: LocalSocketError.pathTooLong(path: path, limit: 97)) { try await Self.listen(path, on: loops) }
         }
     }
 }

@@ -1,4 +1,4 @@
-import LocalSocket
+package import LocalSocket
 package import NIOCore
 import NIOPosix
 
@@ -28,17 +28,13 @@ package actor ControlServer {
         _ configuration: ControlServerConfiguration,
         handler: any ControlHandler,
         on group: any EventLoopGroup
-    ) async throws(ControlSocketError) -> ControlServer {
+    ) async throws(LocalSocketError) -> ControlServer {
         try configuration.validate()
         let placement: SocketPlacement
         let staged: StagedSocket
-        do {
-            placement = try SocketPlacement(path: configuration.path)
-            try placement.prepare()
-            staged = try placement.makeStagingDirectory()
-        } catch {
-            throw ControlSocketError(error)
-        }
+        placement = try SocketPlacement(path: configuration.path)
+        try placement.prepare()
+        staged = try placement.makeStagingDirectory()
         let registry = ClientRegistry(capacity: configuration.maxClients)
         let listener: any Channel
         do {
@@ -64,7 +60,7 @@ package actor ControlServer {
         } catch {
             try? await listener.close()
             staged.discard()
-            throw ControlSocketError(error)
+            throw error
         }
     }
 

@@ -1,3 +1,5 @@
+import LocalSocket
+
 /// Where and how the control socket listens (contract §7: owner only).
 package struct ControlServerConfiguration: Sendable, Equatable {
     package static let defaultPath = "/run/ftms-bridge/control.sock"
@@ -29,7 +31,7 @@ package struct ControlServerConfiguration: Sendable, Equatable {
         self.maximumQueuedRequests = maximumQueuedRequests
     }
 
-    func validate() throws(ControlSocketError) {
+    func validate() throws(LocalSocketError) {
         guard mode & ~0o777 == 0 else { throw .badConfiguration("mode \(String(mode, radix: 8)) is not a permission mode (0 to 777 octal)") }
         guard maxClients >= 1 else { throw .badConfiguration("maxClients must be at least 1") }
         guard idleTimeout > .zero else { throw .badConfiguration("idleTimeout must be positive") }

@@ -54,14 +54,9 @@ public actor MetricsServer {
         on eventLoop: any EventLoop,
         clock: @escaping UnixClock
     ) async throws -> MetricsServer {
-        let group = try configuration.group.map { (name) throws(SocketError) in try GroupLookup.id(named: name) }
-        let placement: SocketPlacement
-        do {
-            placement = try SocketPlacement(path: configuration.path)
-            try placement.prepare()
-        } catch {
-            throw SocketError(error)
-        }
+        let group = try configuration.group.map { (name) throws(LocalSocketError) in try GroupLookup.id(named: name) }
+        let placement = try SocketPlacement(path: configuration.path)
+        try placement.prepare()
         let server = MetricsServer(configuration: configuration, placement: placement, eventLoop: eventLoop, clock: clock)
         try await server.bind(group: group)
         return server
@@ -70,12 +65,7 @@ public actor MetricsServer {
     /// Binds in a private directory and moves the socket onto its path with its group and mode
     /// already set (``SocketPlacement``): no reader outside the group can ever connect.
     private func bind(group: gid_t?) async throws {
-        let staged: StagedSocket
-        do {
-            staged = try placement.makeStagingDirectory()
-        } catch {
-            throw SocketError(error)
-        }
+        let staged = try placement.makeStagingDirectory()
         let limits = configuration.limits
         let lineLimit = MetricsServerConfiguration.maximumLineLength
         let channel: any Channel
@@ -93,14 +83,14 @@ public actor MetricsServer {
                 .get()
         } catch {
             staged.discard()
-            throw SocketError.system(operation: "listen on", path: configuration.path, errno: (error as? IOError)?.errnoCode ?? EIO)
+            throw LocalSocketError.system(operation: "listen on", path: configuration.path, errno: (error as? IOError)?.errnoCode ?? EIO)
         }
         do {
             identity = try placement.publish(staged, mode: MetricsServerConfiguration.mode, group: group)
         } catch {
             try? await channel.close()
             staged.discard()
-            throw SocketError(error)
+            throw error
         }
         listener = channel
     }

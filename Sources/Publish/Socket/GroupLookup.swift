@@ -1,11 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocalSocket
 
 enum GroupLookup {
     /// The id of the group called `name`, through NSS (so LDAP and sssd groups count too), with
     /// the re-entrant call because the daemon has other threads.
-    static func id(named name: String) throws(SocketError) -> gid_t {
+    static func id(named name: String) throws(LocalSocketError) -> gid_t {
         var group = Glibc.group()
         var result: UnsafeMutablePointer<Glibc.group>?
         var size = 1024
