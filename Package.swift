@@ -277,8 +277,15 @@ let package = Package(
         ),
         // The one JSON reader against Foundation's, and the writer against the reader.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "DeterministicRandom"], swiftSettings: strict),
-        // The line framing against every way a stream can be cut into chunks.
-        .testTarget(name: "LocalSocketTests", dependencies: ["LocalSocket", "DeterministicRandom", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
+        // The line framing against every way a stream can be cut into chunks (NIO's decoder verifier).
+        .testTarget(
+            name: "LocalSocketTests",
+            dependencies: [
+                "LocalSocket", "DeterministicRandom", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOTestUtils", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),

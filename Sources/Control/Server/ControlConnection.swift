@@ -1,7 +1,8 @@
 import LocalSocket
 import NIOCore
 
-/// One client of the control socket, on its channel's event loop.
+/// One client of the control socket, on its channel's event loop, behind the socket's
+/// ``LineFramer`` (a `ByteToMessageHandler`): it reads whole request lines.
 ///
 /// Requests are answered strictly one after another: the next line is not even parsed until
 /// the previous answer has been handed to the kernel. That gives the order the protocol
@@ -19,11 +20,16 @@ final class ControlConnection: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// What waits to be answered: a request line, or the end of a line too long.
+    private enum Pending {
+        case line(ByteBuffer)
+        case tooLong
+    }
+
     private let handler: any ControlHandler
     private let registry: ClientRegistry
     private let configuration: ControlServerConfiguration
-    private var framer: LineFramer
-    private var queue = CircularBuffer<LineFramer.Piece>()
+    private var queue = CircularBuffer<Pending>()
     private var context: ChannelHandlerContext?
     private var idleTimer: Scheduled<Void>?
     private var admitted = false
@@ -39,7 +45,6 @@ final class ControlConnection: ChannelInboundHandler {
         self.handler = handler
         self.registry = registry
         self.configuration = configuration
-        framer = LineFramer(limit: configuration.maximumLineLength)
     }
 
     // MARK: NIO's side
@@ -84,20 +89,12 @@ final class ControlConnection: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    /// One whole line. A line the framer cuts from what is left when the channel goes
+    /// inactive has nobody to answer it, and is dropped.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !closing, !inputEnded else { return }
-        var bytes = unwrapInboundIn(data)
-        framer.append(&bytes)
-        var framed = false
-        while let piece = framer.next() {
-            framed = true
-            queue.append(piece)
-            if piece == .tooLong {
-                inputEnded = true
-                break
-            }
-        }
-        if framed { armIdleTimer() }
+        guard !closing, !inputEnded, context.channel.isActive else { return }
+        queue.append(.line(unwrapInboundIn(data)))
+        armIdleTimer()
         pump()
     }
 
@@ -106,20 +103,32 @@ final class ControlConnection: ChannelInboundHandler {
     }
 
     /// Half-closure is allowed: a client that sends its requests and shuts down its sending
-    /// side still gets every answer before the connection closes.
+    /// side still gets every answer before the connection closes (the framer has delivered an
+    /// unterminated last line by the time this event arrives).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is Evicted { return evicted() }
         guard case ChannelEvent.inputClosed = event else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        if !inputEnded, let last = framer.finish() { queue.append(last) }
         inputEnded = true
         pump()
     }
 
+    /// A line too long is answered after the lines before it; the framer takes no more input
+    /// after it (and says so for every read that still comes). Any other error ends the client.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        close()
+        switch error {
+        case is LineTooLong:
+            guard !inputEnded else { return }
+            queue.append(.tooLong)
+            inputEnded = true
+            pump()
+        case ByteToMessageDecoderError.dataReceivedInErrorState(_, _):
+            return
+        default:
+            close()
+        }
     }
 
     // MARK: Requests, one at a time
@@ -132,10 +141,10 @@ final class ControlConnection: ChannelInboundHandler {
                 let message = "request line longer than \(configuration.maximumLineLength) bytes; closing"
                 send(.failure(.lineTooLong, message), id: nil, thenClose: true)
                 return
-            case .line(let bytes) where bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }):
+            case .line(let bytes) where bytes.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }):
                 continue
             case .line(let bytes):
-                let line = RequestLine(bytes)
+                let line = RequestLine(Array(bytes.readableBytesView))
                 switch line.request {
                 case .success(let request): dispatch(request, id: line.id)
                 case .failure(let error): send(.failure(.badRequest, error.description), id: line.id)

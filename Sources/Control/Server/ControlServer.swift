@@ -44,8 +44,9 @@ package actor ControlServer {
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ControlConnection(handler: handler, registry: registry, configuration: configuration))
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.addHandler(ByteToMessageHandler(LineFramer(limit: configuration.maximumLineLength)))
+                        try pipeline.addHandler(ControlConnection(handler: handler, registry: registry, configuration: configuration))
                     }
                 }
                 .bind(unixDomainSocketPath: staged.socketPath)

@@ -41,23 +41,19 @@ public struct MetricsSocketSource: DashboardSource {
             do {
                 let channel = try await ClientBootstrap(group: group).connect(unixDomainSocketPath: path) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer(limit: Self.maximumLine)))
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
                 if offline { log("dashboard: \(description): connected") }
                 offline = false
                 backoff = .milliseconds(250)
                 await deliver(.online(gateway: gateway))
-                try await channel.executeThenClose { inbound, _ in
-                    var lines = LineFramer(limit: Self.maximumLine)
+                try await channel.executeThenClose { lines, _ in
                     var greeted = false
-                    for try await var chunk in inbound {
-                        lines.append(&chunk)
-                        while let piece = lines.next() {
-                            guard case .line(let line) = piece else { throw LineTooLong(limit: Self.maximumLine) }
-                            guard let event = event(for: line, greeted: &greeted) else { continue }
-                            await deliver(event)
-                        }
+                    for try await line in lines {
+                        guard let event = event(for: line.readableBytesView, greeted: &greeted) else { continue }
+                        await deliver(event)
                     }
                 }
                 reason = "the gateway closed the stream"
@@ -75,7 +71,7 @@ public struct MetricsSocketSource: DashboardSource {
         }
     }
 
-    private func event(for line: [UInt8], greeted: inout Bool) -> GatewayEvent? {
+    private func event(for line: ByteBufferView, greeted: inout Bool) -> GatewayEvent? {
         let message: FloorMessage
         do {
             message = try FloorMessage(line: line)
@@ -89,10 +85,4 @@ public struct MetricsSocketSource: DashboardSource {
         }
         return greeted ? .message(gateway: gateway, message) : nil
     }
-}
-
-/// A line longer than the stream's limit: the gateway is not speaking the protocol.
-struct LineTooLong: Error, CustomStringConvertible {
-    let limit: Int
-    var description: String { "a line longer than \(limit) bytes" }
 }

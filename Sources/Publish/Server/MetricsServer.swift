@@ -67,7 +67,6 @@ public actor MetricsServer {
     private func bind(group: gid_t?) async throws {
         let staged = try placement.makeStagingDirectory()
         let limits = configuration.limits
-        let lineLimit = MetricsServerConfiguration.maximumLineLength
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: eventLoop)
@@ -76,7 +75,9 @@ public actor MetricsServer {
                 .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.soft / 2, high: limits.soft))
                 .childChannelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ReaderHandler(server: self, limits: limits, lineLimit: lineLimit))
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.addHandler(ByteToMessageHandler(LineFramer(limit: MetricsServerConfiguration.maximumLineLength)))
+                        try pipeline.addHandler(ReaderHandler(server: self, limits: limits))
                     }
                 }
                 .bind(unixDomainSocketPath: staged.socketPath)

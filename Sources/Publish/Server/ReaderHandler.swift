@@ -1,7 +1,8 @@
 import LocalSocket
 import NIOCore
 
-/// One connected reader: its watch filter, its backlog, and the rules for what it may lose.
+/// One connected reader: its watch filter, its backlog, and the rules for what it may lose. It
+/// reads whole lines, behind the socket's ``LineFramer`` (a `ByteToMessageHandler`).
 ///
 /// It lives on the server's event loop, as the server does, so the server's fan-out calls
 /// ``offer(_:type:machine:)`` directly: no hop, no lock, no copy. The backlog is counted here,
@@ -24,16 +25,14 @@ final class ReaderHandler: ChannelInboundHandler {
 
     private let server: MetricsServer
     private let limits: ReaderLimits
-    private var framer: LineFramer
     private var context: ChannelHandlerContext?
     private var filter = WatchFilter.all
     private(set) var pendingBytes = 0
     private var closing = false
 
-    init(server: MetricsServer, limits: ReaderLimits, lineLimit: Int) {
+    init(server: MetricsServer, limits: ReaderLimits) {
         self.server = server
         self.limits = limits
-        framer = LineFramer(limit: lineLimit)
     }
 
     var closeFuture: EventLoopFuture<Void>? { context?.channel.closeFuture }
@@ -68,20 +67,16 @@ final class ReaderHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    /// One whole line: a `watch` request, or the reader is told why not and closed.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
-        var bytes = unwrapInboundIn(data)
-        framer.append(&bytes)
+        let line = unwrapInboundIn(data)
         do {
-            while !closing, let piece = framer.next() {
-                guard case .line(let line) = piece else { throw ReaderInputError.lineTooLong(limit: framer.limit) }
-                let filter = try WatchRequest.parse(line)
-                let reader = bound
-                server.assumeIsolated { $0.watch(filter, for: reader) }
-            }
-        } catch {
+            let filter = try WatchRequest.parse(Array(line.readableBytesView))
             let reader = bound
-            server.assumeIsolated { $0.reject(reader, for: error) }
+            server.assumeIsolated { $0.watch(filter, for: reader) }
+        } catch {
+            reject(error)
         }
     }
 
@@ -92,8 +87,21 @@ final class ReaderHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// A line too long is refused like any bad input; the framer then takes nothing more (and
+    /// says so for each read still coming, which is already being closed). Anything else ends
+    /// the reader.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        disconnect()
+        switch error {
+        case let tooLong as LineTooLong: reject(ReaderInputError.lineTooLong(limit: tooLong.limit))
+        case ByteToMessageDecoderError.dataReceivedInErrorState(_, _): return
+        default: disconnect()
+        }
+    }
+
+    private func reject(_ error: any Error) {
+        guard !closing else { return }
+        let reader = bound
+        server.assumeIsolated { $0.reject(reader, for: error) }
     }
 
     // MARK: The server's side
