@@ -17,8 +17,10 @@
 // BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 // LocalSocket is what the control and metrics sockets share: the line framing with its length
-// limit, the socket file's placement (bound in a private directory, renamed into place with
-// its mode and group already set) and the "is anyone listening" probe.
+// limit (a NIO decoder), the socket file's placement (bound in a private directory, renamed
+// into place with its mode and group already set), the one error of both, the "is anyone
+// listening" probe, the one Unix socket address (sockaddr_un is made nowhere else) and the one
+// blocking client (the CLI's control requests, `watch`, the doctor, the test support).
 //
 // Executables:
 //   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
@@ -89,7 +91,7 @@ let package = Package(
         .target(name: "JSON", swiftSettings: strict),
         // SplitMix64: one seeded generator for replay, the simulator and every randomised test.
         .target(name: "DeterministicRandom", swiftSettings: strict),
-        // What both local sockets share: the line framing with its length limit.
+        // What both local sockets share: the line framing, placement, errors, address and client.
         .target(name: "LocalSocket", dependencies: ["ProcessOutput", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // Days since 1970 ⇄ proleptic Gregorian dates: the one calendar, for Workout, Capture and the reference backend.
         .target(name: "CivilTime", swiftSettings: strict),
@@ -103,7 +105,7 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
-        .target(name: "BlueZTesting", dependencies: ["DBus", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "ProcessOutput"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).
@@ -150,7 +152,7 @@ let package = Package(
         ),
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
         // only implementation, and one sendmsg is not worth a C dependency.
-        .target(name: "Systemd", dependencies: ["ProcessOutput"], swiftSettings: strict),
+        .target(name: "Systemd", dependencies: ["LocalSocket", "ProcessOutput"], swiftSettings: strict),
         // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
@@ -182,7 +184,7 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "ProcessOutput"],
+            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput"],
             swiftSettings: strict
         ),
         // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
@@ -259,6 +261,7 @@ let package = Package(
                 "Store",
                 "Upload",
                 "Publish",
+                "LocalSocket",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -277,11 +280,12 @@ let package = Package(
         ),
         // The one JSON reader against Foundation's, and the writer against the reader.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "DeterministicRandom"], swiftSettings: strict),
-        // The line framing against every way a stream can be cut into chunks (NIO's decoder verifier).
+        // The line framing against every way a stream can be cut into chunks (NIO's decoder
+        // verifier), and the sockets' one client against a real peer.
         .testTarget(
             name: "LocalSocketTests",
             dependencies: [
-                "LocalSocket", "DeterministicRandom", .product(name: "NIOCore", package: "swift-nio"),
+                "LocalSocket", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -318,7 +322,7 @@ let package = Package(
         .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),
         .testTarget(name: "DaemonConfigTests", dependencies: ["DeterministicRandom", "DaemonConfig", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["DeterministicRandom", "Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "JSON", "Store", "MQTTTesting"], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "JSON", "LocalSocket", "Store", "MQTTTesting"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",

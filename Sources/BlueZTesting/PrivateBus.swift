@@ -1,4 +1,5 @@
 import Foundation
+import LocalSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -55,19 +56,7 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     private static func accepts(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        } == 0
+        SocketProbe.connect(path) == .listening
     }
 
     /// The bus itself restarts at the same address, as when an operator restarts dbus: every

@@ -19,7 +19,7 @@ package enum LocalSocketError: Error, Sendable, Equatable, CustomStringConvertib
         case .notASocket(let path):
             "\(path) exists and is not a socket; refusing to replace it"
         case .pathTooLong(let path, let limit):
-            "socket path \(path) is longer than \(limit) bytes (a Unix socket address holds 107, and binding uses 10 more)"
+            "socket path \(path) is longer than \(limit) bytes (a Unix socket path takes \(UnixSocketAddress.maximumPathLength), and binding uses \(UnixSocketAddress.maximumPathLength - limit) more)"
         case .noSuchGroup(let name):
             "group '\(name)' does not exist (create it, e.g. groupadd \(name), or configure another)"
         case .badConfiguration(let reason):

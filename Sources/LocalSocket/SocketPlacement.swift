@@ -21,8 +21,8 @@ import Glibc
 package struct SocketPlacement: Sendable {
     /// What the staging path adds to the final one: `/.NAME.XXXXXX/s` against `/NAME`.
     static let stagingOverhead = 10
-    /// sun_path's 107 usable bytes, less what staging adds.
-    package static let maximumPathLength = 107 - stagingOverhead
+    /// The longest socket path (``UnixSocketAddress/maximumPathLength``), less what staging adds.
+    package static let maximumPathLength = UnixSocketAddress.maximumPathLength - stagingOverhead
 
     package let path: String
     private let directory: String

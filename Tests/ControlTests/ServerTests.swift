@@ -1,4 +1,5 @@
 @testable import Control
+import LocalSocket
 import BlueZTesting
 import Foundation
 import Synchronization
@@ -244,7 +245,7 @@ struct ServerTests {
                 for _ in 0..<200 {
                     try stream.send("x")
                     do {
-                        return String(decoding: try stream.readLine(limit: 1 << 16, deadline: .now + .milliseconds(50)), as: UTF8.self)
+                        return String(decoding: try stream.readLine(deadline: .now + .milliseconds(50)), as: UTF8.self)
                     } catch UnixStreamError.timedOut {
                         continue
                     }

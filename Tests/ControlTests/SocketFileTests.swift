@@ -205,9 +205,25 @@ struct SocketFileTests {
         }
     }
 
+    /// The path limit is the one binding holds to: the longest path accepted is bound and
+    /// answers (its staging path is the longest NIO takes), one byte more is refused up front.
+    @Test func theLongestAcceptedPathListens() async throws {
+        let directory = try TemporaryDirectory()
+        let name = String(repeating: "c", count: SocketPlacement.maximumPathLength - directory.path.utf8.count - 1)
+        let path = directory.path + "/" + name
+        #expect(path.utf8.count == 93)
+        try await Self.withGroup { group in
+            let server = try await Self.listen(path, on: group)
+            let client = ControlClient(socketPath: path, timeout: .seconds(20))
+            #expect(try await blocking { try client.request(.machines) }.isOK)
+            await server.close()
+            await #expect(throws: LocalSocketError.pathTooLong(path: path + "c", limit: 93)) { try await Self.listen(path + "c", on: group) }
+        }
+    }
+
     @Test(arguments: [
         (ControlServerConfiguration(path: "/tmp/" + String(repeating: "d", count: 100) + "/c.sock"),
-         LocalSocketError.pathTooLong(path: "/tmp/" + String(repeating: "d", count: 100) + "/c.sock", limit: 97)),
+         LocalSocketError.pathTooLong(path: "/tmp/" + String(repeating: "d", count: 100) + "/c.sock", limit: 93)),
         (ControlServerConfiguration(path: "/tmp/x/"), .badConfiguration("the socket path /tmp/x/ names no file")),
         (ControlServerConfiguration(path: "/tmp/x.sock", mode: 0o4600), .badConfiguration("mode 4600 is not a permission mode (0 to 777 octal)")),
         (ControlServerConfiguration(path: "/tmp/x.sock", maxClients: 0), .badConfiguration("maxClients must be at least 1")),

@@ -24,16 +24,7 @@ struct SocketFileTests {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw SystemCallFailed(call: "socket", code: errno) }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8)
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocketAddress.with(path: path) { bind(descriptor, $0, $1) }
         guard bound == 0 else { throw SystemCallFailed(call: "bind", code: errno) }
     }
 
@@ -149,7 +140,7 @@ struct SocketFileTests {
     @Test func tooLongPathIsAClearError() async throws {
         let path = "/tmp/" + String(repeating: "d", count: 110) + "/metrics.sock"
         try await withLoopGroup { loops in
-            await #expect(throws: LocalSocketError.pathTooLong(path: path, limit: 97)) { try await Self.listen(path, on: loops) }
+            await #expect(throws: LocalSocketError.pathTooLong(path: path, limit: 93)) { try await Self.listen(path, on: loops) }
         }
     }
 }

@@ -126,13 +126,14 @@ struct NotifierSocketTests {
         #expect(throws: NotifyError.unsupportedAddress(value)) { try notifier.send(.ready) }
     }
 
-    /// sun_path holds 108 bytes: a path needs its NUL, an abstract name does not.
+    /// A path is at most what NIO's socket address takes (103 bytes, as every socket path
+    /// here); an abstract name fills sun_path's 108 bytes, its leading NUL for the `@`.
     @Test func addressLengthLimits() throws {
-        let longestPath = "/" + String(repeating: "p", count: 106)
+        let longestPath = "/" + String(repeating: "p", count: 102)
         let longestName = "@" + String(repeating: "n", count: 107)
         #expect(try NotifySocketAddress(parsing: longestPath) == .path(longestPath))
         #expect(try NotifySocketAddress(parsing: longestName) == .abstract(String(longestName.dropFirst())))
-        #expect(throws: NotifyError.addressTooLong(longestPath + "p", limit: 107)) { try NotifySocketAddress(parsing: longestPath + "p") }
+        #expect(throws: NotifyError.addressTooLong(longestPath + "p", limit: 103)) { try NotifySocketAddress(parsing: longestPath + "p") }
         #expect(throws: NotifyError.addressTooLong(longestName + "n", limit: 108)) { try NotifySocketAddress(parsing: longestName + "n") }
     }
 

@@ -1,3 +1,5 @@
+import LocalSocket
+
 /// The CLI's side of the control socket: one request, one answer, on a fresh connection.
 ///
 /// Synchronous, with every wait (connecting, writing, reading) bounded by one deadline through
@@ -26,9 +28,9 @@ package struct ControlClient: Sendable {
         let id = ControlRequestID.integer(Int64.random(in: 1...Int64(Int32.max)))
         let answer: [UInt8]
         do {
-            var stream = try UnixStream.connect(to: socketPath, deadline: deadline)
+            var stream = try UnixStream.connect(to: socketPath, deadline: deadline, lineLimit: Self.maximumAnswerLength)
             try stream.send(Array((request.jsonLine(id: id) + "\n").utf8), deadline: deadline)
-            answer = try stream.readLine(limit: Self.maximumAnswerLength, deadline: deadline)
+            answer = try stream.readLine(deadline: deadline)
         } catch {
             throw clientError(error)
         }
@@ -47,8 +49,9 @@ package struct ControlClient: Sendable {
 
     private func clientError(_ error: UnixStreamError) -> ControlClientError {
         switch error {
-        case .nothingListening: .noDaemon(path: socketPath)
-        case .permissionDenied: .permissionDenied(path: socketPath)
+        case _ where error.isNothingListening: .noDaemon(path: socketPath)
+        case _ where error.isPermissionDenied: .permissionDenied(path: socketPath)
+        case .cannotConnect(let code): .system(operation: "connect to", path: socketPath, errno: code)
         case .timedOut: .timedOut(path: socketPath, after: timeout)
         case .pathTooLong: .pathTooLong(path: socketPath)
         case .closed(partial: 0): .closedWithoutAnswer(path: socketPath)

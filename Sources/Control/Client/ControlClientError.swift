@@ -32,7 +32,7 @@ package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvert
         case .badAnswer(let path, let reason):
             "the answer on \(path) is not a control answer: \(reason)"
         case .pathTooLong(let path):
-            "control socket path \(path) is longer than the \(UnixSocketAddress.maximumPathLength) bytes a Unix socket address holds"
+            "control socket path \(path) is longer than the \(UnixSocketAddress.maximumPathLength) bytes a Unix socket path takes"
         case .system(let operation, let path, let code):
             "cannot \(operation) \(path): \(errnoText(code))"
         }

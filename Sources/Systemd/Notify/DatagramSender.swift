@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocalSocket
 
 /// One datagram to one Unix socket address, on a socket made for it and closed after, as
 /// libsystemd does: no descriptor outlives the call, so the notifier stays a plain value and
@@ -14,20 +15,18 @@ enum DatagramSender {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw .system(operation: "open a socket for", address: address.description, errno: errno) }
         defer { close(descriptor) }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        let sunPath = address.sunPath
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: sunPath) }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2) + socklen_t(sunPath.count)
+        let sendTo = { (target: UnsafePointer<sockaddr>, length: socklen_t) in
+            payload.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), target, length) }
+        }
         var sent: Int
         repeat {
-            sent = payload.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &socketAddress) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, length)
-                    }
-                }
+            let attempt = switch address {
+            case .path(let path): UnixSocketAddress.with(path: path, sendTo)
+            case .abstract(let name): UnixSocketAddress.with(abstractName: name, sendTo)
             }
+            // NotifySocketAddress has checked what UnixSocketAddress takes.
+            guard let attempt else { throw .addressTooLong(address.description, limit: UnixSocketAddress.maximumPathLength) }
+            sent = attempt
         } while sent < 0 && errno == EINTR
         guard sent < 0 else { return }
         switch errno {

@@ -3,6 +3,7 @@ import JSON
 import ArgumentParser
 import Dashboard
 import Foundation
+import LocalSocket
 import Publish
 
 /// `ftms-bridge watch [--socket PATH]` (contract §9): the metrics socket as a live table, one row
@@ -44,67 +45,62 @@ struct WatchCommand: ParsableCommand {
         let tableMode = table || (!json && !lines && isatty(1) == 1)
         let inPlace = tableMode && isatty(1) == 1
         var floor = WatchTable()
-        let descriptor = try Self.connect(to: socket)
-        defer { close(descriptor) }
+        var stream = try Self.connect(to: socket)
         if !machine.isEmpty || !type.isEmpty {
             let request: JSONValue = ["watch": ["machines": .array(machine.map(JSONValue.string)), "types": .array(type.map(JSONValue.string))]]
-            let line = JSONWriter.bytes(request) + [UInt8(ascii: "\n")]
-            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            do {
+                try stream.send(JSONWriter.bytes(request) + [UInt8(ascii: "\n")], deadline: .now + Self.connectTimeout)
+            } catch {
+                throw Self.failure("\(socket): cannot send the watch request (\(error))")
+            }
         }
-        var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var printed = 0
         while true {
-            let received = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if received < 0, errno == EINTR { continue }
-            guard received > 0 else { break }
-            pending.append(contentsOf: chunk[0..<received])
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(pending[..<newline])
-                pending.removeSubrange(...newline)
-                if tableMode {
-                    let now = Date().timeIntervalSince1970
-                    floor.apply(line: line, now: now)
-                    if floor.due(now: now) {
-                        // Home and clear, then the table: a whole frame per write, so it never tears.
-                        guard printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: now) + (inPlace ? "" : "\n")) else { return }
-                    }
-                } else {
-                    guard printLine(json ? String(decoding: line, as: UTF8.self) : Self.readable(line)) else { return }
+            let line: [UInt8]
+            do {
+                line = try stream.readLine(deadline: nil)
+            } catch .closed {
+                break
+            } catch {
+                throw Self.failure("\(socket): \(error)")
+            }
+            if tableMode {
+                let now = Date().timeIntervalSince1970
+                floor.apply(line: line, now: now)
+                if floor.due(now: now) {
+                    // Home and clear, then the table: a whole frame per write, so it never tears.
+                    guard printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: now) + (inPlace ? "" : "\n")) else { return }
                 }
-                // --count counts the stream itself: the hello that opens it (and answers a
-                // watch request) is not one of the messages asked for.
-                if !Self.isHello(line) { printed += 1 }
-                if let count, printed >= count {
-                    if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: Date().timeIntervalSince1970)) }
-                    return
-                }
+            } else {
+                guard printLine(json ? String(decoding: line, as: UTF8.self) : Self.readable(line)) else { return }
+            }
+            // --count counts the stream itself: the hello that opens it (and answers a
+            // watch request) is not one of the messages asked for.
+            if !Self.isHello(line) { printed += 1 }
+            if let count, printed >= count {
+                if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: Date().timeIntervalSince1970)) }
+                return
             }
         }
         printError("watch: \(socket): the daemon closed the stream")
         throw ExitCode(1)
     }
 
-    static func connect(to path: String) throws -> Int32 {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw failure("cannot create a socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(descriptor)
-            throw failure("\(path): path too long for a Unix socket")
+    /// How long connecting (a daemon whose backlog is full) and sending the watch may take.
+    static let connectTimeout = Duration.seconds(5)
+
+    /// The metrics socket through the sockets' one client, reading lines of up to the
+    /// dashboard's limit (a `hello` with a full gym is tens of KiB).
+    static func connect(to path: String) throws -> UnixStream {
+        do {
+            return try UnixStream.connect(to: path, deadline: .now + connectTimeout, lineLimit: MetricsSocketSource.maximumLine)
+        } catch .cannotConnect(let code) {
+            throw failure("\(path): \(errnoText(code)) (is the daemon running?)")
+        } catch .pathTooLong {
+            throw failure("\(path): path too long for a Unix socket (at most \(UnixSocketAddress.maximumPathLength) bytes)")
+        } catch {
+            throw failure("\(path): \(error)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = errnoText(errno)
-            close(descriptor)
-            throw failure("\(path): \(reason) (is the daemon running?)")
-        }
-        return descriptor
     }
 
     private static func failure(_ message: String) -> ExitCode {

@@ -1,5 +1,6 @@
 import BlueZTesting
 @testable import Control
+import LocalSocket
 import Glibc
 
 /// A Unix socket bound with plain POSIX calls, for what a real server never does: a file
@@ -12,7 +13,7 @@ final class RawListener: @unchecked Sendable {
     init(path: String, listening: Bool) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemCallFailed(call: "socket", code: errno) }
-        let bound = UnixSocketAddress.with(path) { bind(descriptor, $0, $1) }
+        let bound = UnixSocketAddress.with(path: path) { bind(descriptor, $0, $1) }
         guard bound == 0 else { throw SystemCallFailed(call: "bind", code: errno) }
         if listening { guard listen(descriptor, 16) == 0 else { throw SystemCallFailed(call: "listen", code: errno) } }
     }

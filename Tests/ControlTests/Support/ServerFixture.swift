@@ -1,5 +1,6 @@
 import BlueZTesting
 @testable import Control
+import LocalSocket
 import Glibc
 import NIOCore
 import NIOPosix
@@ -57,7 +58,7 @@ extension UnixStream {
     }
 
     mutating func line() throws -> String {
-        String(decoding: try readLine(limit: 1 << 22, deadline: .now + .seconds(20)), as: UTF8.self)
+        String(decoding: try readLine(deadline: .now + .seconds(20)), as: UTF8.self)
     }
 
     mutating func expectLine(_ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -68,7 +69,7 @@ extension UnixStream {
     /// Expects the server to close the connection with nothing more to say.
     mutating func expectEnd(sourceLocation: SourceLocation = #_sourceLocation) {
         do {
-            let line = String(decoding: try readLine(limit: 1 << 22, deadline: .now + .seconds(20)), as: UTF8.self)
+            let line = String(decoding: try readLine(deadline: .now + .seconds(20)), as: UTF8.self)
             Issue.record("expected the end, got \(line)", sourceLocation: sourceLocation)
         } catch {
             #expect(error == .closed(partial: 0), sourceLocation: sourceLocation)
@@ -86,7 +87,7 @@ extension ServerFixture {
             do {
                 var stream = try UnixStream.connect(to: path, deadline: .now + .seconds(20))
                 try stream.send(Array(text.utf8), deadline: .now + .seconds(20))
-                let line = try stream.readLine(limit: 1 << 16, deadline: .now + .seconds(120))
+                let line = try stream.readLine(deadline: .now + .seconds(120))
                 heard.lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) }
             } catch {
                 heard.lines.withLock { $0.append("\(error)") }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalSocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -70,12 +71,7 @@ final class TestListener: @unchecked Sendable {
 
     private static func boundUnix(_ path: String) throws -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocketAddress.with(path: path) { bind(descriptor, $0, $1) }
         guard bound == 0, listen(descriptor, 8) == 0 else { throw TestServerError(description: "cannot listen on \(path)") }
         return descriptor
     }

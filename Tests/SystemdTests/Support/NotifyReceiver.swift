@@ -29,6 +29,8 @@ final class NotifyReceiver {
             notifySocket = "@" + name
             sunPath = [0] + Array(name.utf8)
         }
+        // Built by hand, not by LocalSocket's UnixSocketAddress: this is the independent end
+        // the notifier's address (an abstract one above all) is checked against.
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: sunPath) }
