@@ -32,11 +32,12 @@
 //   ftms-backend   the reference SolidFocus backend (ReferenceBackend, Hummingbird).
 //   ftms-soak, ftms-fuzz   the soak test and the libFuzzer target.
 // BlueZTesting and MQTTTesting start a private dbus-daemon, the fake BlueZ and a private
-// mosquitto for the tests. Benchmarks live in their own package under `Benchmarks/`, so the
+// mosquitto for the tests, on TestSupport (temporary directories, the child spawner, waits),
+// which links neither libdbus nor libmosquitto. Benchmarks live in their own package under `Benchmarks/`, so the
 // daemon's build never pays for the benchmark dependencies.
 //
 // Library products are what an adopter builds on: the codec (FTMS, JSON), Capture, the
-// simulator and the testing support (Simulator, BlueZTesting, MQTTTesting, ReferenceBackend,
+// simulator and the testing support (Simulator, TestSupport, BlueZTesting, MQTTTesting, ReferenceBackend,
 // DeterministicRandom), and what the benchmark package measures (DBus, Workout, Store, Publish,
 // MQTT, Dashboard). The daemon's own modules (BlueZ, Upload, Control, LocalSocket, Systemd,
 // Training, DaemonConfig, Telemetry, Doctor, Daemon) use `package` access: visible to this
@@ -55,6 +56,7 @@ let package = Package(
         .library(name: "JSON", targets: ["JSON"]),
         .library(name: "FTMS", targets: ["FTMS"]),
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "TestSupport", targets: ["TestSupport"]),
         .library(name: "BlueZTesting", targets: ["BlueZTesting"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "Capture", targets: ["Capture"]),
@@ -103,9 +105,13 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
         // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
         .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
+        // What every test support needs and no test double is: a temporary directory, the one
+        // child spawner and reaper, the waits, a manual clock, a thread for blocking work. No
+        // libdbus, no broker: BlueZTesting and MQTTTesting build on it.
+        .target(name: "TestSupport", dependencies: ["ProcessOutput"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
-        .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "TestSupport"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).
@@ -213,7 +219,7 @@ let package = Package(
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
         .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
-        .target(name: "MQTTTesting", dependencies: ["MQTT", "BlueZTesting"], swiftSettings: strict),
+        .target(name: "MQTTTesting", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
         // The daemon: the pieces above composed into the service a gym runs (no dashboard: that
         // is `ftms-bridge dashboard`, its own process).
         .target(
@@ -285,24 +291,24 @@ let package = Package(
         .testTarget(
             name: "LocalSocketTests",
             dependencies: [
-                "LocalSocket", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"),
+                "LocalSocket", "DeterministicRandom", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         // The binding against a real private dbus-daemon.
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
-            dependencies: ["Publish", "JSON", "LocalSocket", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Publish", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
-        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "JSON", "ftms-backend", "BlueZTesting", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "JSON", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
@@ -314,24 +320,24 @@ let package = Package(
         ),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["Simulator", "BlueZ", "BlueZTesting", "RetryTiming"],
+            dependencies: ["Simulator", "BlueZ", "BlueZTesting", "TestSupport", "RetryTiming"],
             swiftSettings: strict
         ),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
-        .testTarget(name: "ControlTests", dependencies: ["Control", "JSON", "LocalSocket", "BlueZTesting", "DeterministicRandom"], swiftSettings: strict),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "JSON", "LocalSocket", "TestSupport", "DeterministicRandom"], swiftSettings: strict),
         .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),
-        .testTarget(name: "DaemonConfigTests", dependencies: ["DeterministicRandom", "DaemonConfig", "Workout", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "DaemonConfigTests", dependencies: ["DeterministicRandom", "DaemonConfig", "Workout", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TelemetryTests", dependencies: ["DeterministicRandom", "Telemetry", "Workout", .product(name: "CoreMetrics", package: "swift-metrics")], swiftSettings: strict),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "JSON", "LocalSocket", "Store", "MQTTTesting"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.
-        .testTarget(name: "MQTTTests", dependencies: ["DeterministicRandom", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "Workout"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["DeterministicRandom", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "TestSupport"], swiftSettings: strict),
     ]
 )

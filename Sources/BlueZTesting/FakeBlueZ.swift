@@ -1,5 +1,6 @@
 public import DBus
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Foundation
 
 /// Runs the `ftms-bridge` binary that SwiftPM built next to this test bundle.

@@ -1,5 +1,5 @@
 @testable import Control
-import BlueZTesting
+import TestSupport
 import Foundation
 import Testing
 

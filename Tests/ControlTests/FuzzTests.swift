@@ -1,7 +1,7 @@
 import DeterministicRandom
 import JSON
 @testable import Control
-import BlueZTesting
+import TestSupport
 import Testing
 
 /// Random and mutated bytes, at the parsers and at a live server: nothing may trap, whatever

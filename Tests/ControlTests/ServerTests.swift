@@ -1,6 +1,6 @@
 @testable import Control
 import LocalSocket
-import BlueZTesting
+import TestSupport
 import Foundation
 import Synchronization
 import Testing

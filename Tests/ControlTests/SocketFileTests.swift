@@ -1,7 +1,7 @@
 import JSON
 @testable import Control
 import LocalSocket
-import BlueZTesting
+import TestSupport
 import Foundation
 import Glibc
 import NIOPosix

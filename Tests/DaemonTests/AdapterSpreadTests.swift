@@ -1,5 +1,5 @@
 import BlueZ
-import BlueZTesting
+import TestSupport
 import Daemon
 import Foundation
 import Testing

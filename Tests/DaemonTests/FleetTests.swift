@@ -1,5 +1,6 @@
 import BlueZ
 import BlueZTesting
+import TestSupport
 import Daemon
 import Foundation
 import Store

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 @testable import Daemon
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import BlueZ
 import Daemon
 import FTMS

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Dashboard
 import Foundation
 #if canImport(FoundationXML)

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Doctor
 import Foundation
 import Testing

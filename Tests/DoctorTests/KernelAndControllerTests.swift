@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import CBluetooth
 import DBus
 import Foundation

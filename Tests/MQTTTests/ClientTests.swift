@@ -1,5 +1,5 @@
 import BlueZ
-import BlueZTesting
+import TestSupport
 import Foundation
 import MQTT
 import MQTTTesting

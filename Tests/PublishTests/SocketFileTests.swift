@@ -2,7 +2,7 @@ import Glibc
 import NIOPosix
 import LocalSocket
 import Publish
-import BlueZTesting
+import TestSupport
 import Testing
 
 /// The socket file: made where asked, stale ones replaced, live ones refused, 0660 and the

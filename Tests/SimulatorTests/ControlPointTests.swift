@@ -1,5 +1,4 @@
 import BlueZ
-import BlueZTesting
 import DBus
 import FTMS
 import Testing

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Testing
 import Workout
 @testable import Store

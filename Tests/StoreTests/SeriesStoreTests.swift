@@ -1,5 +1,5 @@
 import DeterministicRandom
-import BlueZTesting
+import TestSupport
 import Foundation
 import Store
 import Testing

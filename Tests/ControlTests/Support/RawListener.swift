@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 @testable import Control
 import LocalSocket
 import Glibc

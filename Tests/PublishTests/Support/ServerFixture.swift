@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import NIOCore
 import NIOPosix
 import Publish

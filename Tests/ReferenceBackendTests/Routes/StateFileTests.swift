@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Foundation
 import Testing
 @testable import ReferenceBackend

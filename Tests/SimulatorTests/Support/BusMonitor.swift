@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import Foundation
 
 /// `dbus-monitor` on the private bus: every message in the order the daemon routed it, which

@@ -1,4 +1,4 @@
-import BlueZTesting
+import TestSupport
 import FTMS
 import Foundation
 import Simulator
