@@ -126,7 +126,7 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
 }
 
 /// Hands each datagram the channel reads to its ``EventLoopDatagramSocket``.
-private final class DatagramHandler: ChannelInboundHandler {
+final class DatagramHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let socket: EventLoopDatagramSocket
     private var failure: String?

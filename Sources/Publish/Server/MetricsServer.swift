@@ -77,7 +77,7 @@ public actor MetricsServer {
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
                         try pipeline.addHandler(ByteToMessageHandler(LineFramer(limit: MetricsServerConfiguration.maximumLineLength)))
-                        try pipeline.addHandler(ReaderHandler(server: self, limits: limits))
+                        try pipeline.addHandler(ReaderHandler(registry: self, limits: limits))
                     }
                 }
                 .bind(unixDomainSocketPath: staged.socketPath)
@@ -184,7 +184,7 @@ public actor MetricsServer {
 
     // MARK: Readers (called by ReaderHandler, on the loop)
 
-    func attach(_ reader: NIOLoopBound<ReaderHandler>) {
+    private func attachHere(_ reader: NIOLoopBound<ReaderHandler>) {
         guard !closed else {
             reader.value.disconnect()
             return
@@ -195,19 +195,19 @@ public actor MetricsServer {
         reader.value.send(hello(for: .all))
     }
 
-    func detach(_ reader: NIOLoopBound<ReaderHandler>) {
+    private func detachHere(_ reader: NIOLoopBound<ReaderHandler>) {
         guard readers.removeValue(forKey: ObjectIdentifier(reader.value)) != nil else { return }
         counters.readersConnected = readers.count
     }
 
     /// A reader narrowed (or widened) its stream: the new filter applies from the next
     /// published message, and a fresh `hello`, filtered the same way, marks the point.
-    func watch(_ filter: WatchFilter, for reader: NIOLoopBound<ReaderHandler>) {
+    private func watchHere(_ filter: WatchFilter, for reader: NIOLoopBound<ReaderHandler>) {
         reader.value.setFilter(filter)
         reader.value.send(hello(for: filter))
     }
 
-    func reject(_ reader: NIOLoopBound<ReaderHandler>, for error: any Error) {
+    private func rejectHere(_ reader: NIOLoopBound<ReaderHandler>, for error: any Error) {
         counters.readersDisconnectedBadInput += 1
         let message = (error as? ReaderInputError)?.description ?? "\(error)"
         let header = Envelope(type: .error, machine: nil, sessionID: nil, timestamp: now(), seq: seq)
@@ -252,5 +252,25 @@ public actor MetricsServer {
             line.writeBytes(bytes)
             return line
         }
+    }
+}
+
+/// The server is its readers' registry: each call comes from a reader's handler on the
+/// server's own loop, so it runs under the actor's isolation there and then.
+extension MetricsServer: ReaderRegistry {
+    nonisolated func attach(_ reader: NIOLoopBound<ReaderHandler>) {
+        assumeIsolated { $0.attachHere(reader) }
+    }
+
+    nonisolated func detach(_ reader: NIOLoopBound<ReaderHandler>) {
+        assumeIsolated { $0.detachHere(reader) }
+    }
+
+    nonisolated func watch(_ filter: WatchFilter, for reader: NIOLoopBound<ReaderHandler>) {
+        assumeIsolated { $0.watchHere(filter, for: reader) }
+    }
+
+    nonisolated func reject(_ reader: NIOLoopBound<ReaderHandler>, for error: any Error) {
+        assumeIsolated { $0.rejectHere(reader, for: error) }
     }
 }

@@ -23,15 +23,15 @@ final class ReaderHandler: ChannelInboundHandler {
         case disconnected
     }
 
-    private let server: MetricsServer
+    private let registry: any ReaderRegistry
     private let limits: ReaderLimits
     private var context: ChannelHandlerContext?
     private var filter = WatchFilter.all
     private(set) var pendingBytes = 0
     private var closing = false
 
-    init(server: MetricsServer, limits: ReaderLimits) {
-        self.server = server
+    init(registry: any ReaderRegistry, limits: ReaderLimits) {
+        self.registry = registry
         self.limits = limits
     }
 
@@ -41,7 +41,7 @@ final class ReaderHandler: ChannelInboundHandler {
     /// know that its executor is this handler's loop, so the handler crosses over in a box
     /// that checks, on every use, that it is used on that loop.
     private var bound: NIOLoopBound<ReaderHandler> {
-        NIOLoopBound(self, eventLoop: server.eventLoop)
+        NIOLoopBound(self, eventLoop: registry.eventLoop)
     }
 
     // MARK: NIO's side
@@ -55,15 +55,13 @@ final class ReaderHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let reader = bound
-        server.assumeIsolated { $0.attach(reader) }
+        registry.attach(bound)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         closing = true
-        let reader = bound
-        server.assumeIsolated { $0.detach(reader) }
+        registry.detach(bound)
         context.fireChannelInactive()
     }
 
@@ -72,9 +70,7 @@ final class ReaderHandler: ChannelInboundHandler {
         guard !closing else { return }
         let line = unwrapInboundIn(data)
         do {
-            let filter = try WatchRequest.parse(Array(line.readableBytesView))
-            let reader = bound
-            server.assumeIsolated { $0.watch(filter, for: reader) }
+            registry.watch(try WatchRequest.parse(Array(line.readableBytesView)), for: bound)
         } catch {
             reject(error)
         }
@@ -100,8 +96,7 @@ final class ReaderHandler: ChannelInboundHandler {
 
     private func reject(_ error: any Error) {
         guard !closing else { return }
-        let reader = bound
-        server.assumeIsolated { $0.reject(reader, for: error) }
+        registry.reject(bound, for: error)
     }
 
     // MARK: The server's side

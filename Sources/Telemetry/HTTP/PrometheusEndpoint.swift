@@ -86,16 +86,3 @@ private final class Connections: Sendable {
         }
     }
 }
-
-/// Closes a connection the ``IdleStateHandler`` reports silent.
-private final class IdleCloser: ChannelInboundHandler {
-    typealias InboundIn = NIOAny
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
-    }
-}

@@ -1,0 +1,77 @@
+@testable import Daemon
+import Foundation
+import NIOCore
+import NIOEmbedded
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The handler that hands an acquired socket's datagrams to their reader, on an
+/// `EmbeddedChannel` (the reader's own descriptor is a real socketpair end, for the hang-up
+/// check): each datagram cut to its size, an error ending the read once, and a channel that
+/// ends after the peer hung up ending it as a hang-up.
+@Suite("Daemon: datagram handler")
+struct DatagramHandlerTests {
+    final class Received: @unchecked Sendable {
+        private let lock = NSLock()
+        private var datagrams: [[UInt8]] = []
+        private var ends: [String] = []
+        func datagram(_ bytes: [UInt8]) { lock.withLock { datagrams.append(bytes) } }
+        func end(_ reason: String) { lock.withLock { ends.append(reason) } }
+        var all: [[UInt8]] { lock.withLock { datagrams } }
+        var ended: [String] { lock.withLock { ends } }
+    }
+
+    /// A handler reading for a socket whose descriptor is one end of a fresh SOCK_SEQPACKET
+    /// pair; the other end is returned, for the test to hang up.
+    static func handler(maximumSize: Int, into received: Received) throws -> (EmbeddedChannel, peer: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0 else { throw POSIXError(.EIO) }
+        let channel = EmbeddedChannel()
+        let socket = EventLoopDatagramSocket(
+            descriptor: ends[0], maximumSize: maximumSize, loop: channel.eventLoop,
+            onDatagram: { received.datagram($0) }, onEnd: { received.end($0) })
+        try channel.pipeline.syncOperations.addHandler(DatagramHandler(socket: socket))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        return (channel, ends[1])
+    }
+
+    @Test func eachDatagramIsHandedOnCutToItsSize() throws {
+        let received = Received()
+        let (channel, peer) = try Self.handler(maximumSize: 4, into: received)
+        try channel.writeInbound(ByteBuffer(bytes: [1, 2, 3]))
+        try channel.writeInbound(ByteBuffer(bytes: [1, 2, 3, 4, 5, 6]))
+        #expect(received.all == [[1, 2, 3], [1, 2, 3, 4]])
+        #expect(received.ended.isEmpty)
+        // (A channel ending while the peer is still there reads on with a new one, which
+        // needs a real event loop: the peer goes first.)
+        close(peer)
+        _ = try? channel.finish()
+        #expect(received.ended == ["the peer hung up"])
+    }
+
+    @Test func anErrorEndsTheReadOnceAndClosesTheChannel() throws {
+        let received = Received()
+        let (channel, peer) = try Self.handler(maximumSize: 4, into: received)
+        defer { close(peer) }
+        channel.pipeline.fireErrorCaught(IOError(errnoCode: EIO, reason: "read"))
+        channel.embeddedEventLoop.run()
+        #expect(!channel.isActive)
+        #expect(received.ended.count == 1 && received.ended.first?.hasPrefix("read failed") == true, "\(received.ended)")
+        try channel.writeInbound(ByteBuffer(bytes: [9]))
+        #expect(received.all.isEmpty)
+    }
+
+    /// The channel on the duplicate ends, and the socket's peer has hung up with nothing
+    /// queued: that is the end of the read, said once.
+    @Test func aChannelEndingAfterTheHangUpIsTheEnd() throws {
+        let received = Received()
+        let (channel, peer) = try Self.handler(maximumSize: 4, into: received)
+        close(peer)
+        try channel.close().wait()
+        #expect(received.ended == ["the peer hung up"])
+        #expect(received.all.isEmpty)
+    }
+}
