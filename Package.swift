@@ -344,7 +344,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
             dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],

@@ -1,6 +1,5 @@
 import JSON
 import FTMS
-import FoundationEssentials
 package import Workout
 
 /// Home Assistant's MQTT discovery (retained `DISCOVERY/COMPONENT/NODE/OBJECT/config`): each
@@ -54,33 +53,37 @@ package struct HomeAssistantDiscovery: Sendable {
         "\(prefix)/\(component)/\(node)/\(Self.identifier(machine))_\(key)/config"
     }
 
-    /// Every config message for `machine`: (topic, JSON payload).
+    /// Every config message for `machine`: (topic, JSON payload), written by the one JSON
+    /// writer, so a name or model holding quotes, backslashes or newlines is escaped as any
+    /// other string is.
     package func announce(_ machine: MachineIdentity, manufacturer: String?) -> [(topic: String, payload: [UInt8])] {
         let device = deviceJSON(machine, manufacturer: manufacturer)
-        let availability = "[{\"topic\":\"" + escaped(topics.status) + "\"}]"
-        var messages: [(String, [UInt8])] = []
-        for sensor in Self.sensors {
-            var json = "{"
-            json += #""name":"\#(sensor.name)","#
-            json += #""unique_id":"\#(node)_\#(Self.identifier(machine.name))_\#(sensor.key)","#
-            json += #""state_topic":"\#(escaped(topics.sample(machine.name)))","#
-            json += #""value_template":"{{ value_json.payload.\#(sensor.field) if value_json.payload.\#(sensor.field) is defined else none }}","#
-            json += #""unit_of_measurement":"\#(sensor.unit)","#
-            if let deviceClass = sensor.deviceClass { json += #""device_class":"\#(deviceClass)","# }
-            json += #""state_class":"\#(sensor.stateClass)","#
-            json += #""availability":\#(availability),"#
-            json += #""device":\#(device)}"#
-            messages.append((configTopic(component: "sensor", machine: machine.name, key: sensor.key), Array(json.utf8)))
+        let availability: JSONValue = [["topic": .string(topics.status)]]
+        let object = "\(node)_\(Self.identifier(machine.name))"
+        var messages: [(String, [UInt8])] = Self.sensors.map { sensor in
+            var config = JSONObject([
+                ("name", .string(sensor.name)),
+                ("unique_id", .string("\(object)_\(sensor.key)")),
+                ("state_topic", .string(topics.sample(machine.name))),
+                ("value_template", .string("{{ value_json.payload.\(sensor.field) if value_json.payload.\(sensor.field) is defined else none }}")),
+                ("unit_of_measurement", .string(sensor.unit)),
+            ])
+            if let deviceClass = sensor.deviceClass { config["device_class"] = .string(deviceClass) }
+            config["state_class"] = .string(sensor.stateClass)
+            config["availability"] = availability
+            config["device"] = device
+            return (configTopic(component: "sensor", machine: machine.name, key: sensor.key), JSONWriter.bytes(.object(config)))
         }
-        var json = "{"
-        json += #""name":"Connected","#
-        json += #""unique_id":"\#(node)_\#(Self.identifier(machine.name))_\#(Self.connectivity)","#
-        json += #""state_topic":"\#(escaped(topics.state(machine.name)))","#
-        json += #""value_template":"{{ 'ON' if value_json.payload.state == 'ready' else 'OFF' }}","#
-        json += #""device_class":"connectivity","#
-        json += #""availability":\#(availability),"#
-        json += #""device":\#(device)}"#
-        messages.append((configTopic(component: "binary_sensor", machine: machine.name, key: Self.connectivity), Array(json.utf8)))
+        let connected = JSONObject([
+            ("name", "Connected"),
+            ("unique_id", .string("\(object)_\(Self.connectivity)")),
+            ("state_topic", .string(topics.state(machine.name))),
+            ("value_template", "{{ 'ON' if value_json.payload.state == 'ready' else 'OFF' }}"),
+            ("device_class", "connectivity"),
+            ("availability", availability),
+            ("device", device),
+        ])
+        messages.append((configTopic(component: "binary_sensor", machine: machine.name, key: Self.connectivity), JSONWriter.bytes(.object(connected))))
         return messages
     }
 
@@ -99,32 +102,22 @@ package struct HomeAssistantDiscovery: Sendable {
     /// The Bluetooth address in a config payload's device `connections`, uppercased; `nil` for
     /// a payload that has none (announced before the address was added) or is not ours.
     package static func bluetoothAddress(ofConfig payload: [UInt8]) -> String? {
-        struct Config: Decodable {
-            struct Device: Decodable { var connections: [[String]]? }
-            var device: Device?
-        }
-        guard let config = try? JSONDecoder().decode(Config.self, from: Data(payload)) else { return nil }
-        return config.device?.connections?.first { $0.count == 2 && $0[0] == "bluetooth" }?[1].uppercased()
+        let connections = (try? JSONReader.read(payload))?["device"]?["connections"]?.array ?? []
+        let bluetooth = connections.lazy.compactMap { $0.array?.compactMap(\.string) }.first { $0.count == 2 && $0[0] == "bluetooth" }
+        return bluetooth?[1].uppercased()
     }
 
-    private func deviceJSON(_ machine: MachineIdentity, manufacturer: String?) -> String {
-        var json = "{"
-        json += #""identifiers":["\#(node)_\#(Self.identifier(machine.name))"],"#
-        json += #""name":"\#(escaped(machine.name))","#
-        json += #""manufacturer":"\#(escaped(manufacturer ?? "SolidFocus"))","#
-        if let model = machine.model { json += #""model":"\#(escaped(model))","# }
+    private func deviceJSON(_ machine: MachineIdentity, manufacturer: String?) -> JSONValue {
+        var device = JSONObject([
+            ("identifiers", [.string("\(node)_\(Self.identifier(machine.name))")]),
+            ("name", .string(machine.name)),
+            ("manufacturer", .string(manufacturer ?? "SolidFocus")),
+        ])
+        if let model = machine.model { device["model"] = .string(model) }
         // Home Assistant's device registry links by connection; it is also how a later start
         // whose allow-list names machines by address tells which entities are still allowed.
-        json += #""connections":[["bluetooth","\#(escaped(machine.address.uppercased()))"]],"#
-        json += #""via_device":"\#(node)"}"#
-        return json
-    }
-
-    /// A JSON string's contents, escaped with FTMS's JSON writer (no second escaper).
-    private func escaped(_ text: String) -> String {
-        var buffer = JSONBuffer(capacity: text.utf8.count + 8)
-        buffer.appendString(text)
-        let bytes = buffer.bytes
-        return String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
+        device["connections"] = [["bluetooth", .string(machine.address.uppercased())]]
+        device["via_device"] = .string(node)
+        return .object(device)
     }
 }
