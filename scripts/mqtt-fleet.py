@@ -18,7 +18,9 @@ What it checks, in order:
   3. the broker stops mid-ride (SIGTERM; it keeps the subscriber's persistent session) and
      `ftms-bridge control M --stop` ends every session while it is down; once it is back, every
      `session_summary` (QoS 1, kept by the gateways) reaches the subscriber, every gateway says
-     `online` again, and the backend holds every session exactly once;
+     `online` again, the backend holds every session exactly once, and each machine's samples
+     from the outage arrive as at most two (the latest queued, the one its rate limit held),
+     not as a burst of stale ones;
   4. the last gateway frozen (SIGSTOP, as a power cut leaves its TCP connection): its status
      turns `offline` (the broker's last will) within 2.5 × keepalive (MQTT's 1.5 × plus
      mosquitto's check interval); the others stay `online`;
@@ -102,7 +104,7 @@ def main():
         return process
 
     try:
-        broker = Broker(os.path.join(work, "broker"), spawn, persistent=True)
+        broker = Broker(os.path.join(work, "broker"), spawn, persistent=True, queue_qos0=True)
         watch = Subscriber(broker, ["ftms-bridge/#"], spawn_pipe)
         watch.start()
         backend = subprocess.Popen([os.path.join(args.bin, "ftms-backend"), "--port", "0", "--exit-with-stdin"], stdout=subprocess.PIPE,
@@ -116,7 +118,8 @@ def main():
 
         def broker_status(gateway):
             """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket."""
-            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"]],
+            # The gateway's own state directory, should the daemon not answer yet: never the host's.
+            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"], "--state-dir", gateway["state"]],
                                     env=gateway["env"], capture_output=True, text=True, timeout=30)
             if answer.returncode != 0:
                 raise Failure(f"{gateway['name']} status: {answer.stderr.strip()}")
@@ -176,12 +179,12 @@ enabled = false
                 broker.stop()
             daemon = spawn([bridge, "run", "--config", config], f"{name}.log", env)
             if number == 1:
-                gateway = {"name": name, "env": env, "control": control}
+                gateway = {"name": name, "env": env, "control": control, "state": state}
                 absent = wait_for(f"{name} status naming the absent broker",
                                   lambda: (lambda m: m if m and m["state"] != "connected" and m.get("last_error") else None)(broker_status(gateway)), 60)
                 broker.start()
                 step(f"{name} started without a broker: status says mqtt {absent['state']}: {absent['last_error']}")
-            gateways.append({"name": name, "env": env, "control": control, "daemon": daemon})
+            gateways.append({"name": name, "env": env, "control": control, "state": state, "daemon": daemon})
 
         # 1. Every gateway online, every machine ready and sampling, on one subscriber.
         names = [g["name"] for g in gateways]
@@ -203,7 +206,7 @@ enabled = false
         wrong = spawn([bridge, "run", "--config", os.path.join(home, "config.toml")], "gw-wrong.log", wrong_env)
         refused = wait_for("gw-wrong's status naming the refused login",
                            lambda: (lambda m: m if m and "not authorised" in (m.get("last_error") or "") else None)(
-                               broker_status({"name": "gw-wrong", "env": wrong_env, "control": os.path.join(run, "control.sock")})), 60)
+                               broker_status({"name": "gw-wrong", "env": wrong_env, "control": os.path.join(run, "control.sock"), "state": state})), 60)
         if refused["state"] == "connected" or watch.on("ftms-bridge/gw-wrong/status") or wrong.poll() is not None:
             raise Failure(f"gw-wrong with a wrong password: mqtt {refused}, still running: {wrong.poll() is None}")
         wrong.terminate()
@@ -272,11 +275,27 @@ enabled = false
         down = wait_for("status says the broker is gone, with the summaries queued",
                         lambda: (lambda m: m if m["state"] != "connected" and m.get("last_error") and m["queued"] >= 2 else None)(broker_status(gateways[0])), 30)
         step(f"status during the outage: mqtt {down['state']}, {down['queued']} queued, last error: {down['last_error']}")
-        time.sleep(1)
+        time.sleep(5)  # an outage long enough for several samples per machine
+        returned = time.time()
         broker.start()
         wait_for("every session_summary on MQTT after the broker restart", lambda: summaries() >= set(started.values()), 60)
         wait_for("every gateway online again", lambda: all(any(p == "online" for (_, p) in watch.on(f"ftms-bridge/{n}/status", outage)) for n in names), 30)
         step("broker restarted mid-ride, sessions ended meanwhile: every summary arrived (QoS 1), every gateway online again")
+        # Samples are a live view: what a gateway offered while the broker was away arrives as
+        # its latest (and at most the one its rate limit still held), not as a burst of stale
+        # ones. The watcher's persistent session keeps QoS 0 messages while it reconnects.
+        stale = {}
+        for (_, topic, payload) in watch.matching(lambda t: t.endswith("/sample")):
+            if float(json.loads(payload)["timestamp"]) < returned:
+                stale.setdefault(topic, 0)
+        with watch.lock:
+            after_outage = watch.messages[outage:]
+        for (_, topic, payload) in after_outage:
+            if topic.endswith("/sample") and float(json.loads(payload)["timestamp"]) < returned:
+                stale[topic] = stale.get(topic, 0) + 1
+        if any(count > 2 for count in stale.values()):
+            raise Failure(f"samples from the outage delivered after it, per machine: {stale}")
+        step(f"samples from the outage delivered after it: {sorted(stale.values())} per machine (at most 2: the latest, and the one the rate limit held)")
         wait_for("no open session retained once every session ended", lambda: not retained_open_sessions(), 30)
         step("every open_session cleared once its session ended")
 

@@ -16,10 +16,11 @@ def write_secret(path, text):
 
 
 class Broker:
-    def __init__(self, directory, spawn, user="gateway", password=None, persistent=False):
+    def __init__(self, directory, spawn, user="gateway", password=None, persistent=False, queue_qos0=False):
         """`spawn(argv, log_name)` starts and tracks a process (the caller stops it). `persistent`:
         the broker saves retained messages and persistent sessions when it stops, and loads them
-        when it starts."""
+        when it starts. `queue_qos0`: a persistent session that is away keeps its QoS 0 messages
+        too (samples), so a watcher sees what was sent while it could not be there."""
         self.dir, self.spawn = directory, spawn
         os.makedirs(self.dir, mode=0o700, exist_ok=True)
         self.port, self.user = free_port(), user
@@ -33,7 +34,8 @@ class Broker:
         with open(config, "w") as f:
             if os.geteuid() == 0:
                 f.write("user root\n")  # as root, mosquitto would drop to `mosquitto` and not read our 0600 files
-            f.write(f"persistence {'true' if persistent else 'false'}\npersistence_location {self.dir}/\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
+            f.write(f"persistence {'true' if persistent else 'false'}\nqueue_qos0_messages {'true' if queue_qos0 else 'false'}\n"
+                    f"persistence_location {self.dir}/\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
                     f"password_file {passwd}\nlistener {self.port} 127.0.0.1\nsys_interval 1\n")
         self.config = config
         self.start()
