@@ -1,5 +1,4 @@
 @testable import Daemon
-import Foundation
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -14,21 +13,13 @@ import Glibc
 /// ends after the peer hung up ending it as a hang-up.
 @Suite("Daemon: datagram handler")
 struct DatagramHandlerTests {
-    final class Received: @unchecked Sendable {
-        private let lock = NSLock()
-        private var datagrams: [[UInt8]] = []
-        private var ends: [String] = []
-        func datagram(_ bytes: [UInt8]) { lock.withLock { datagrams.append(bytes) } }
-        func end(_ reason: String) { lock.withLock { ends.append(reason) } }
-        var all: [[UInt8]] { lock.withLock { datagrams } }
-        var ended: [String] { lock.withLock { ends } }
-    }
+    typealias Received = EventLoopDatagramReaderTests.Received
 
     /// A handler reading for a socket whose descriptor is one end of a fresh SOCK_SEQPACKET
     /// pair; the other end is returned, for the test to hang up.
     static func handler(maximumSize: Int, into received: Received) throws -> (EmbeddedChannel, peer: Int32) {
         var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0 else { throw POSIXError(.EIO) }
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0 else { throw IOError(errnoCode: errno, reason: "socketpair") }
         let channel = EmbeddedChannel()
         let socket = EventLoopDatagramSocket(
             descriptor: ends[0], maximumSize: maximumSize, loop: channel.eventLoop,
