@@ -287,7 +287,9 @@ let package = Package(
             dependencies: ["Publish", "JSON", "DeterministicRandom", "BlueZTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "BlueZTesting"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "BlueZTesting"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
