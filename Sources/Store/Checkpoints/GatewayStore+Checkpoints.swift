@@ -20,6 +20,9 @@ extension GatewayStore: SessionCheckpointStore {
     /// none, so the caller can keep them all for the next try. A checkpoint of a session the
     /// queue already holds is not written: it would bring a finished session back at the next
     /// start.
+    ///
+    /// A periodic write: while the reserve is given back for finished sessions, it is refused
+    /// before it is tried (``StoreReserve``).
     public func saveAll(_ snapshots: [SessionSnapshot], series: [SeriesChunk] = []) async throws {
         guard !snapshots.isEmpty || !series.isEmpty else { return }
         let now = clock.now().millisecondsSince1970
@@ -28,7 +31,7 @@ extension GatewayStore: SessionCheckpointStore {
             (snapshot.sessionID, snapshot.machine.address, String(decoding: try encoder.encode(snapshot), as: UTF8.self), snapshot.savedAt.millisecondsSince1970)
         }
         let chunks = try Self.encode(series)
-        try await write { db in
+        try await write(.periodic) { db in
             let upsert = try db.cachedStatement(
                 sql: """
                     INSERT INTO checkpoints (session_id, machine_address, snapshot, saved_at)

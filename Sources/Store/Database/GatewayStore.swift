@@ -1,5 +1,6 @@
 import ProcessOutput
 import GRDB
+import Synchronization
 import Workout
 import Foundation
 
@@ -33,6 +34,8 @@ public final class GatewayStore: Sendable {
     public static let pageCacheKiB = 512
 
     public let path: String
+    /// The state directory holding ``path``.
+    public let directory: String
     /// The UUID this gateway presents as `device_id`: made on first open, kept forever (also
     /// across logout, so the backend's binding recognises the gateway when it logs in again).
     public let deviceID: String
@@ -40,12 +43,20 @@ public final class GatewayStore: Sendable {
     let clock: WallClock
     /// How many uploaded sessions keep their plot series (``defaultSeriesRetention``).
     let seriesRetention: Int
+    /// The room kept for finished sessions on a full disk (the daemon's store only).
+    let reserve: StoreReserve?
+    let healthState: Mutex<HealthState>
 
     /// Opens (creating if needed) the database in `directory`, migrating it to this build's
     /// schema. Throws ``StoreError/unreadable(path:reason:)`` for a file that is corrupt or
     /// not a database, and ``StoreError/newerSchema(path:migration:)`` for one from a newer
     /// build: the caller must refuse to start, never carry on with an empty store.
-    public init(directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention) throws {
+    ///
+    /// `reserve`: the ballast the daemon keeps for a full disk (``StoreReserve``), made here.
+    public init(
+        directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention,
+        reserve: StoreReserve? = nil
+    ) throws {
         let path = try Self.prepareFile(in: directory)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -63,8 +74,12 @@ public final class GatewayStore: Sendable {
             return (database, try Self.prepareSchema(database, path: path, now: clock.now()))
         }
         self.path = path
+        self.directory = directory
         self.clock = clock
         self.seriesRetention = seriesRetention
+        self.reserve = reserve
+        let held = reserve?.make()
+        healthState = Mutex(HealthState(health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none)))
         try Self.restrictMode(of: path)
     }
 
@@ -93,8 +108,11 @@ public final class GatewayStore: Sendable {
             return (database, deviceID)
         }
         self.path = path
+        self.directory = directory
         self.clock = clock
         seriesRetention = Self.defaultSeriesRetention
+        reserve = nil
+        healthState = Mutex(HealthState(health: StoreHealth()))
     }
 
     /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
@@ -176,15 +194,6 @@ public final class GatewayStore: Sendable {
         }
     }
 
-    /// Runs `updates` in one write transaction, mapping SQLite's errors to one line.
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await database.write(updates)
-        } catch let error as DatabaseError {
-            throw StoreError.database(Self.oneLine(error))
-        }
-    }
-
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await database.read(value)
@@ -203,12 +212,12 @@ public final class GatewayStore: Sendable {
         }
     }
 
-    private static func oneLine(_ error: DatabaseError) -> String {
+    static func oneLine(_ error: DatabaseError) -> String {
         oneLine(error.message ?? "\(error.resultCode)")
     }
 
     /// SQLite's integrity messages span lines; an operator's error is one.
-    private static func oneLine(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
     }
 

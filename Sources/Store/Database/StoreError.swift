@@ -11,7 +11,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case directory(path: String, reason: String)
     /// A stored value does not decode (a checkpoint from another layout, say).
     case badRecord(what: String, reason: String)
-    /// SQLite refused a statement at run time (disk full, I/O error, locked too long).
+    /// A write failed, and why (disk full, read-only, I/O error, locked too long).
+    case cannotWrite(WriteFailure)
+    /// SQLite refused a read at run time.
     case database(String)
 
     public var description: String {
@@ -24,6 +26,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
             "state directory \(path): \(reason)"
         case .badRecord(let what, let reason):
             "stored \(what) is unreadable: \(reason)"
+        case .cannotWrite(let failure):
+            "state database cannot be written: \(failure)"
         case .database(let reason):
             "state database: \(reason)"
         }
