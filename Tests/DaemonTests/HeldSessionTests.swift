@@ -96,7 +96,7 @@ struct HeldSessionTests {
         let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: lines.logger, checkpoints: batcher)
         let published = Mutex<[String]>([])
         let watch = StoreWatch(
-            store: store, batcher: batcher, lowSpaceBytes: 1 << 20, logger: lines.logger,
+            store: store, batcher: batcher, lowSpaceBytes: 1 << 20, movedAside: nil, logger: lines.logger,
             publish: { json in published.withLock { $0.append(json) } })
         watch.start()
 

@@ -71,6 +71,10 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         package var heldSessions: Int
         /// The full-disk reserve: `held`, `released`, `missing` or `none`.
         package var reserve: String
+        /// A damaged database this run moved aside at start.
+        package var movedAside: MovedAside?
+        /// Damaged databases in the state directory not salvaged yet.
+        package var damagedFiles: [String] = []
 
         enum CodingKeys: String, CodingKey {
             case writable, cause, error, reserve
@@ -78,6 +82,22 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
             case freeBytes = "free_bytes"
             case lowSpace = "low_space"
             case heldSessions = "held_sessions"
+            case movedAside = "moved_aside"
+            case damagedFiles = "damaged_files"
+        }
+    }
+
+    package struct MovedAside: Sendable, Codable, Equatable {
+        package var path: String
+        package var at: String
+        package var reason: String
+        package var keptDeviceID: Bool
+        package var keptLogin: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case path, at, reason
+            case keptDeviceID = "kept_device_id"
+            case keptLogin = "kept_login"
         }
     }
 

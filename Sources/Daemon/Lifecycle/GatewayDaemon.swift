@@ -69,13 +69,20 @@ package struct GatewayDaemon: Sendable {
         }
         try? notifier.send(.status("opening the store"))
 
-        // Flow 1 steps 1-2: the store, and with it the device id; and the reserve that keeps
-        // room for finished sessions on a full disk.
+        // Flow 1 steps 1-2: the store, and with it the device id. A damaged database does not
+        // stop the gym: it is moved aside and a fresh one made (contract §6).
         let store: GatewayStore
+        let movedAside: MovedAside?
         do {
-            store = try GatewayStore(directory: config.state.directory, reserve: StoreReserve(directory: config.state.directory))
+            (store, movedAside) = try GatewayStore.openMovingDamagedAside(
+                directory: config.state.directory, reserve: StoreReserve(directory: config.state.directory))
         } catch {
             throw DaemonError("state directory \(config.state.directory): \(error)")
+        }
+        if let movedAside {
+            logger.critical(
+                "state database was DAMAGED (\(movedAside.reason)): moved aside to \(movedAside.path), never deleted; started on a fresh one (\(movedAside.keptDeviceID ? "device id kept" : "NEW device id: the backend sees a new gateway"), \(movedAside.keptLogin ? "login kept" : "login required")); run `ftms-bridge salvage` to queue its readable sessions")
+            try? notifier.send(.status("damaged database moved aside to \(movedAside.path); started on a fresh store"))
         }
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
 
@@ -87,7 +94,7 @@ package struct GatewayDaemon: Sendable {
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         do {
             (fleet, storeWatch, services) = try await assemble(
-                store: store, loops: loops, timers: timers, notifier: notifier, watchdog: watchdog, logger: logger)
+                store: store, movedAside: movedAside, loops: loops, timers: timers, notifier: notifier, watchdog: watchdog, logger: logger)
         } catch {
             try? store.close()
             if ownsLoops { try? await loops.shutdownGracefully() }
@@ -125,7 +132,7 @@ package struct GatewayDaemon: Sendable {
     /// service that owns it from then on. The services are in start order; the group stops
     /// them in reverse, so the sockets close last and the watchdog hears of a shutdown first.
     private func assemble(
-        store: GatewayStore, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock,
+        store: GatewayStore, movedAside: MovedAside?, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock,
         notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
     ) async throws -> (MachineFleet, StoreWatch, [ServiceGroupConfiguration.ServiceConfiguration]) {
         // What can fail without holding anything open comes first: the broker's and the
@@ -205,7 +212,7 @@ package struct GatewayDaemon: Sendable {
             store: store, window: config.sessions.rules.checkpointInterval / 2, logger: logger, timers: timers,
             stored: { await scheduler?.sessionFinished() })
         let storeWatch = StoreWatch(
-            store: store, batcher: checkpoints, lowSpaceBytes: Int64(config.state.lowSpaceWarningMiB) << 20,
+            store: store, batcher: checkpoints, lowSpaceBytes: Int64(config.state.lowSpaceWarningMiB) << 20, movedAside: movedAside,
             logger: logger, metrics: metrics, publish: mqtt.map { mqtt -> @Sendable (String) -> Void in { json in mqtt.storeChanged(json) } })
         storeWatch.start()
         let sink = SessionSink(

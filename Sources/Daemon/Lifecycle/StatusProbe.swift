@@ -44,6 +44,11 @@ struct StatusProbe: Sendable {
     /// What `STATUS=` says of the store when there is something to say.
     static func storeClause(_ store: DaemonStatus.Store) -> String {
         var clause = ""
+        if let moved = store.movedAside {
+            clause += "; DAMAGED database moved aside to \(moved.path): run ftms-bridge salvage"
+        } else if let damaged = store.damagedFiles.first {
+            clause += "; damaged database \(damaged) not salvaged yet"
+        }
         if !store.writable { clause += "; STORE CANNOT WRITE: \(store.error ?? store.cause ?? "refused")" }
         if store.heldSessions > 0 { clause += "; \(store.heldSessions) finished session(s) held in memory" }
         if store.lowSpace, let free = store.freeBytes { clause += "; state disk low: \(ByteText.of(free)) free" }

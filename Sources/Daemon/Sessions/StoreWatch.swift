@@ -17,6 +17,7 @@ package actor StoreWatch {
     private let batcher: CheckpointBatcher
     /// Bytes under which free space is warned of; 0: never.
     private let lowSpaceBytes: Int64
+    private let movedAside: MovedAside?
     private let logger: Logger
     private let metrics: DaemonMetrics?
     private let publish: (@Sendable (_ json: String) -> Void)?
@@ -27,13 +28,14 @@ package actor StoreWatch {
 
     /// - Parameter publish: hands the `store` topic's retained payload to MQTT.
     package init(
-        store: GatewayStore, batcher: CheckpointBatcher, lowSpaceBytes: Int64, logger: Logger,
+        store: GatewayStore, batcher: CheckpointBatcher, lowSpaceBytes: Int64, movedAside: MovedAside?, logger: Logger,
         metrics: DaemonMetrics? = nil, publish: (@Sendable (String) -> Void)? = nil, clock: WallClock = .system
     ) {
         self.clock = clock
         self.store = store
         self.batcher = batcher
         self.lowSpaceBytes = lowSpaceBytes
+        self.movedAside = movedAside
         self.logger = logger
         self.metrics = metrics
         self.publish = publish
@@ -58,11 +60,16 @@ package actor StoreWatch {
     package func status() async -> DaemonStatus.Store {
         let health = store.health
         let free = store.freeSpace()
-        return DaemonStatus.Store(
+        var status = DaemonStatus.Store(
             writable: health.writable, cause: health.failure?.cause.rawValue, error: health.failure.map { "\($0)" },
             failingSince: health.failingSince?.iso8601, freeBytes: free,
             lowSpace: lowSpaceBytes > 0 && (free.map { $0 < lowSpaceBytes } ?? false),
             heldSessions: await batcher.heldCount, reserve: health.reserve.rawValue)
+        status.movedAside = movedAside.map {
+            DaemonStatus.MovedAside(path: $0.path, at: $0.at.iso8601, reason: $0.reason, keptDeviceID: $0.keptDeviceID, keptLogin: $0.keptLogin)
+        }
+        status.damagedFiles = DamagedFiles.list(in: store.directory).map(\.path)
+        return status
     }
 
     /// The watchdog's round, with the state ``status()`` read: the gauges set, a crossing of the
@@ -79,7 +86,9 @@ package actor StoreWatch {
                 logger.notice("the state directory's file system has \(free) free again")
             }
         }
-        metrics?.observeStore(writable: status.writable, freeBytes: status.freeBytes, heldSessions: status.heldSessions, damagedFiles: 0)
+        metrics?.observeStore(
+            writable: status.writable, freeBytes: status.freeBytes, heldSessions: status.heldSessions,
+            damagedFiles: status.damagedFiles.count)
         var state = status
         state.freeBytes = nil
         if state != published, let publish {
@@ -94,8 +103,9 @@ package actor StoreWatch {
                 "the state directory's file system is full: the \(ByteText.of(StoreReserve.defaultBytes)) reserve (\(StoreReserve.fileName)) was given back so that finished sessions are still stored; checkpoints wait for room")
         }
         if old.writable, let failure = new.failure {
+            let remedy = failure.cause == .damaged ? "; restart the daemon: it moves a damaged database aside at its start" : ""
             logger.error(
-                "state database cannot be written: \(failure); finished sessions are held in memory and written as soon as it can (tried every few seconds); live data goes on")
+                "state database cannot be written: \(failure); finished sessions are held in memory and written as soon as it can (tried every few seconds); live data goes on\(remedy)")
         } else if let failure = new.failure, old.failure?.cause != failure.cause {
             logger.error("state database still cannot be written, now: \(failure)")
         } else if !old.writable, new.writable {

@@ -33,12 +33,14 @@ struct StatusCommand: AsyncParsableCommand {
             let upload = try await store.lastUpload()
             let stats = try await store.storedStats()
             let free = FileSystemSpace.available(at: store.directory)
+            let damaged = DamagedFiles.list(in: store.directory)
             if json {
                 // Checkpointed open sessions are not uploaded either: the package's purge keeps the
                 // state directory while any session is pending, dead or open (docs/systemd.md).
                 let open = try await store.loadAll().count
                 var object = Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats, open: open)
                 object["free_bytes"] = free.map { .integer($0) }
+                object["damaged_files"] = .array(damaged.map { .string($0.path) })
                 printLine(jsonLine(object))
                 return
             }
@@ -56,14 +58,19 @@ struct StatusCommand: AsyncParsableCommand {
             let statsLine: String = stats.map { stored in
                 StatsText.line(stored.stats) + (stored.source == .server ? " (from the backend)" : " (the gateway's)")
             } ?? "none yet"
-            let rows: [(String, String)] = [
+            var rows: [(String, String)] = [
                 ("device id", store.deviceID),
                 ("login", login),
                 ("sessions", "\(counts.pending) pending, \(counts.uploaded) uploaded, \(counts.dead) dead"),
+            ]
+            rows += [
                 ("last upload", lastUpload),
                 ("stats", statsLine),
                 ("database", store.path + (free.map { " (\(ByteText.of($0)) free)" } ?? "")),
             ]
+            for file in damaged {
+                rows.append(("damaged", Self.damagedLine(file.path, movedAt: file.movedAt?.iso8601)))
+            }
             print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
         }
     }
@@ -94,6 +101,13 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let store = status["store"], store.isObject {
             rows.append(("store", Self.storeLine(store)))
+            if let moved = store["moved_aside"], moved.isObject {
+                rows.append(("damaged", Self.damagedLine(moved["path"]?.string ?? "?", movedAt: moved["at"]?.string)))
+            } else {
+                for path in store["damaged_files"]?.array ?? [] {
+                    rows.append(("damaged", Self.damagedLine(path.string ?? "?", movedAt: nil)))
+                }
+            }
         }
         rows.append(("metrics readers", "\(count(status["metrics_readers"]))"))
         if let mqtt = status["mqtt"], mqtt.isObject {
@@ -141,6 +155,11 @@ struct StatusCommand: AsyncParsableCommand {
         if let free { parts.append(free + (store["low_space"]?.bool == true ? " (LOW)" : "")) }
         if store["reserve"]?.string == "released" { parts.append("reserve given back for finished sessions") }
         return parts.joined(separator: "; ")
+    }
+
+    /// A damaged database moved aside, and what to do with it.
+    static func damagedLine(_ path: String, movedAt: String?) -> String {
+        "\(path)\(movedAt.map { " (moved aside \($0))" } ?? ""): run `ftms-bridge salvage` to queue its sessions"
     }
 
     static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?, open: Int) -> [String: JSONValue] {
