@@ -4,7 +4,8 @@ import Testing
 import Workout
 @testable import Store
 
-/// The store commands as real processes, as an operator runs them on a gateway: a damaged
+/// The store commands as real processes, as an operator runs them on a gateway whose daemon is
+/// stopped: the open, checkpointed session in `status --standalone` and `queue`; a damaged
 /// database salvaged by `salvage`; a state directory that cannot be written named for what it is.
 @Suite("Store commands")
 struct StoreCommandTests {
@@ -12,6 +13,29 @@ struct StoreCommandTests {
 
     static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await ChildProcess.run(bridge, arguments)
+    }
+
+    /// After `systemctl stop` mid-ride, the checkpoint is the session: both texts show it.
+    @Test func theOpenCheckpointedSessionShowsInStatusAndQueue() async throws {
+        let directory = try TemporaryDirectory(prefix: "ftms-open")
+        let store = try GatewayStore(directory: directory.path)
+        let open = try CheckpointStoreTests.snapshot()
+        try await store.save(open)
+        try await store.enqueue(Sessions.summary(1, offset: 0))
+        try store.close()
+
+        let status = try await Self.run(["status", "--standalone", "--state-dir", directory.path])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("1 pending, 0 uploaded, 0 dead, 1 open"), "\(status.stdout)")
+        let line = try #require(status.stdout.split(separator: "\n").first { $0.contains(open.sessionID) })
+        #expect(line.contains("on SF-Bike-0001") && line.contains("the daemon resumes or closes it"), "\(line)")
+
+        let queue = try await Self.run(["queue", "--state-dir", directory.path])
+        #expect(queue.status == 0, "\(queue.stderr)")
+        let row = try #require(queue.stdout.split(separator: "\n").first { $0.contains(open.sessionID) }, "\(queue.stdout)")
+        #expect(row.contains("open (SF-Bike-0001, checkpointed"), "\(row)")
+        #expect(row.contains("01:40"), "100 s ridden: \(row)")
+        #expect(queue.stdout.contains(Sessions.id(1)))
     }
 
     /// `salvage` reads a damaged database the daemon moved aside into the queue, once, and

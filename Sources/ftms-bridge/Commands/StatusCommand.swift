@@ -32,13 +32,13 @@ struct StatusCommand: AsyncParsableCommand {
             let counts = try await store.counts()
             let upload = try await store.lastUpload()
             let stats = try await store.storedStats()
+            // Checkpointed open sessions are not uploaded either: the package's purge keeps the
+            // state directory while any session is pending, dead or open (docs/systemd.md).
+            let open = try await store.loadAll()
             let free = FileSystemSpace.available(at: store.directory)
             let damaged = DamagedFiles.list(in: store.directory)
             if json {
-                // Checkpointed open sessions are not uploaded either: the package's purge keeps the
-                // state directory while any session is pending, dead or open (docs/systemd.md).
-                let open = try await store.loadAll().count
-                var object = Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats, open: open)
+                var object = Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats, open: open.count)
                 object["free_bytes"] = free.map { .integer($0) }
                 object["damaged_files"] = .array(damaged.map { .string($0.path) })
                 printLine(jsonLine(object))
@@ -61,8 +61,11 @@ struct StatusCommand: AsyncParsableCommand {
             var rows: [(String, String)] = [
                 ("device id", store.deviceID),
                 ("login", login),
-                ("sessions", "\(counts.pending) pending, \(counts.uploaded) uploaded, \(counts.dead) dead"),
+                ("sessions", "\(counts.pending) pending, \(counts.uploaded) uploaded, \(counts.dead) dead, \(open.count) open"),
             ]
+            for snapshot in open {
+                rows.append(("  open", Self.openLine(snapshot)))
+            }
             rows += [
                 ("last upload", lastUpload),
                 ("stats", statsLine),
@@ -160,6 +163,11 @@ struct StatusCommand: AsyncParsableCommand {
     /// A damaged database moved aside, and what to do with it.
     static func damagedLine(_ path: String, movedAt: String?) -> String {
         "\(path)\(movedAt.map { " (moved aside \($0))" } ?? ""): run `ftms-bridge salvage` to queue its sessions"
+    }
+
+    /// A checkpointed open session, as the standalone status and `queue` show it.
+    static func openLine(_ snapshot: SessionSnapshot) -> String {
+        "session \(snapshot.sessionID) on \(snapshot.machine.name), started \(snapshot.startedAt.iso8601), checkpointed \(snapshot.savedAt.iso8601): the daemon resumes or closes it when it starts"
     }
 
     static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?, open: Int) -> [String: JSONValue] {
