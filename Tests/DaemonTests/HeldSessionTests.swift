@@ -184,4 +184,22 @@ struct HeldSessionTests {
         }
         #expect(queued == [first.sessionID, second.sessionID])
     }
+
+    /// A full file system reads as unable to write at once, before a write has been refused
+    /// (a write may still find room in the WAL's old frames for a while).
+    @Test func aFullDiskReadsAsUnwritableBeforeAWriteFails() async throws {
+        let directory = try TemporaryDirectory(prefix: "ftms-held")
+        let free = Mutex<Int64>(1 << 30)
+        let store = try GatewayStore(
+            directory: directory.path, reserve: StoreReserve(directory: directory.path, bytes: 64 << 10, freeSpace: { _ in free.withLock { $0 } }))
+        let batcher = CheckpointBatcher(store: store, window: .seconds(3600), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let watch = StoreWatch(store: store, batcher: batcher, lowSpaceBytes: 0, movedAside: nil, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        #expect(await watch.status().writable)
+        free.withLock { $0 = 4096 }
+        let full = await watch.status()
+        #expect(!full.writable && full.cause == "disk_full" && full.freeBytes == 4096, "\(full)")
+        #expect(store.health.writable, "nothing has been refused yet")
+        free.withLock { $0 = 1 << 30 }
+        #expect(await watch.status().writable)
+    }
 }

@@ -56,10 +56,18 @@ package actor StoreWatch {
         return await batcher.heldCount
     }
 
+    /// Free space under which the store counts as unable to write even before a write has
+    /// failed: a WAL append needs a few pages, and until one is refused a full disk would
+    /// otherwise read as writable.
+    static let fullBelow: Int64 = 64 << 10
+
     /// The store's state now.
     package func status() async -> DaemonStatus.Store {
-        let health = store.health
+        var health = store.health
         let free = store.freeSpace()
+        if health.writable, let free, free < Self.fullBelow {
+            health.failure = WriteFailure(cause: .full, detail: "\(free) bytes free on the state directory's file system")
+        }
         var status = DaemonStatus.Store(
             writable: health.writable, cause: health.failure?.cause.rawValue, error: health.failure.map { "\($0)" },
             failingSince: health.failingSince?.iso8601, freeBytes: free,
