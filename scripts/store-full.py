@@ -53,6 +53,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"), help="where ftms-bridge, ftms-sim and ftms-backend are")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
+    parser.add_argument("--full-seconds", type=float, default=4, help="how long the bike rides again while the disk is full")
     parser.add_argument("--in-namespace", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.in_namespace:
@@ -178,7 +179,7 @@ level = "info"
         store_row = next((line.strip() for line in text.splitlines() if line.strip().startswith("store:")), "")
         ctl(bike, "--start")
         rides[bike].append(wait_for("the bike's second session", lambda: started(bike, 2), 30)[0])
-        time.sleep(4)
+        time.sleep(args.full_seconds)
         samples_full = len(reader.of("sample")) - samples_before
         if samples_full == 0:
             raise Failure("no live samples while the disk was full")
