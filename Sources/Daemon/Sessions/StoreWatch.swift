@@ -113,7 +113,7 @@ package actor StoreWatch {
         if old.writable, let failure = new.failure {
             let remedy = failure.cause == .damaged ? "; restart the daemon: it moves a damaged database aside at its start" : ""
             logger.error(
-                "state database cannot be written: \(failure); finished sessions are held in memory and written as soon as it can (tried every few seconds); live data goes on\(remedy)")
+                "state database cannot be written: \(failure); a finished session it refuses is held in memory and written as soon as it can (tried every few seconds); live data goes on\(remedy)")
         } else if let failure = new.failure, old.failure?.cause != failure.cause {
             logger.error("state database still cannot be written, now: \(failure)")
         } else if !old.writable, new.writable {
