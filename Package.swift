@@ -307,7 +307,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",

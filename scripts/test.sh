@@ -13,7 +13,7 @@
 #      `systemd-analyze verify` and an offline `systemd-analyze security` exposure of at most 1.5
 #   7. end to end (scripts/e2e.py): `ftms-bridge run` with ftms-sim and ftms-backend as real
 #      processes: two machines, a control command, SIGKILL and restart, sessions uploaded once,
-#      the metrics socket and sd_notify
+#      the metrics socket and sd_notify; then (scripts/store-full.py) the state disk filled mid-ride
 #   8. MQTT fleet (scripts/mqtt-fleet.py): three gateways, each with its own bus and ftms-sim, and
 #      one mosquitto: every machine on one subscriber, sessions at the backend once, last will
 #   9. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
@@ -81,6 +81,13 @@ else
   failed=$((failed + 1))
 fi
 if python3 scripts/e2e.py --bin .build/debug; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+# The state directory on a 16 MiB tmpfs (a mount namespace of its own) filled mid-ride and freed
+# without a restart: every ride at the backend once with its distance; status says it cannot write.
+if python3 scripts/store-full.py --bin .build/debug; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

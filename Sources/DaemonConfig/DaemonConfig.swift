@@ -72,10 +72,13 @@ package struct DaemonConfig: Sendable, Equatable {
         package init() {}
     }
 
-    /// `[state]`: where the database lives.
+    /// `[state]`: where the database lives, and when to warn that its disk fills up.
     package struct State: Sendable, Equatable {
         /// The state directory; `$STATE_DIRECTORY` (systemd) when set overrides the default.
         package var directory = "/var/lib/ftms-bridge"
+        /// MiB of free space on the state directory's file system under which the daemon warns
+        /// (status, STATUS=, journal, MQTT); 0: never.
+        package var lowSpaceWarningMiB = 100
         package init() {}
     }
 

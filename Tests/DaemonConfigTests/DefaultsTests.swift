@@ -24,6 +24,7 @@ struct DefaultsTests {
             "backend.url": "\"\"", "backend.provider": "\"google\"", "backend.timeout": "10", "backend.upload_interval": "900",
             "backend.trainings_ttl": "86400",
             "state.directory": "\"/var/lib/ftms-bridge\"",
+            "state.low_space_warning_mib": "100",
             "metrics_socket.path": "\"/run/ftms-bridge/metrics.sock\"", "metrics_socket.group": "\"\"",
             "metrics_socket.mode": "\"0660\"", "metrics_socket.max_clients": "64",
             "control_socket.path": "\"/run/ftms-bridge/control.sock\"", "control_socket.group": "\"\"",

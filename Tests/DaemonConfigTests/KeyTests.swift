@@ -36,6 +36,7 @@ struct KeyTests {
         Case("backend.upload_interval", "60") { $0.backend.uploadInterval == .seconds(60) },
         Case("backend.trainings_ttl", "3600") { $0.backend.trainingsTTL == 3600 },
         Case("state.directory", #""/srv/ftms""#) { $0.state.directory == "/srv/ftms" },
+        Case("state.low_space_warning_mib", "16") { $0.state.lowSpaceWarningMiB == 16 },
         Case("metrics_socket.path", #""/run/gym/metrics.sock""#) { $0.metricsSocket.path == "/run/gym/metrics.sock" },
         Case("metrics_socket.group", #""gym-screens""#) { $0.metricsSocket.group == "gym-screens" },
         Case("metrics_socket.mode", #""0666""#) { $0.metricsSocket.mode == 0o666 },

@@ -88,11 +88,30 @@ struct StateChecksTests {
         let report = await Doctor(inputs: .isolated(in: directory)).run()
         let database = try #require(report.check("database"))
         #expect(database.status == .failed)
-        #expect(database.detail.hasPrefix("state database \(path) is unreadable ("))
-        #expect(database.detail.contains("refusing to start"))
+        #expect(database.detail.hasPrefix("state database \(path) is damaged ("))
+        #expect(database.hint?.contains("ftms-bridge salvage") == true)
         #expect(report.check("login")?.status == .skipped)
         #expect(report.exitStatus == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x5A, count: 8192), "the doctor changed the file")
+    }
+
+    /// A damaged database the daemon moved aside waits for `salvage`: a warning that says so,
+    /// until salvage renames it.
+    @Test func aDamagedDatabaseMovedAsideIsAWarningUntilSalvaged() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try GatewayStore(directory: directory.file("state"), clock: WallClock { Fixed.now })
+        _ = try await store.enqueue([Fixed.session(1, startedSecondsAgo: 60)])
+        try store.close()
+        let aside = directory.file("state/\(GatewayStore.fileName).damaged-20261121T080000Z")
+        try Data(repeating: 0, count: 8192).write(to: URL(fileURLWithPath: aside))
+        let database = try #require(await Doctor(inputs: .isolated(in: directory)).run().check("database"))
+        #expect(database.status == .warning)
+        #expect(database.detail.contains("a damaged database was moved aside at 2026-11-21T08:00:00Z: \(aside)"), "\(database.detail)")
+        #expect(database.hint?.contains("ftms-bridge salvage") == true)
+        #expect(database.data["damaged_files"] == .array([.string(aside)]))
+        _ = try DamagedFiles.markSalvaged(aside, at: Fixed.now)
+        let after = try #require(await Doctor(inputs: .isolated(in: directory)).run().check("database"))
+        #expect(after.status == .ok, "\(after.detail)")
     }
 
     @Test func loginStates() async throws {

@@ -9,8 +9,10 @@ import Workout
 /// The SQLite store as the engine's ``SessionCheckpointStore``.
 @Suite("Checkpoint store")
 struct CheckpointStoreTests {
-    /// A real open session from the engine: 100 s of riding.
-    static func snapshot(machine: MachineIdentity = Sessions.bike, seed: UInt64 = 1) throws -> SessionSnapshot {
+    /// A real open session from the engine: 100 s of riding, from `start` seconds after
+    /// ``Sessions/origin``.
+    static func snapshot(machine: MachineIdentity = Sessions.bike, seed: UInt64 = 1, start: Int = 0) throws -> SessionSnapshot {
+        let origin = Sessions.origin.adding(seconds: start)
         var engine = SessionEngine(machine: machine, ids: RandomSessionIDs(using: SplitMix64(seed: seed)))
         for second in 0...100 {
             var values = FieldValues()
@@ -19,9 +21,9 @@ struct CheckpointStoreTests {
             values.set(.totalDistance, value: Double(1000 + 8 * second))
             _ = engine.ingest(
                 DataRecord(kind: .indoorBikeData, values: values),
-                at: Timestamp(monotonic: .seconds(second), wallOrigin: Sessions.origin))
+                at: Timestamp(monotonic: .seconds(second), wallOrigin: origin))
         }
-        return try #require(engine.snapshot(at: Timestamp(monotonic: .seconds(100), wallOrigin: Sessions.origin)))
+        return try #require(engine.snapshot(at: Timestamp(monotonic: .seconds(100), wallOrigin: origin)))
     }
 
     @Test func saveLoadAndRemove() async throws {
@@ -57,11 +59,44 @@ struct CheckpointStoreTests {
         #expect(try await store.counts().pending == 1)
     }
 
+    /// Keyed by session: the machine's next session does not take the place of a checkpoint
+    /// whose session is neither stored nor queued (a finished one a full disk refused); the
+    /// machine's newest is the one `load` gives, and queueing the older removes only it.
+    @Test func aMachinesNextSessionKeepsTheCheckpointBeforeIt() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try GatewayStore(directory: directory.path)
+        let first = try Self.snapshot(seed: 1)
+        let next = try Self.snapshot(seed: 2, start: 600)
+        #expect(first.machine.address == next.machine.address && first.sessionID != next.sessionID)
+        try await store.save(first)
+        try await store.save(next)
+        #expect(try await store.loadAll() == [first, next])
+        #expect(try await store.load(machineAddress: first.machine.address) == next)
+        #expect(try await store.checkpointCount() == 2)
+        var summary = Sessions.summary(1, offset: 0)
+        summary.sessionID = first.sessionID
+        try await store.enqueue(summary, machineAddress: first.machine.address)
+        #expect(try await store.loadAll() == [next])
+    }
+
+    /// A checkpoint arriving after its session was queued is not written: it would bring the
+    /// finished session back at the next start.
+    @Test func aQueuedSessionsCheckpointIsNotWrittenBack() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try GatewayStore(directory: directory.path)
+        let snapshot = try Self.snapshot()
+        var summary = Sessions.summary(1, offset: 0)
+        summary.sessionID = snapshot.sessionID
+        try await store.enqueue(summary, machineAddress: snapshot.machine.address)
+        try await store.save(snapshot)
+        #expect(try await store.loadAll().isEmpty)
+    }
+
     @Test func anUnreadableCheckpointIsAnError() async throws {
         let directory = try TemporaryDirectory()
         let store = try GatewayStore(directory: directory.path)
         try await store.database.write { db in
-            try db.execute(sql: "INSERT INTO checkpoints VALUES ('C0:11:22:33:44:09', 'x', '{\"version\":99}', 0)")
+            try db.execute(sql: "INSERT INTO checkpoints (machine_address, session_id, snapshot, saved_at) VALUES ('C0:11:22:33:44:09', 'x', '{\"version\":99}', 0)")
         }
         await #expect(throws: StoreError.self) { try await store.loadAll() }
     }

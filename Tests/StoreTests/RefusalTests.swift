@@ -3,11 +3,12 @@ import Foundation
 import Testing
 @testable import Store
 
-/// contract §6 / the issue: a corrupt or unreadable database is a one-line error and the daemon
-/// refuses to start; it never silently starts empty, and it never touches the bad file.
+/// contract §6: opening a corrupt, unreadable or newer database is a one-line error; the store
+/// never silently starts empty in its place, and never touches the bad file (only the daemon's
+/// open moves a *damaged* one aside: DamageTests).
 @Suite("Store refuses bad databases")
 struct RefusalTests {
-    func expectRefusal(_ directory: TemporaryDirectory, matching fragment: String) throws {
+    func expectRefusal(_ directory: TemporaryDirectory, matching fragment: String, refusing: Bool = true) throws {
         let path = directory.file(GatewayStore.fileName)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         do {
@@ -17,7 +18,8 @@ struct RefusalTests {
             let line = error.description
             #expect(!line.contains("\n"))
             #expect(line.contains(fragment), "\(line)")
-            #expect(line.contains("refusing to start"))
+            #expect(line.contains("refusing to start") == refusing, "\(line)")
+            #expect(!line.contains("move it aside"), "\(line)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the bad file was modified")
     }
@@ -25,7 +27,7 @@ struct RefusalTests {
     @Test func aFileThatIsNotADatabase() throws {
         let directory = try TemporaryDirectory()
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: directory.file(GatewayStore.fileName)))
-        try expectRefusal(directory, matching: "not a database")
+        try expectRefusal(directory, matching: "is damaged (file is not a database)", refusing: false)
     }
 
     /// A real database with a damaged page: the header is intact, so SQLite opens it, and
@@ -45,7 +47,7 @@ struct RefusalTests {
         try handle.seek(toOffset: size / 2)
         try handle.write(contentsOf: Data(repeating: 0xFF, count: 4096))
         try handle.close()
-        try expectRefusal(directory, matching: "state database")
+        try expectRefusal(directory, matching: "is damaged", refusing: false)
     }
 
     @Test func aDatabaseFromANewerBuild() async throws {

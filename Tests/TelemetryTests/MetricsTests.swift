@@ -126,6 +126,24 @@ struct MetricsTests {
         #expect(values["ftms_bridge_metrics_socket_readers_disconnected_total"] == 1)
     }
 
+    /// The store's gauges, as the daemon's store watch sets them.
+    @Test func theStoreGauges() {
+        let metrics = DaemonMetrics(version: "x")
+        var values = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(values["ftms_bridge_store_writable"] == 0 && values["ftms_bridge_store_held_sessions"] == 0)
+        metrics.observeStore(writable: false, freeBytes: 0, heldSessions: 2, damagedFiles: 1)
+        values = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(values["ftms_bridge_store_writable"] == 0)
+        #expect(values["ftms_bridge_store_free_bytes"] == 0)
+        #expect(values["ftms_bridge_store_held_sessions"] == 2)
+        #expect(values["ftms_bridge_store_damaged_files"] == 1)
+        metrics.observeStore(writable: true, freeBytes: 123_456_789, heldSessions: 0, damagedFiles: 0)
+        values = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(values["ftms_bridge_store_writable"] == 1)
+        #expect(values["ftms_bridge_store_free_bytes"] == 123_456_789)
+        #expect(values["ftms_bridge_store_held_sessions"] == 0)
+    }
+
     /// Two instances share nothing: no global registry, no bootstrap.
     @Test func instancesAreIndependent() {
         let a = DaemonMetrics(version: "a")
@@ -148,7 +166,7 @@ struct MetricsTests {
     @Test func namesFollowTheConventions() {
         let text = String(decoding: DaemonMetrics(version: "x").exposition(), as: UTF8.self)
         let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ") }
-        #expect(types.count == 16)
+        #expect(types.count == 20)
         for type in types {
             let (name, kind) = (type[2], type[3])
             #expect(name.hasPrefix("ftms_bridge_"))

@@ -113,7 +113,8 @@ struct CommandLineTests {
         #expect(try await store.counts() == QueueCounts(pending: 1))
     }
 
-    /// A corrupt database: every command refuses with one line, and the file is left alone.
+    /// A corrupt database: every command refuses with one line saying it is damaged (the daemon,
+    /// not a command, moves it aside), and the file is left alone.
     @Test func aCorruptDatabaseRefusesToStart() async throws {
         let directory = try TemporaryDirectory(prefix: "ftms-cli")
         let path = directory.file(GatewayStore.fileName)
@@ -122,7 +123,7 @@ struct CommandLineTests {
             let result = try await bridge(command + ["--state-dir", directory.path])
             #expect(result.status == 1)
             #expect(result.stderr.split(separator: "\n").count == 1)
-            #expect(result.stderr.contains("is unreadable (file is not a database); refusing to start"), "\(result.stderr)")
+            #expect(result.stderr.contains("is damaged (file is not a database); the daemon moves it aside"), "\(result.stderr)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x42, count: 4096))
     }

@@ -21,11 +21,15 @@ package actor DaemonControl {
     let started: ContinuousClock.Instant
     let clock: WallClock
     let metrics: DaemonMetrics?
+    /// The store's writability, free space and held sessions, for `status`.
+    let storeWatch: StoreWatch?
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
-        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil
+        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
+        storeWatch: StoreWatch? = nil
     ) {
+        self.storeWatch = storeWatch
         self.metrics = metrics
         self.fleet = fleet
         self.store = store
@@ -72,7 +76,7 @@ package actor DaemonControl {
                 oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
             account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
             lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
-            metricsReaders: readers, mqtt: broker)
+            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status())
     }
 
     package func machines() async -> ControlOutcome {

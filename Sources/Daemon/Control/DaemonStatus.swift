@@ -55,6 +55,52 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         }
     }
 
+    /// The state database: whether it can write, why not, the room left, what waits in memory
+    /// (docs/sync.md, "When the store cannot write").
+    package struct Store: Sendable, Codable, Equatable {
+        package var writable: Bool
+        /// `disk_full`, `read_only`, `no_access`, `io_error`, `damaged`, `busy`, `other`.
+        package var cause: String?
+        package var error: String?
+        package var failingSince: String?
+        /// Free bytes on the state directory's file system.
+        package var freeBytes: Int64?
+        /// Free space is under `state.low_space_warning_mib`.
+        package var lowSpace: Bool
+        /// Finished sessions the store refused, held in memory until it takes them.
+        package var heldSessions: Int
+        /// The full-disk reserve: `held`, `released`, `missing` or `none`.
+        package var reserve: String
+        /// A damaged database this run moved aside at start.
+        package var movedAside: MovedAside?
+        /// Damaged databases in the state directory not salvaged yet.
+        package var damagedFiles: [String] = []
+
+        enum CodingKeys: String, CodingKey {
+            case writable, cause, error, reserve
+            case failingSince = "failing_since"
+            case freeBytes = "free_bytes"
+            case lowSpace = "low_space"
+            case heldSessions = "held_sessions"
+            case movedAside = "moved_aside"
+            case damagedFiles = "damaged_files"
+        }
+    }
+
+    package struct MovedAside: Sendable, Codable, Equatable {
+        package var path: String
+        package var at: String
+        package var reason: String
+        package var keptDeviceID: Bool
+        package var keptLogin: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case path, at, reason
+            case keptDeviceID = "kept_device_id"
+            case keptLogin = "kept_login"
+        }
+    }
+
     package var version: String
     package var deviceID: String
     package var uptimeSeconds: Int
@@ -66,6 +112,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
     package var lastUpload: LastUpload?
     package var metricsReaders: Int
     package var mqtt: Broker?
+    package var store: Store?
 
     enum CodingKeys: String, CodingKey {
         case version
@@ -75,5 +122,6 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         case lastUpload = "last_upload"
         case metricsReaders = "metrics_readers"
         case mqtt
+        case store
     }
 }

@@ -69,12 +69,20 @@ package struct GatewayDaemon: Sendable {
         }
         try? notifier.send(.status("opening the store"))
 
-        // Flow 1 steps 1-2: the store, and with it the device id.
+        // Flow 1 steps 1-2: the store, and with it the device id. A damaged database does not
+        // stop the gym: it is moved aside and a fresh one made (contract §6).
         let store: GatewayStore
+        let movedAside: MovedAside?
         do {
-            store = try GatewayStore(directory: config.state.directory)
+            (store, movedAside) = try GatewayStore.openMovingDamagedAside(
+                directory: config.state.directory, reserve: StoreReserve(directory: config.state.directory))
         } catch {
             throw DaemonError("state directory \(config.state.directory): \(error)")
+        }
+        if let movedAside {
+            logger.critical(
+                "state database was DAMAGED (\(movedAside.reason)): moved aside to \(movedAside.path), never deleted; started on a fresh one (\(movedAside.keptDeviceID ? "device id kept" : "NEW device id: the backend sees a new gateway"), \(movedAside.keptLogin ? "login kept" : "login required")); run `ftms-bridge salvage` to queue its readable sessions")
+            try? notifier.send(.status("damaged database moved aside to \(movedAside.path); started on a fresh store"))
         }
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
 
@@ -82,10 +90,11 @@ package struct GatewayDaemon: Sendable {
         let loops = self.loops ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let timers = EventLoopClock(eventLoop: loops.next())
         let fleet: MachineFleet
+        let storeWatch: StoreWatch
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         do {
-            (fleet, services) = try await assemble(
-                store: store, loops: loops, timers: timers, notifier: notifier, watchdog: watchdog, logger: logger)
+            (fleet, storeWatch, services) = try await assemble(
+                store: store, movedAside: movedAside, loops: loops, timers: timers, notifier: notifier, watchdog: watchdog, logger: logger)
         } catch {
             try? store.close()
             if ownsLoops { try? await loops.shutdownGracefully() }
@@ -105,6 +114,11 @@ package struct GatewayDaemon: Sendable {
         } catch {
             logger.error("stopping after an error: \(error)")
         }
+        let held = await storeWatch.lastTry()
+        if held > 0 {
+            logger.critical(
+                "stopping with \(held) finished session(s) the store could not take (\(store.health.failure.map { "\($0)" } ?? "refused")): their last checkpoints are kept, and the next start closes them from there")
+        }
         do {
             try store.close()
         } catch {
@@ -118,9 +132,9 @@ package struct GatewayDaemon: Sendable {
     /// service that owns it from then on. The services are in start order; the group stops
     /// them in reverse, so the sockets close last and the watchdog hears of a shutdown first.
     private func assemble(
-        store: GatewayStore, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock, notifier: SystemdNotifier,
-        watchdog: WatchdogSettings?, logger: Logger
-    ) async throws -> (MachineFleet, [ServiceGroupConfiguration.ServiceConfiguration]) {
+        store: GatewayStore, movedAside: MovedAside?, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock,
+        notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
+    ) async throws -> (MachineFleet, StoreWatch, [ServiceGroupConfiguration.ServiceConfiguration]) {
         // What can fail without holding anything open comes first: the broker's and the
         // backend's settings.
         let mqtt = config.mqtt.enabled ? try MQTTStartup.publisher(config.mqtt, deviceID: store.deviceID, clock: clock, timers: timers) : nil
@@ -192,8 +206,15 @@ package struct GatewayDaemon: Sendable {
         }
 
         // Periodic checkpoints of all machines due within half a checkpoint interval share one
-        // transaction (docs/performance.md).
-        let checkpoints = CheckpointBatcher(store: store, window: config.sessions.rules.checkpointInterval / 2, logger: logger, timers: timers)
+        // transaction (docs/performance.md). The batcher also holds finished sessions the store
+        // refuses, and retries them every window.
+        let checkpoints = CheckpointBatcher(
+            store: store, window: config.sessions.rules.checkpointInterval / 2, logger: logger, timers: timers,
+            stored: { await scheduler?.sessionFinished() })
+        let storeWatch = StoreWatch(
+            store: store, batcher: checkpoints, lowSpaceBytes: Int64(config.state.lowSpaceWarningMiB) << 20, movedAside: movedAside,
+            logger: logger, metrics: metrics, publish: mqtt.map { mqtt -> @Sendable (String) -> Void in { json in mqtt.storeChanged(json) } })
+        storeWatch.start()
         let sink = SessionSink(
             store: store, publisher: publisher, logger: logger, sessionStored: { await scheduler?.sessionFinished() }, checkpoints: checkpoints
         ) { event in
@@ -226,7 +247,7 @@ package struct GatewayDaemon: Sendable {
         })
         let control = DaemonControl(
             fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher,
-            version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics)
+            version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch)
         let controlSocket: ControlServer
         do {
             controlSocket = try await ControlEndpoint.listen(config.controlSocket, control: control, on: loops)
@@ -239,7 +260,8 @@ package struct GatewayDaemon: Sendable {
 
         let reload = ConfigReload(path: configPath, running: config, environment: environment, level: level, logger: logger, fleet: fleet, mqtt: mqtt)
         let probe = StatusProbe(
-            control: control, metricsServer: server, metrics: metrics, mqtt: mqtt, mqttMetrics: mqttMetrics, backendConfigured: sync != nil)
+            control: control, metricsServer: server, metrics: metrics, mqtt: mqtt, mqttMetrics: mqttMetrics, backendConfigured: sync != nil,
+            storeWatch: storeWatch)
         let tokens = sync.map {
             StartupTokenCheck(sync: $0, timeout: min(config.backend.timeout, .seconds(5)), timers: timers, metrics: metrics, logger: logger)
         }
@@ -257,7 +279,7 @@ package struct GatewayDaemon: Sendable {
         services.append(.init(service: FleetService(fleet: fleet, trainings: trainings, tokens: tokens), serviceName: "machines"))
         services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))
-        return (fleet, services)
+        return (fleet, storeWatch, services)
     }
 
     /// The Prometheus endpoint when `[prometheus]` is on.

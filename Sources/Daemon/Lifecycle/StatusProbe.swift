@@ -1,4 +1,5 @@
 import Publish
+import Store
 import Telemetry
 
 /// What the watchdog asks each round: one line of what the daemon is doing, for systemd's
@@ -12,6 +13,8 @@ struct StatusProbe: Sendable {
     let mqtt: MQTTPublisher?
     let mqttMetrics: MQTTMetrics?
     let backendConfigured: Bool
+    /// Refreshes the store's gauges and MQTT topic, and logs a crossing of the free-space level.
+    var storeWatch: StoreWatch? = nil
 
     func line() async -> String {
         guard let status = try? await control.snapshot() else { return "store unavailable" }
@@ -24,6 +27,10 @@ struct StatusProbe: Sendable {
         let ready = status.machines.filter { $0.state == .ready }.count
         let riding = status.machines.filter { $0.sessionID != nil }.count
         var line = "\(ready) of \(status.machines.count) machines ready, \(riding) sessions open, \(status.queue.pending) pending uploads"
+        if let store = status.store {
+            await storeWatch?.observe(store)
+            line += Self.storeClause(store)
+        }
         if !status.bus.connected { line += "; system bus: \(status.bus.error ?? "connecting")" }
         if !status.account.loggedIn, backendConfigured { line += "; login required" }
         if let mqtt {
@@ -32,5 +39,19 @@ struct StatusProbe: Sendable {
             if broker.state != .connected { line += "; MQTT: \(broker.lastError ?? "connecting")" }
         }
         return line
+    }
+
+    /// What `STATUS=` says of the store when there is something to say.
+    static func storeClause(_ store: DaemonStatus.Store) -> String {
+        var clause = ""
+        if let moved = store.movedAside {
+            clause += "; DAMAGED database moved aside to \(moved.path): run ftms-bridge salvage"
+        } else if let damaged = store.damagedFiles.first {
+            clause += "; damaged database \(damaged) not salvaged yet"
+        }
+        if !store.writable { clause += "; STORE CANNOT WRITE: \(store.error ?? store.cause ?? "refused")" }
+        if store.heldSessions > 0 { clause += "; \(store.heldSessions) finished session(s) held in memory" }
+        if store.lowSpace, let free = store.freeBytes { clause += "; state disk low: \(ByteText.of(free)) free" }
+        return clause
     }
 }

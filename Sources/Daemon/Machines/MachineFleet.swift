@@ -92,10 +92,22 @@ package actor MachineFleet {
 
     /// Carries on checkpointed sessions: each becomes a disconnected machine whose session
     /// resumes if it reconnects within the grace, and is closed by its timer otherwise.
+    ///
+    /// Checkpoints are kept per session, so a machine may have several: a finished session the
+    /// store could not take before the daemon stopped, then the machine's next. Only the newest
+    /// can be carried on; the older ones are closed where their checkpoints stood and queued.
     package func restore(_ snapshots: [SessionSnapshot]) async {
-        for snapshot in snapshots {
-            let key = snapshot.machine.address.uppercased()
-            guard workers[key] == nil else { continue }
+        let byMachine = Dictionary(grouping: snapshots) { $0.machine.address.uppercased() }
+        for (key, group) in byMachine.sorted(by: { $0.key < $1.key }) {
+            let ordered = group.sorted {
+                ($0.savedAt.millisecondsSince1970, $0.sessionID) < ($1.savedAt.millisecondsSince1970, $1.sessionID)
+            }
+            for older in ordered.dropLast() {
+                guard let event = SessionEngine.closing(older, rules: rules) else { continue }
+                logger.info("session \(older.sessionID) on \(older.machine.name) closed from its checkpoint: a later session of the machine was checkpointed after it")
+                await sink.deliver(event, machine: older.machine)
+            }
+            guard let snapshot = ordered.last, workers[key] == nil else { continue }
             let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, ticker: ticker, metrics: metrics)
             workers[key] = worker
             logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) restored from its checkpoint")

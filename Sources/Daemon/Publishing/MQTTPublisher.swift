@@ -113,6 +113,13 @@ package final class MQTTPublisher: Sendable {
         client.publish(OutgoingMessage(topic: topics.openSession(machine), payload: openEnvelope ?? [], qos: .atLeastOnce, retain: true))
     }
 
+    /// The state database's condition (`status`'s `store` object, JSON), retained, whenever it
+    /// changes: whether it can write, why not, the room left, sessions held in memory, a damaged
+    /// file moved aside. Always published, like `status`: it is the gateway's health.
+    package func storeChanged(_ json: String) {
+        client.publish(OutgoingMessage(topic: topics.store, text: json, qos: .atLeastOnce, retain: true))
+    }
+
     private func flushSample(_ machine: String) {
         guard let envelope = limiter.withLock({ $0.flush(machine: machine, now: now()) }) else { return }
         client.publish(OutgoingMessage(topic: topics.sample(machine), payload: envelope, live: true))

@@ -1,4 +1,4 @@
-/// The topic tree of docs/mqtt.md: `PREFIX/GATEWAY/status`, `PREFIX/GATEWAY/upload` and
+/// The topic tree of docs/mqtt.md: `PREFIX/GATEWAY/status`, `PREFIX/GATEWAY/upload`, `PREFIX/GATEWAY/store` and
 /// `PREFIX/GATEWAY/machines/MACHINE/{state,sample,session,open_session}`.
 package struct MQTTTopics: Sendable, Equatable {
     package let prefix: String
@@ -12,6 +12,7 @@ package struct MQTTTopics: Sendable, Equatable {
     package var base: String { "\(prefix)/\(gateway)" }
     package var status: String { "\(base)/status" }
     package var upload: String { "\(base)/upload" }
+    package var store: String { "\(base)/store" }
 
     package func state(_ machine: String) -> String { "\(base)/machines/\(Self.level(machine))/state" }
     package func sample(_ machine: String) -> String { "\(base)/machines/\(Self.level(machine))/sample" }

@@ -2,16 +2,26 @@ package import Logging
 package import Store
 package import Workout
 
-/// Open sessions' periodic checkpoints (contract §5), gathered from every machine for `window` and
-/// saved in one transaction: one `fdatasync` for the machines due in that window instead of one
-/// per machine, which on a gym of ten riders was the store's largest cost per notification
-/// (docs/performance.md).
+/// What the daemon writes to the store for the sessions it records, behind one actor: open
+/// sessions' periodic checkpoints (contract §5), gathered from every machine for `window` and
+/// saved in one transaction, and finished sessions, each stored at once and, when the store
+/// cannot take it, held here until it can.
 ///
-/// What it must not weaken: a checkpoint is never lost, only later by at most `window`; a batch
-/// that fails is kept whole (a newer snapshot of the same machine wins) and tried again; a
-/// session that finishes or is dropped first takes its pending checkpoint out and waits for a
-/// batch being written, so no checkpoint of a closed session lands after the store removed it.
-/// A finished session itself never waits here: ``SessionSink`` commits it at once.
+/// Checkpoints: one `fdatasync` for the machines due in a window instead of one per machine,
+/// which on a gym of ten riders was the store's largest cost per notification
+/// (docs/performance.md). What it must not weaken: a checkpoint is never lost, only later by at
+/// most `window`; a batch that fails is kept whole (a newer snapshot of the same machine wins)
+/// and tried again; a session that finishes or is dropped first takes its pending checkpoint
+/// out and waits for a batch being written, so no checkpoint of a closed session lands after
+/// the store removed it.
+///
+/// Finished sessions (``finish(_:machine:series:)``): a summary the store refuses (a full disk,
+/// a read-only file system, an I/O error) is never lost. It is held in memory, with its plot
+/// points, and written as soon as the store takes writes again: on a timer (every `window`) and
+/// before every later write, before anything else of its machine (that machine's later
+/// sessions queue behind it, and its checkpoints wait). Its checkpoint stays in the store until
+/// then (checkpoints are kept per session), so a restart before the store recovers closes it
+/// from there. Failures are not logged here one by one: the store's health changes are, once.
 ///
 /// It also gathers the open sessions' plot points (at most one a second per machine). They go
 /// in a batch of checkpoints' transaction, so they cost no `fdatasync` of their own: a timed
@@ -24,27 +34,45 @@ package import Workout
 package actor CheckpointBatcher {
     /// How many points of a session a timed batch waits for before it writes them.
     package static let seriesBatchPoints = 15
+
+    /// A finished session the store has not taken yet.
+    struct Held: Sendable {
+        var summary: SessionSummary
+        var machine: MachineIdentity
+        var series: SeriesChunk?
+        var since: ContinuousClock.Instant
+    }
+
     private let store: GatewayStore
     private let window: Duration
     private let timers: any Clock<Duration>
     private let logger: Logger
+    /// Called after a held session is stored: wakes the uploader.
+    private let stored: @Sendable () async -> Void
     private var pending: [String: SessionSnapshot] = [:]
     /// Plot points not yet stored, by session id.
     private var series: [String: SeriesChunk] = [:]
-    /// Sessions whose points the next batch takes however few: finished ones put back by ``keep(_:)``.
-    private var due: Set<String> = []
+    /// Finished sessions not stored yet, oldest first.
+    private var held: [Held] = []
     private var flushScheduled = false
     private var writing: Task<Void, Never>?
 
-    package init(store: GatewayStore, window: Duration, logger: Logger, timers: any Clock<Duration> = ContinuousClock()) {
+    package init(
+        store: GatewayStore, window: Duration, logger: Logger, timers: any Clock<Duration> = ContinuousClock(),
+        stored: @escaping @Sendable () async -> Void = {}
+    ) {
         self.store = store
         self.window = window
         self.logger = logger
         self.timers = timers
+        self.stored = stored
     }
 
     /// The machines with a checkpoint waiting for the next batch.
     package var pendingCount: Int { pending.count }
+
+    /// Finished sessions held in memory because the store refused them.
+    package var heldCount: Int { held.count }
 
     /// Keeps `snapshot` (replacing that machine's older one) for the batch due at most `window`
     /// from now.
@@ -59,17 +87,25 @@ package actor CheckpointBatcher {
         series[sessionID, default: SeriesChunk(sessionID: sessionID, machine: machine, points: [])].points.append(point)
     }
 
-    /// Puts back the points of a finished session that could not be stored: they go to the
-    /// store with the next batch as its open series, which the session's kept checkpoint
-    /// finishes after a restart.
-    package func keep(_ chunk: SeriesChunk) {
-        series[chunk.sessionID] = Self.joined(chunk, series[chunk.sessionID])
-        due.insert(chunk.sessionID)
-        scheduleFlush()
-    }
-
     /// The plot points waiting for the next batch, over all sessions.
     package var pendingPoints: Int { series.values.reduce(0) { $0 + $1.points.count } }
+
+    /// Stores a finished session with its last plot points (from
+    /// ``discard(machineAddress:sessionID:)``), after any of its machine's sessions still held;
+    /// if the store refuses it, holds it. Returns whether it is stored now.
+    package func finish(_ summary: SessionSummary, machine: MachineIdentity, series: SeriesChunk?) async -> Bool {
+        held.append(Held(summary: summary, machine: machine, series: series, since: .now))
+        // The caller wakes the uploader for this one; earlier ones stored on the way count here.
+        let storedNow = await writeHeld()
+        if storedNow.contains(where: { $0 != summary.sessionID }) { await self.stored() }
+        let stored = storedNow.contains(summary.sessionID)
+        if !stored {
+            logger.error(
+                "session \(summary.sessionID) finished on \(machine.name) (\(summary.duration) s) but could not be stored: held in memory, written when the store takes writes again (\(store.health.failure.map { "\($0)" } ?? "store refused it"))")
+            scheduleFlush()
+        }
+        return stored
+    }
 
     /// Writes everything pending now, after any batch already being written, and returns when
     /// it is durable (or has failed and been kept for the next try).
@@ -80,18 +116,25 @@ package actor CheckpointBatcher {
     /// `allPoints: false` (a timed batch): only the sessions holding ``seriesBatchPoints``
     /// points give them up; the others keep them for a later batch.
     private func flush(allPoints: Bool) async {
+        if !(await writeHeld()).isEmpty { await stored() }
         await finishWriting()
-        let batch = pending
-        let points = allPoints ? series : series.filter { $0.value.points.count >= Self.seriesBatchPoints || due.contains($0.key) }
-        pending = [:]
-        for id in points.keys {
-            series[id] = nil
-            due.remove(id)
+        // A machine with a session held waits with its checkpoints and points until it is stored.
+        let waiting = Set(held.map(\.machine.address))
+        let batch = pending.filter { !waiting.contains($0.key) }
+        let points = series.filter { entry in
+            !waiting.contains(entry.value.machine.address) && (allPoints || entry.value.points.count >= Self.seriesBatchPoints)
         }
-        guard !batch.isEmpty || !points.isEmpty else { return }
+        for address in batch.keys { pending[address] = nil }
+        for id in points.keys { series[id] = nil }
+        guard !batch.isEmpty || !points.isEmpty else {
+            if !held.isEmpty { scheduleFlush() }
+            return
+        }
         let task = Task { await self.write(batch, points) }
         writing = task
         await task.value
+        // A batch that went in while a session is still held: the timer tries that one again.
+        if !held.isEmpty { scheduleFlush() }
     }
 
     /// Forgets the pending checkpoint of `sessionID` on `machineAddress` and waits for a batch
@@ -104,7 +147,6 @@ package actor CheckpointBatcher {
         await finishWriting()
         // A failed batch puts its snapshots and points back before it finishes.
         if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
-        due.remove(sessionID)
         return series.removeValue(forKey: sessionID)
     }
 
@@ -112,11 +154,41 @@ package actor CheckpointBatcher {
         while let current = writing { await current.value }
     }
 
+    /// Stores the held sessions, oldest first; a machine whose oldest is refused keeps the rest
+    /// of its own behind it, and the others go on. Returns the ids stored.
+    private func writeHeld() async -> [String] {
+        guard !held.isEmpty else { return [] }
+        var refused: Set<String> = []
+        var kept: [Held] = []
+        var storedIDs: [String] = []
+        for session in held {
+            guard !refused.contains(session.machine.address) else {
+                kept.append(session)
+                continue
+            }
+            do {
+                try await store.enqueue(session.summary, machineAddress: session.machine.address, series: session.series)
+                storedIDs.append(session.summary.sessionID)
+                logger.info(
+                    "session \(session.summary.sessionID) finished on \(session.machine.name): \(session.summary.duration) s, queued for upload")
+                if session.since.duration(to: .now) > .seconds(1) {
+                    logger.notice("session \(session.summary.sessionID) on \(session.machine.name), held in memory while the store refused writes, is stored")
+                }
+            } catch {
+                refused.insert(session.machine.address)
+                kept.append(session)
+            }
+        }
+        held = kept
+        return storedIDs
+    }
+
     private func write(_ batch: [String: SessionSnapshot], _ points: [String: SeriesChunk]) async {
         do {
             try await store.saveAll(Array(batch.values), series: Array(points.values))
         } catch {
-            logger.warning("checkpoints of \(batch.count) open session(s) not saved, kept for the next try: \(error)")
+            // Once, not every window: the store's health change says it when writes start failing.
+            logger.debug("checkpoints of \(batch.count) open session(s) not saved, kept for the next try: \(error)")
             for (address, snapshot) in batch where pending[address] == nil { pending[address] = snapshot }
             // The failed batch's points are older than any gathered since.
             for chunk in points.values { series[chunk.sessionID] = Self.joined(chunk, series[chunk.sessionID]) }
@@ -130,7 +202,7 @@ package actor CheckpointBatcher {
     }
 
     private func scheduleFlush() {
-        guard !flushScheduled, !pending.isEmpty || !series.isEmpty else { return }
+        guard !flushScheduled, !pending.isEmpty || !series.isEmpty || !held.isEmpty else { return }
         flushScheduled = true
         Task { [timers, window] in
             do {

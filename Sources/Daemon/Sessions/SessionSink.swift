@@ -5,8 +5,9 @@ package import Workout
 /// Where a machine's session events go, in the order that keeps the backend's promise (never
 /// lose, never double): a finished session is committed to the store (which removes its
 /// checkpoint in the same transaction) before the socket hears of it or the uploader is
-/// woken. A store that fails keeps the checkpoint, so a restart finishes the job; the
-/// session id makes the second attempt a no-op if the first did land.
+/// woken. A session the store refuses is held by the ``CheckpointBatcher`` and stored as soon
+/// as the store takes writes again; its checkpoint stays meanwhile, so a restart finishes the
+/// job; the session id makes a second attempt a no-op if the first did land.
 package struct SessionSink: Sendable {
     package let store: GatewayStore
     package let publisher: LivePublisher
@@ -42,13 +43,17 @@ package struct SessionSink: Sendable {
         switch event {
         case .finished(_, let summary):
             let series = await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
-            do {
-                try await store.enqueue(summary, machineAddress: machine.address, series: series)
-                stored = true
-                logger.info("session \(summary.sessionID) finished on \(machine.name): \(summary.duration) s, queued for upload")
-            } catch {
-                logger.error("session \(summary.sessionID) on \(machine.name) could not be stored (its checkpoint is kept): \(error)")
-                if let series { await checkpoints?.keep(series) }
+            if let checkpoints {
+                // Stored now, or held in memory and stored as soon as the store takes writes.
+                stored = await checkpoints.finish(summary, machine: machine, series: series)
+            } else {
+                do {
+                    try await store.enqueue(summary, machineAddress: machine.address, series: series)
+                    stored = true
+                    logger.info("session \(summary.sessionID) finished on \(machine.name): \(summary.duration) s, queued for upload")
+                } catch {
+                    logger.error("session \(summary.sessionID) on \(machine.name) could not be stored (its checkpoint is kept): \(error)")
+                }
             }
         case .dropped(_, let reason, let summary):
             await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)

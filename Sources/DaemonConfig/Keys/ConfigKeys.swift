@@ -70,6 +70,10 @@ enum ConfigKeys {
         ConfigKey(
             "state", "directory", "path", "Where the database lives; when the file leaves it out, systemd's $STATE_DIRECTORY replaces the default.",
             \.state.directory, read: { v throws(ValueProblem) in try checked(v, StringRules.absolutePath) }, render: TOMLLiteral.string),
+        ConfigKey(
+            "state", "low_space_warning_mib", "integer",
+            "Warn (status, STATUS=, the journal, MQTT) when the state directory's file system has less than this many MiB free; 0: never.",
+            \.state.lowSpaceWarningMiB, read: { v throws(ValueProblem) in try v.integer(in: 0...1_048_576) }, render: { String($0) }),
     ]
 
     private static let sockets: [ConfigKey] =

@@ -84,7 +84,8 @@ package struct Doctor: Sendable {
                 hint: "see which process holds it: fuser -v \(settings.stateDirectory)/\(GatewayStore.fileName)"),
              CheckResult.skipped(id: LoginCheck.id, title: LoginCheck.title, because: "the database did not open"), [String]())
         }) {
-            let (database, store) = await DatabaseCheck(directory: settings.stateDirectory, clock: clock).run()
+            let (database, store) = await DatabaseCheck(
+                directory: settings.stateDirectory, clock: clock, lowSpaceBytes: Int64(settings.config.state.lowSpaceWarningMiB) << 20).run()
             guard let store else {
                 return (database, CheckResult.skipped(id: LoginCheck.id, title: LoginCheck.title, because: "no usable database (see database)"), [String]())
             }

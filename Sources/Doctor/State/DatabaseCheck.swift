@@ -3,8 +3,9 @@ import Foundation
 import Store
 import Workout
 
-/// Check 5b: the database: opens as the daemon opens it (a corrupt or newer file is refused
-/// with the store's own line), passes SQLite's integrity check, and how the queue stands.
+/// Check 5b: the database: opens as the daemon opens it (a damaged, unwritable or newer file
+/// gets the store's own line), passes SQLite's integrity check, how the queue stands, the free
+/// space of its file system, and any damaged database moved aside and not salvaged yet.
 ///
 /// It never creates a database: a missing file is reported, not made, so running the doctor
 /// as root on a fresh box leaves no root-owned file for the daemon to trip over.
@@ -16,6 +17,8 @@ struct DatabaseCheck: Sendable {
 
     var directory: String
     var clock: WallClock
+    /// `state.low_space_warning_mib` in bytes; 0: never warn.
+    var lowSpaceBytes: Int64 = 0
 
     var path: String { (directory as NSString).appendingPathComponent(GatewayStore.fileName) }
 
@@ -29,12 +32,25 @@ struct DatabaseCheck: Sendable {
                 hint: "the daemon creates it at first start; `ftms-bridge login` does too", data: data), nil)
         }
         data["exists"] = true
+        let free = FileSystemSpace.available(at: directory)
+        data["free_bytes"] = .optional(free.map { Int($0) })
+        let damaged = DamagedFiles.list(in: directory)
+        data["damaged_files"] = .array(damaged.map { .string($0.path) })
         let store: GatewayStore
         do {
             store = try GatewayStore(directory: directory, clock: clock)
         } catch {
             data["error"] = .string("\(error)")
-            return (failed("\(error)", hint: "the daemon will refuse to start: restore the file from a backup, or move it aside to start empty", data), nil)
+            let hint: String
+            switch error as? StoreError {
+            case .damaged:
+                hint = "the daemon moves it aside (renamed with the time) and starts on a fresh store at its next start; then `ftms-bridge salvage` queues its readable sessions"
+            case .inaccessible:
+                hint = "the file is not damaged: fix what this names and start the daemon again; do not move the file aside (that would lose the queue)"
+            default:
+                hint = "the daemon will refuse to start until this is fixed"
+            }
+            return (failed("\(error)", hint: hint, data), nil)
         }
         do {
             let integrity = try await store.integrityCheck()
@@ -50,7 +66,8 @@ struct DatabaseCheck: Sendable {
             guard integrity == ["ok"] else {
                 return (failed(
                     "\(path) fails SQLite's integrity check: \(integrity.prefix(3).joined(separator: "; "))",
-                    hint: "stop the daemon, restore the file from a backup, or move it aside to start empty", data), store)
+                    hint: "damaged: stop the daemon, rename the file (and its -wal) to \(GatewayStore.fileName).damaged-<time>, start the daemon (a fresh store), then run `ftms-bridge salvage`",
+                    data), store)
             }
             let age = oldest.map { max(0, (clock.now().millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
             data["oldest_pending_started_at"] = .optional(oldest?.iso8601)
@@ -58,6 +75,17 @@ struct DatabaseCheck: Sendable {
             let queue = "\(counts.pending) pending" + (age.map { " (oldest \(Self.ageText($0)) old)" } ?? "")
                 + ", \(counts.uploaded) uploaded, \(counts.dead) dead"
             let detail = "\(path): integrity ok, \(migrations.count) migration\(migrations.count == 1 ? "" : "s") applied; \(queue)"
+            if let file = damaged.first {
+                return (CheckResult(
+                    id: Self.id, title: Self.title, status: .warning,
+                    detail: "\(detail); a damaged database was moved aside\(file.movedAt.map { " at \($0.iso8601)" } ?? ""): \(file.path)",
+                    hint: "run `ftms-bridge salvage` to queue its readable sessions (it renames the file .salvaged- afterwards)", data: data), store)
+            }
+            if lowSpaceBytes > 0, let free, free < lowSpaceBytes {
+                return (CheckResult(
+                    id: Self.id, title: Self.title, status: .warning, detail: "\(detail); \(ByteText.of(free)) free on its file system",
+                    hint: "under state.low_space_warning_mib: make room (journald, old logs) before the store cannot write", data: data), store)
+            }
             if counts.dead > 0 {
                 return (CheckResult(
                     id: Self.id, title: Self.title, status: .warning, detail: detail,

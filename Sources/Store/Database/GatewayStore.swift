@@ -1,5 +1,6 @@
 import ProcessOutput
 import GRDB
+import Synchronization
 import Workout
 import Foundation
 
@@ -33,6 +34,8 @@ public final class GatewayStore: Sendable {
     public static let pageCacheKiB = 512
 
     public let path: String
+    /// The state directory holding ``path``.
+    public let directory: String
     /// The UUID this gateway presents as `device_id`: made on first open, kept forever (also
     /// across logout, so the backend's binding recognises the gateway when it logs in again).
     public let deviceID: String
@@ -40,12 +43,28 @@ public final class GatewayStore: Sendable {
     let clock: WallClock
     /// How many uploaded sessions keep their plot series (``defaultSeriesRetention``).
     let seriesRetention: Int
+    /// The room kept for finished sessions on a full disk (the daemon's store only).
+    let reserve: StoreReserve?
+    let healthState: Mutex<HealthState>
 
     /// Opens (creating if needed) the database in `directory`, migrating it to this build's
-    /// schema. Throws ``StoreError/unreadable(path:reason:)`` for a file that is corrupt or
-    /// not a database, and ``StoreError/newerSchema(path:migration:)`` for one from a newer
-    /// build: the caller must refuse to start, never carry on with an empty store.
-    public init(directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention) throws {
+    /// schema. Throws ``StoreError/damaged(path:reason:)`` for a file that is corrupt or not a
+    /// database, ``StoreError/inaccessible(path:reason:)`` for one this process cannot open for
+    /// writing (a read-only file system, permissions: the file is not known to be damaged), and
+    /// ``StoreError/newerSchema(path:migration:)`` for one from a newer build: never an empty
+    /// store in place of the file (the daemon moves only a damaged one aside:
+    /// ``openMovingDamagedAside(directory:clock:seriesRetention:reserve:)``).
+    ///
+    /// `reserve`: the ballast the daemon keeps for a full disk (``StoreReserve``), made here.
+    public convenience init(
+        directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention,
+        reserve: StoreReserve? = nil
+    ) throws {
+        try self.init(directory: directory, clock: clock, seriesRetention: seriesRetention, reserve: reserve, identity: StoreIdentity())
+    }
+
+    /// `identity`: the device id and login a fresh database takes over from a damaged one.
+    init(directory: String, clock: WallClock, seriesRetention: Int, reserve: StoreReserve?, identity: StoreIdentity) throws {
         let path = try Self.prepareFile(in: directory)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -53,18 +72,22 @@ public final class GatewayStore: Sendable {
         // Not `configuration.journalMode = .wal`: GRDB then sets `synchronous = NORMAL`.
         configuration.prepareDatabase { db in
             guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
-                throw StoreError.unreadable(path: path, reason: "cannot switch to WAL mode")
+                throw StoreError.inaccessible(path: path, reason: FileAccess.writeProblem(path: path) ?? "SQLite cannot switch it to WAL mode")
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA cache_size = -\(GatewayStore.pageCacheKiB)")
         }
         (database, deviceID) = try Self.opening(path) {
             let database = try DatabaseQueue(path: path, configuration: configuration)
-            return (database, try Self.prepareSchema(database, path: path, now: clock.now()))
+            return (database, try Self.prepareSchema(database, path: path, now: clock.now(), identity: identity))
         }
         self.path = path
+        self.directory = directory
         self.clock = clock
         self.seriesRetention = seriesRetention
+        self.reserve = reserve
+        let held = reserve?.make()
+        healthState = Mutex(HealthState(health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none)))
         try Self.restrictMode(of: path)
     }
 
@@ -93,18 +116,21 @@ public final class GatewayStore: Sendable {
             return (database, deviceID)
         }
         self.path = path
+        self.directory = directory
         self.clock = clock
         seriesRetention = Self.defaultSeriesRetention
+        reserve = nil
+        healthState = Mutex(HealthState(health: StoreHealth()))
     }
 
     /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
-    /// (made here the first time).
-    private static func prepareSchema(_ database: DatabaseQueue, path: String, now: UTCTime) throws -> String {
+    /// (made here the first time, or taken over from a damaged database with its login).
+    private static func prepareSchema(_ database: DatabaseQueue, path: String, now: UTCTime, identity: StoreIdentity) throws -> String {
         let migrator = StoreSchema.migrator
         try database.read { db in
             let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
             guard problems == ["ok"] else {
-                throw StoreError.unreadable(path: path, reason: Self.oneLine(problems.joined(separator: " ")))
+                throw StoreError.damaged(path: path, reason: Self.oneLine(problems.joined(separator: " ")))
             }
             _ = try appliedKnownMigrations(db, path: path)
         }
@@ -112,23 +138,47 @@ public final class GatewayStore: Sendable {
         return try database.write { db in
             try db.execute(
                 sql: "INSERT INTO device (singleton, device_id, created_at) SELECT 1, ?, ? WHERE NOT EXISTS (SELECT 1 FROM device)",
-                arguments: [UUID().uuidString.lowercased(), now.millisecondsSince1970])
+                arguments: [identity.deviceID ?? UUID().uuidString.lowercased(), now.millisecondsSince1970])
+            // A login row that does not fit is left out: the fresh store then asks for a login.
+            if let account = identity.account { try? Self.insertAccount(account, db) }
             guard let id = try String.fetchOne(db, sql: "SELECT device_id FROM device") else {
-                throw StoreError.unreadable(path: path, reason: "no device id row")
+                throw StoreError.damaged(path: path, reason: "it has no device id row")
             }
             return id
         }
     }
 
-    /// Runs the opening of the file at `path`, turning SQLite's errors into
-    /// ``StoreError/unreadable(path:reason:)`` (ours pass as they are).
+    /// The login row of a damaged database, column by column as far as this schema has them.
+    private static func insertAccount(_ row: [String: DatabaseValue], _ db: Database) throws {
+        let known = Set(try db.columns(in: "account").map(\.name))
+        var values = row.filter { known.contains($0.key) && $0.key != "singleton" }
+        guard values["updated_at"].map({ !$0.isNull }) == true else { return }
+        values["singleton"] = 1.databaseValue
+        let names = values.keys.sorted()
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO account (\(names.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: names.count)))",
+            arguments: StatementArguments(names.map { values[$0] ?? .null }))
+    }
+
+    /// Runs the opening of the file at `path`, turning SQLite's errors into the store's: a
+    /// corrupt file or one that is not a database is damaged, one this process may not write is
+    /// inaccessible (with the file system's reason), anything else is unreadable. Ours pass as
+    /// they are.
     private static func opening(_ path: String, _ body: () throws -> (DatabaseQueue, String)) throws -> (DatabaseQueue, String) {
         do {
             return try body()
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.unreadable(path: path, reason: oneLine(error))
+            let failure = WriteFailure(error)
+            switch failure.cause {
+            case .damaged:
+                throw StoreError.damaged(path: path, reason: failure.detail)
+            case .readOnly, .noAccess, .full:
+                throw StoreError.inaccessible(path: path, reason: FileAccess.writeProblem(path: path) ?? failure.description)
+            case .ioError, .busy, .other:
+                throw StoreError.unreadable(path: path, reason: failure.description)
+            }
         }
     }
 
@@ -161,7 +211,8 @@ public final class GatewayStore: Sendable {
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError.unreadable(path: path, reason: errnoText(errno))
+            let code = errno
+            throw StoreError.inaccessible(path: path, reason: FileAccess.writeProblem(path: path) ?? FileAccess.errnoLine(code))
         }
         Glibc.close(descriptor)
         return path
@@ -171,17 +222,8 @@ public final class GatewayStore: Sendable {
     private static func restrictMode(of path: String) throws {
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             guard chmod(file, 0o600) == 0 else {
-                throw StoreError.unreadable(path: file, reason: "cannot set mode 0600: \(errnoText(errno))")
+                throw StoreError.inaccessible(path: file, reason: "cannot set mode 0600: \(FileAccess.errnoLine(errno))")
             }
-        }
-    }
-
-    /// Runs `updates` in one write transaction, mapping SQLite's errors to one line.
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await database.write(updates)
-        } catch let error as DatabaseError {
-            throw StoreError.database(Self.oneLine(error))
         }
     }
 
@@ -203,12 +245,12 @@ public final class GatewayStore: Sendable {
         }
     }
 
-    private static func oneLine(_ error: DatabaseError) -> String {
+    static func oneLine(_ error: DatabaseError) -> String {
         oneLine(error.message ?? "\(error.resultCode)")
     }
 
     /// SQLite's integrity messages span lines; an operator's error is one.
-    private static func oneLine(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
     }
 

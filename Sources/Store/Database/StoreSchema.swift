@@ -16,6 +16,9 @@ enum StoreSchema {
         migrator.registerMigration("v2-session-series") { db in
             try db.execute(sql: version2)
         }
+        migrator.registerMigration("v3-checkpoints-by-session") { db in
+            try db.execute(sql: version3)
+        }
         return migrator
     }
 
@@ -99,5 +102,23 @@ enum StoreSchema {
             points TEXT NOT NULL,
             PRIMARY KEY (session_id, chunk)
         ) WITHOUT ROWID;
+        """
+
+    /// Checkpoints keyed by session instead of by machine: a finished session the store could
+    /// not take keeps its checkpoint while the machine rides its next one (docs/sync.md). The
+    /// rows move as they are; the index serves a machine's newest checkpoint.
+    private static let version3 = """
+        CREATE TABLE checkpoints_by_session (
+            session_id TEXT PRIMARY KEY NOT NULL,
+            machine_address TEXT NOT NULL,
+            snapshot TEXT NOT NULL,
+            saved_at INTEGER NOT NULL
+        );
+        INSERT INTO checkpoints_by_session (session_id, machine_address, snapshot, saved_at)
+            SELECT session_id, machine_address, snapshot, saved_at FROM checkpoints WHERE true
+            ON CONFLICT (session_id) DO NOTHING;
+        DROP TABLE checkpoints;
+        ALTER TABLE checkpoints_by_session RENAME TO checkpoints;
+        CREATE INDEX checkpoints_by_machine ON checkpoints (machine_address, saved_at);
         """
 }

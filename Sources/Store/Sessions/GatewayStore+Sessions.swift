@@ -224,7 +224,7 @@ extension GatewayStore {
         try await read { db in try String.fetchOne(db, sql: "SELECT summary FROM sessions WHERE session_id = ?", arguments: [id]) }
     }
 
-    private static func insert(_ record: SessionRecord, origin: String, status: UploadStatus, now: UTCTime, _ db: Database) throws -> Bool {
+    static func insert(_ record: SessionRecord, origin: String, status: UploadStatus, now: UTCTime, _ db: Database) throws -> Bool {
         try db.cachedStatement(
             sql: """
                 INSERT INTO sessions (session_id, started_at, ended_at, duration, total_energy, total_distance, summary,

@@ -32,6 +32,10 @@ package final class DaemonMetrics: Sendable {
     private let tokenRefreshes: LabelledCounters
     private let controlCommands: LabelPairCounters
     private let socketReaders: Gauge
+    private let storeWritable: Gauge
+    private let storeFreeBytes: Gauge
+    private let storeHeldSessions: Gauge
+    private let storeDamagedFiles: Gauge
     private let socketMessagesDropped: Counter
     private let socketReadersDisconnected: Counter
     /// The metrics socket's own totals at the last ``observeMetricsSocket(readers:messagesDropped:readersDisconnected:)``.
@@ -58,6 +62,13 @@ package final class DaemonMetrics: Sendable {
         uploadSessions = LabelledCounters(r, "upload_sessions", "Sessions sent to the backend, by what became of each.", .uploadSession)
         tokenRefreshes = LabelledCounters(r, "token_refreshes", "Access token refreshes, by result.", .refresh)
         controlCommands = LabelPairCounters(r, "control_commands", "Control socket commands, by command and result.", .command, .commandResult)
+        storeWritable = r.makeGauge(descriptor: Self.name(
+            "store_writable", "", "1 while the state database takes writes; 0 while it refuses them (disk full, read-only, I/O error)."))
+        storeFreeBytes = r.makeGauge(descriptor: Self.name("store_free", "bytes", "Free space on the state directory's file system."))
+        storeHeldSessions = r.makeGauge(descriptor: Self.name(
+            "store_held_sessions", "", "Finished sessions the store refused, held in memory until it takes writes again."))
+        storeDamagedFiles = r.makeGauge(descriptor: Self.name(
+            "store_damaged_files", "", "Damaged state databases moved aside and not salvaged yet (ftms-bridge salvage)."))
         socketReaders = r.makeGauge(descriptor: Self.name("metrics_socket_readers", "", "Readers connected to the metrics socket now."))
         socketMessagesDropped = r.makeCounter(descriptor: Self.name(
             "metrics_socket_messages_dropped", "total", "Sample messages not written to a slow metrics-socket reader."))
@@ -130,6 +141,16 @@ package final class DaemonMetrics: Sendable {
 
     /// `result`: `success`, `login_required` (the refresh token was refused) or `failed`.
     package func tokenRefreshed(result: String) { tokenRefreshes.increment(result) }
+
+    // MARK: Store
+
+    /// The store as ``StoreWatch`` reads it each watchdog round and at each change.
+    package func observeStore(writable: Bool, freeBytes: Int64?, heldSessions: Int, damagedFiles: Int) {
+        storeWritable.set(Int64(writable ? 1 : 0))
+        if let freeBytes { storeFreeBytes.set(max(0, freeBytes)) }
+        storeHeldSessions.set(Int64(max(0, heldSessions)))
+        storeDamagedFiles.set(Int64(max(0, damagedFiles)))
+    }
 
     // MARK: Sockets
 

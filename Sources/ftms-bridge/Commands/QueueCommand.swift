@@ -5,7 +5,8 @@ import Foundation
 import Store
 import Workout
 
-/// `ftms-bridge queue [--retry-dead]`: the stored sessions and their upload states;
+/// `ftms-bridge queue [--retry-dead]`: the stored sessions and their upload states, and the
+/// open sessions checkpointed (a stopped daemon's, resumed or closed at its next start);
 /// `queue --plot ID out.svg` draws one session from its stored series.
 struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,17 +66,26 @@ struct QueueCommand: AsyncParsableCommand {
                 for session in sessions { printLine(Self.json(session)) }
                 return
             }
-            guard !sessions.isEmpty else {
+            // Open sessions are in no upload state yet: listed when no --status narrows the list.
+            let open = status == nil ? try await store.loadAll() : []
+            guard !sessions.isEmpty || !open.isEmpty else {
                 printLine("no sessions")
                 return
             }
-            let table = renderTable([["SESSION", "STARTED", "DURATION", "STATUS", "RETRIES", "LAST ERROR"]] + sessions.map { session in
+            let rows = sessions.map { session in
                 [
                     session.sessionID, session.startedAt.iso8601, ReplayTable.clock(session.duration),
                     session.status.rawValue + (session.downloaded ? " (downloaded)" : ""), String(session.retryCount),
                     session.lastError ?? "",
                 ]
-            })
+            } + open.map { snapshot in
+                let duration = SessionEngine.closing(snapshot)?.summary?.duration
+                return [
+                    snapshot.sessionID, snapshot.startedAt.iso8601, duration.map(ReplayTable.clock) ?? "",
+                    "open (\(snapshot.machine.name), checkpointed \(snapshot.savedAt.iso8601))", "", "",
+                ]
+            }
+            let table = renderTable([["SESSION", "STARTED", "DURATION", "STATUS", "RETRIES", "LAST ERROR"]] + rows)
             // Rows without an error would end in the padding of the column before it.
             print(table.replacingOccurrences(of: " +(\n|$)", with: "$1", options: .regularExpression))
         }

@@ -32,11 +32,16 @@ struct StatusCommand: AsyncParsableCommand {
             let counts = try await store.counts()
             let upload = try await store.lastUpload()
             let stats = try await store.storedStats()
+            // Checkpointed open sessions are not uploaded either: the package's purge keeps the
+            // state directory while any session is pending, dead or open (docs/systemd.md).
+            let open = try await store.loadAll()
+            let free = FileSystemSpace.available(at: store.directory)
+            let damaged = DamagedFiles.list(in: store.directory)
             if json {
-                // Checkpointed open sessions are not uploaded either: the package's purge keeps the
-                // state directory while any session is pending, dead or open (docs/systemd.md).
-                let open = try await store.loadAll().count
-                printLine(Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats, open: open))
+                var object = Self.json(store: store, account: account, counts: counts, upload: upload, stats: stats, open: open.count)
+                object["free_bytes"] = free.map { .integer($0) }
+                object["damaged_files"] = .array(damaged.map { .string($0.path) })
+                printLine(jsonLine(object))
                 return
             }
             let login: String
@@ -53,14 +58,22 @@ struct StatusCommand: AsyncParsableCommand {
             let statsLine: String = stats.map { stored in
                 StatsText.line(stored.stats) + (stored.source == .server ? " (from the backend)" : " (the gateway's)")
             } ?? "none yet"
-            let rows: [(String, String)] = [
+            var rows: [(String, String)] = [
                 ("device id", store.deviceID),
                 ("login", login),
-                ("sessions", "\(counts.pending) pending, \(counts.uploaded) uploaded, \(counts.dead) dead"),
+                ("sessions", "\(counts.pending) pending, \(counts.uploaded) uploaded, \(counts.dead) dead, \(open.count) open"),
+            ]
+            for snapshot in open {
+                rows.append(("  open", Self.openLine(snapshot)))
+            }
+            rows += [
                 ("last upload", lastUpload),
                 ("stats", statsLine),
-                ("database", store.path),
+                ("database", store.path + (free.map { " (\(ByteText.of($0)) free)" } ?? "")),
             ]
+            for file in damaged {
+                rows.append(("damaged", Self.damagedLine(file.path, movedAt: file.movedAt?.iso8601)))
+            }
             print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
         }
     }
@@ -88,6 +101,16 @@ struct StatusCommand: AsyncParsableCommand {
         ]
         if let last = status["last_upload"], last.isObject {
             rows.append(("last upload", "\(last["at"]?.string ?? "?") \(last["succeeded"]?.bool ?? false ? "ok" : "incomplete"): \(last["result"]?.string ?? "")"))
+        }
+        if let store = status["store"], store.isObject {
+            rows.append(("store", Self.storeLine(store)))
+            if let moved = store["moved_aside"], moved.isObject {
+                rows.append(("damaged", Self.damagedLine(moved["path"]?.string ?? "?", movedAt: moved["at"]?.string)))
+            } else {
+                for path in store["damaged_files"]?.array ?? [] {
+                    rows.append(("damaged", Self.damagedLine(path.string ?? "?", movedAt: nil)))
+                }
+            }
         }
         rows.append(("metrics readers", "\(count(status["metrics_readers"]))"))
         if let mqtt = status["mqtt"], mqtt.isObject {
@@ -118,7 +141,36 @@ struct StatusCommand: AsyncParsableCommand {
         return line
     }
 
-    static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?, open: Int) -> String {
+    /// `writable, 1.2 GiB free`, or `CANNOT WRITE since …: the file system is full (…); 1 finished
+    /// session held in memory; 0 B free`.
+    static func storeLine(_ store: JSONValue) -> String {
+        let free = store["free_bytes"]?.integer.map { ByteText.of($0) + " free" }
+        var parts: [String] = []
+        if store["writable"]?.bool ?? true {
+            parts.append("writable")
+        } else {
+            let since = store["failing_since"]?.string.map { " since \($0)" } ?? ""
+            parts.append("CANNOT WRITE\(since): \(store["error"]?.string ?? store["cause"]?.string ?? "refused")")
+        }
+        if let held = store["held_sessions"]?.integer, held > 0 {
+            parts.append("\(held) finished session\(held == 1 ? "" : "s") held in memory, written when it can")
+        }
+        if let free { parts.append(free + (store["low_space"]?.bool == true ? " (LOW)" : "")) }
+        if store["reserve"]?.string == "released" { parts.append("reserve given back for finished sessions") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// A damaged database moved aside, and what to do with it.
+    static func damagedLine(_ path: String, movedAt: String?) -> String {
+        "\(path)\(movedAt.map { " (moved aside \($0))" } ?? ""): run `ftms-bridge salvage` to queue its sessions"
+    }
+
+    /// A checkpointed open session, as the standalone status and `queue` show it.
+    static func openLine(_ snapshot: SessionSnapshot) -> String {
+        "session \(snapshot.sessionID) on \(snapshot.machine.name), started \(snapshot.startedAt.iso8601), checkpointed \(snapshot.savedAt.iso8601): the daemon resumes or closes it when it starts"
+    }
+
+    static func json(store: GatewayStore, account: AccountState, counts: QueueCounts, upload: UploadLogEntry?, stats: StoredStats?, open: Int) -> [String: JSONValue] {
         var object: [String: JSONValue] = [
             "device_id": .string(store.deviceID),
             "logged_in": .bool(account.loggedIn),
@@ -135,6 +187,6 @@ struct StatusCommand: AsyncParsableCommand {
             object["stats"] = (try? JSONReader.read(stats.stats.jsonString)) ?? .object(JSONObject())
             object["stats_source"] = .string(stats.source.rawValue)
         }
-        return jsonLine(object)
+        return object
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+public import Workout
+
+/// What `ftms-bridge salvage` did with one damaged file.
+public struct SalvageReport: Sendable, Hashable {
+    /// The file read, as it was named when read.
+    public var path: String
+    /// Sessions read out of it, open ones closed included.
+    public var sessionsRead = 0
+    /// New in the queue as pending: they go up with the next upload.
+    public var queuedPending = 0
+    /// New in the queue as uploaded (the damaged store had them so): kept for the stats.
+    public var queuedUploaded = 0
+    /// Already in the queue: left as they are (the session id keeps each once).
+    public var alreadyQueued = 0
+    /// Open sessions' checkpoints closed as finished sessions (counted in ``sessionsRead``).
+    public var openSessionsClosed = 0
+    /// Row ids on pages that could not be read.
+    public var skippedRows: Int64 = 0
+    /// Rows read that held no session.
+    public var malformedRows = 0
+    /// Its header was damaged and rebuilt in the scratch copy read.
+    public var headerRebuilt = false
+}
+
+extension GatewayStore {
+    /// Reads every readable session out of the damaged database at `path` into this store's
+    /// queue (``DamagedStoreReader``): pending and dead-letter sessions as pending, uploaded
+    /// ones as uploaded, open sessions' checkpoints closed as finished sessions (pending). A
+    /// session already in the queue is left as it is, so salvaging twice, or a session also
+    /// uploaded from elsewhere, is still one session at the backend.
+    public func salvage(from path: String, rules: SessionRules = SessionRules()) async throws -> SalvageReport {
+        guard (path as NSString).standardizingPath != (self.path as NSString).standardizingPath else {
+            throw StoreError.unreadable(path: path, reason: "this is the live database; salvage reads a damaged one moved aside")
+        }
+        let contents = try DamagedStoreReader(path: path).read()
+        var report = SalvageReport(path: path)
+        report.skippedRows = contents.skippedRows
+        report.malformedRows = contents.malformedRows
+        report.headerRebuilt = contents.headerRebuilt
+        var sessions = contents.sessions
+        for snapshot in contents.checkpoints {
+            guard case .finished(_, let summary) = SessionEngine.closing(snapshot, rules: rules) else { continue }
+            sessions.append(SalvagedSession(record: SessionRecord(summary), uploaded: false, origin: "gateway"))
+            report.openSessionsClosed += 1
+        }
+        report.sessionsRead = sessions.count
+        let (pending, uploaded, held) = try await importSalvaged(sessions)
+        report.queuedPending = pending
+        report.queuedUploaded = uploaded
+        report.alreadyQueued = held
+        return report
+    }
+
+    /// Stores salvaged sessions in one transaction; a session id already here is left alone.
+    public func importSalvaged(_ sessions: [SalvagedSession]) async throws -> (pending: Int, uploaded: Int, alreadyHeld: Int) {
+        let now = clock.now()
+        return try await write { db in
+            var pending = 0
+            var uploaded = 0
+            var held = 0
+            for session in sessions {
+                let status: UploadStatus = session.uploaded ? .uploaded : .pending
+                if try Self.insert(session.record, origin: session.origin, status: status, now: now, db) {
+                    if session.uploaded { uploaded += 1 } else { pending += 1 }
+                } else {
+                    held += 1
+                }
+            }
+            return (pending, uploaded, held)
+        }
+    }
+}
