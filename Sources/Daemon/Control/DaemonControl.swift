@@ -113,10 +113,11 @@ package actor DaemonControl {
         }
     }
 
-    /// Wakes the uploader now; the answer is the queue as it stands.
+    /// Starts an upload now, ending any wait (a backoff, or the backend's `Retry-After`); the
+    /// answer is the queue as it stands.
     package func uploadNow() async -> ControlOutcome {
         guard let scheduler else { return .failed(code: "no_backend", message: "no backend is configured ([backend] url)") }
-        await scheduler.sessionFinished()
+        await scheduler.uploadNow()
         do {
             let counts = try await store.counts()
             return .ok(json: try Self.json(["triggered": 1, "pending": counts.pending]))

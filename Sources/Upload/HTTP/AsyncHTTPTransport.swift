@@ -57,7 +57,7 @@ package struct AsyncHTTPTransport: HTTPTransport {
             var body = try await response.body.collect(upTo: maximumBody)
             return BackendReply(
                 status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
-                body: body.readBytes(length: body.readableBytes) ?? [])
+                date: response.headers.first(name: "Date"), body: body.readBytes(length: body.readableBytes) ?? [])
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
