@@ -21,11 +21,17 @@ package actor DaemonControl {
     let started: ContinuousClock.Instant
     let clock: WallClock
     let metrics: DaemonMetrics?
+    /// The system's wall clock as the daemon judges it, and how long sessions wait for it.
+    let wallClock: SystemWallClock?
+    let clockSyncWait: Duration
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
-        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil
+        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
+        wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero
     ) {
+        self.wallClock = wallClock
+        self.clockSyncWait = clockSyncWait
         self.metrics = metrics
         self.fleet = fleet
         self.store = store
@@ -72,7 +78,18 @@ package actor DaemonControl {
                 oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
             account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
             lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
-            metricsReaders: readers, mqtt: broker)
+            metricsReaders: readers, mqtt: broker, clock: try await wallClockStatus())
+    }
+
+    private func wallClockStatus() async throws -> DaemonStatus.WallClock? {
+        guard let wallClock else { return nil }
+        let judge = wallClock.judge()
+        let undated = try await store.undatedSessions()
+        let boottime = judge.last?.boottime ?? .zero
+        return DaemonStatus.WallClock(
+            trusted: judge.isTrusted, state: judge.explanation, now: judge.last?.wall.iso8601 ?? "?",
+            sessionsWaiting: undated.waiting, sessionsEstimated: undated.estimated,
+            waitSeconds: Int(clockSyncWait.components.seconds), waitLeftSeconds: Int(max(.zero, clockSyncWait - boottime).components.seconds))
     }
 
     package func machines() async -> ControlOutcome {

@@ -26,6 +26,7 @@ struct StatusProbe: Sendable {
         var line = "\(ready) of \(status.machines.count) machines ready, \(riding) sessions open, \(status.queue.pending) pending uploads"
         if !status.bus.connected { line += "; system bus: \(status.bus.error ?? "connecting")" }
         if !status.account.loggedIn, backendConfigured { line += "; login required" }
+        if let clock = status.clock, clock.sessionsWaiting > 0 { line += "; \(clock.sessionsWaiting) sessions wait for a true date" }
         if let mqtt {
             let broker = mqtt.client.status
             mqttMetrics?.observe(queued: broker.queued, delivered: broker.delivered, dropped: broker.dropped)

@@ -86,6 +86,9 @@ struct StatusCommand: AsyncParsableCommand {
             ("system bus", bus?["connected"]?.bool ?? false ? "connected" : "not connected: \(bus?["error"]?.string ?? "connecting")"),
             ("sessions", "\(count(queue?["pending"])) pending, \(count(queue?["uploaded"])) uploaded, \(count(queue?["dead"])) dead\(age)"),
         ]
+        if let clock = status["clock"], clock.isObject {
+            rows.append(("wall clock", Self.clockLine(clock)))
+        }
         if let last = status["last_upload"], last.isObject {
             rows.append(("last upload", "\(last["at"]?.string ?? "?") \(last["succeeded"]?.bool ?? false ? "ok" : "incomplete"): \(last["result"]?.string ?? "")"))
         }
@@ -106,6 +109,21 @@ struct StatusCommand: AsyncParsableCommand {
             rows.append(("  \(machine["name"]?.string ?? "?")", line))
         }
         print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
+    }
+
+    /// `synchronised (2026-11-21T08:00:00Z)`, or why sessions are not dated by it and what waits
+    /// (contract §5).
+    static func clockLine(_ clock: JSONValue) -> String {
+        var line = "\(clock["state"]?.string ?? "?") (\(clock["now"]?.string ?? "?"))"
+        let waiting = clock["sessions_waiting"]?.integer ?? 0
+        let estimated = clock["sessions_estimated"]?.integer ?? 0
+        let left = clock["wait_left_s"]?.integer ?? 0
+        if waiting > 0 {
+            line += "; \(waiting) finished session(s) wait for a true date"
+            line += left > 0 ? ", at most \(left) s more (clock_sync_wait \(clock["wait_s"]?.integer ?? 0) s after boot)" : ""
+        }
+        if estimated > 0 { line += "; \(estimated) pending with estimated dates" }
+        return line
     }
 
     /// `connected to mqtt://broker:1883, 1520 delivered, 0 queued, 0 dropped`, or why not.
