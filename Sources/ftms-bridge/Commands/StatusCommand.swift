@@ -118,10 +118,12 @@ struct StatusCommand: AsyncParsableCommand {
         let waiting = clock["sessions_waiting"]?.integer ?? 0
         let estimated = clock["sessions_estimated"]?.integer ?? 0
         let left = clock["wait_left_s"]?.integer ?? 0
-        if waiting > 0 {
-            line += "; \(waiting) finished session(s) wait for a true date"
-            line += left > 0 ? ", at most \(left) s more (clock_sync_wait \(clock["wait_s"]?.integer ?? 0) s after boot)" : ""
+        let wait = clock["wait_s"]?.integer ?? 0
+        if clock["trusted"]?.bool != true || waiting > 0 {
+            line += "; finished sessions wait for a true date until \(wait) s after boot (clock_sync_wait)"
+            line += left > 0 ? ", \(left) s more" : ", over: then they go up with this clock's dates, marked unsynchronised"
         }
+        if waiting > 0 { line += "; \(waiting) waiting" }
         if estimated > 0 { line += "; \(estimated) pending with estimated dates" }
         return line
     }
