@@ -13,6 +13,10 @@ import Workout
 /// checked by its deadline, never by how long a test took.
 @Suite("Retry-After")
 struct RetryAfterTests {
+    /// One generous wait for what the scheduler's task does between deadlines: with every suite
+    /// running on a loaded 2-core machine, the cooperative threads can be busy for a minute.
+    static let patience = Duration.seconds(180)
+
     /// Counts the scheduler's runs.
     final class RunCount: Sendable {
         private let count = Mutex(0)
@@ -49,19 +53,19 @@ struct RetryAfterTests {
         }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait") { runs.value == 1 && timeline.nextDeadline != nil }
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
         #expect(try #require(timeline.nextDeadline) >= .seconds(30), "retried after \(timeline.nextDeadline ?? .zero)")
         #expect(try await gateway.store.counts() == QueueCounts(pending: 1))
 
         timeline.advance(.seconds(25))
         let sleeps = timeline.sleeps
         await scheduler.sessionFinished()
-        try await waitUntil("the wait taken up again after the trigger") { timeline.sleeps > sleeps && timeline.nextDeadline != nil }
+        try await waitUntil("the wait taken up again after the trigger", timeout: Self.patience) { timeline.sleeps > sleeps && timeline.nextDeadline != nil }
         #expect(runs.value == 1, "a trigger brought the retry forward")
         #expect(try #require(timeline.nextDeadline) >= .seconds(30))
 
         timeline.advance(.seconds(10))
-        try await waitUntil("the retry after 30 s") { runs.value == 2 }
+        try await waitUntil("the retry after 30 s", timeout: Self.patience) { runs.value == 2 }
         #expect(try await gateway.store.counts() == QueueCounts(uploaded: 1))
         #expect(try await backend.storedSessions().map(\.received) == [1])
     }
@@ -90,7 +94,7 @@ struct RetryAfterTests {
         let scheduler = Self.scheduler(timeline, runs: runs) { report.outcome }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait") { runs.value == 1 && timeline.nextDeadline != nil }
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
         let deadline = try #require(timeline.nextDeadline)
         #expect(deadline >= .seconds(40) && deadline <= .seconds(42), "waits \(deadline)")
     }
@@ -111,7 +115,7 @@ struct RetryAfterTests {
         let scheduler = Self.scheduler(timeline, runs: runs, policy: policy) { .retry(retryAfter: .seconds(7 * 86_400)) }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait") { runs.value == 1 && timeline.nextDeadline != nil }
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
         let deadline = try #require(timeline.nextDeadline)
         #expect(deadline >= policy.longestRetryAfter && deadline <= policy.longestRetryAfter + policy.base, "waits \(deadline)")
     }
@@ -124,9 +128,9 @@ struct RetryAfterTests {
         let scheduler = Self.scheduler(timeline, runs: runs) { runs.value == 0 ? .retry(retryAfter: .seconds(30)) : .settled }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait") { runs.value == 1 && timeline.nextDeadline != nil }
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
         await scheduler.uploadNow()
-        try await waitUntil("the run the operator asked for") { runs.value == 2 }
+        try await waitUntil("the run the operator asked for", timeout: Self.patience) { runs.value == 2 }
         #expect(timeline.now() == .zero, "no time passed")
     }
 }
