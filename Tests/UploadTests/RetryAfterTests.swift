@@ -74,7 +74,7 @@ struct RetryAfterTests {
     /// the gateway's here: read against the answer's `Date` it is 40 s, not the cap.
     @Test func anHTTPDateIsReadAgainstTheAnswersDate() async throws {
         let body = #"{"error":"maintenance"}"#
-        let server = try TransportTimeoutTests.SilentServer(greeting: [
+        let server = try CannedServer(answer: [
             "HTTP/1.1 503 Service Unavailable", "Date: Tue, 01 Jan 2030 00:00:00 GMT", "Retry-After: Tue, 01 Jan 2030 00:00:40 GMT",
             "Content-Type: application/json", "Content-Length: \(body.utf8.count)", "", body,
         ].joined(separator: "\r\n"))
@@ -84,7 +84,7 @@ struct RetryAfterTests {
         try await store.saveTokens(StoredTokens(accessToken: "access", refreshToken: "refresh", issuedAt: now, expiresAt: now.adding(seconds: 3600)))
         try await store.enqueue(TestSessions.summary(1))
         let service = SyncService(
-            store: store, client: try BackendClient(baseURL: "http://127.0.0.1:\(server.port)", timeout: .seconds(30)),
+            store: store, client: try BackendClient(baseURL: "http://127.0.0.1:\(server.port)", timeout: .seconds(120)),
             timeZone: TimeZone(identifier: "UTC") ?? .gmt)
         let report = try await service.uploader.run()
         #expect(report.outcome == .retry(retryAfter: .seconds(40)))
