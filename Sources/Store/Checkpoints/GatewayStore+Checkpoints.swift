@@ -90,8 +90,8 @@ extension GatewayStore: SessionCheckpointStore {
         } catch {
             throw StoreError.badRecord(what: "checkpoint", reason: "\(error)")
         }
-        guard snapshot.version == SessionSnapshot.currentVersion else {
-            throw StoreError.badRecord(what: "checkpoint", reason: "layout version \(snapshot.version), expected \(SessionSnapshot.currentVersion)")
+        guard SessionSnapshot.readableVersions.contains(snapshot.version) else {
+            throw StoreError.badRecord(what: "checkpoint", reason: "layout version \(snapshot.version), expected at most \(SessionSnapshot.currentVersion)")
         }
         return snapshot
     }

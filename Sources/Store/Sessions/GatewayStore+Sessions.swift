@@ -11,9 +11,18 @@ extension GatewayStore {
     ///
     /// `series`: the session's plot points not yet stored; they are appended and the session's
     /// series is bound to it in the same transaction, so a crash keeps both or neither.
+    ///
+    /// `timing`: where the session lay on its boot's monotonic clock. A session whose dates are
+    /// not true is kept `waiting`, and not uploaded, until it is dated (``dateSessions(boot:offset:)``).
     @discardableResult
-    public func enqueue(_ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil) async throws -> Bool {
-        let record = SessionRecord(summary)
+    public func enqueue(
+        _ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil, timing: SessionTiming? = nil
+    ) async throws -> Bool {
+        let record = {
+            var record = SessionRecord(summary)
+            record.timing = timing
+            return record
+        }()
         let now = clock.now()
         let chunk = try Self.encode([series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])])[0]
         return try await write { db in
@@ -88,7 +97,7 @@ extension GatewayStore {
     }
 
     /// Up to `limit` pending sessions, oldest first (`started_at`, then `session_id`),
-    /// starting after `cursor`.
+    /// starting after `cursor`; a session whose dates wait for a true clock is not among them.
     public func pendingBatch(after cursor: QueueCursor?, limit: Int) async throws -> [PendingSession] {
         try await read { db in
             if let cursor {
@@ -96,7 +105,7 @@ extension GatewayStore {
                     db.cachedStatement(
                         sql: """
                             SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
-                            WHERE upload_status = 'pending' AND (started_at, session_id) > (?, ?)
+                            WHERE upload_status = 'pending' AND dates != 'waiting' AND (started_at, session_id) > (?, ?)
                             ORDER BY started_at, session_id LIMIT ?
                             """),
                     arguments: [cursor.startedAt.millisecondsSince1970, cursor.sessionID, limit])
@@ -105,7 +114,7 @@ extension GatewayStore {
                     db.cachedStatement(
                         sql: """
                             SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
-                            WHERE upload_status = 'pending' ORDER BY started_at, session_id LIMIT ?
+                            WHERE upload_status = 'pending' AND dates != 'waiting' ORDER BY started_at, session_id LIMIT ?
                             """),
                     arguments: [limit])
             }
@@ -225,16 +234,18 @@ extension GatewayStore {
     }
 
     static func insert(_ record: SessionRecord, origin: String, status: UploadStatus, now: UTCTime, _ db: Database) throws -> Bool {
+        let waiting = record.timing.map { !$0.datesAreTrue } ?? false
         try db.cachedStatement(
             sql: """
                 INSERT INTO sessions (session_id, started_at, ended_at, duration, total_energy, total_distance, summary,
-                origin, upload_status, retry_count, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT (session_id) DO NOTHING
+                origin, upload_status, retry_count, created_at, updated_at, dates, boot_id, boot_start)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING
                 """
         ).execute(arguments: [
             record.sessionID, record.startedAt.millisecondsSince1970, record.endedAt.millisecondsSince1970,
             record.duration, record.totalEnergy, record.totalDistance, record.json, origin, status.rawValue,
-            now.millisecondsSince1970, now.millisecondsSince1970,
+            now.millisecondsSince1970, now.millisecondsSince1970, waiting ? SessionDates.waiting.rawValue : SessionDates.true.rawValue,
+            record.timing?.boot?.value, record.timing.map { SessionDates.milliseconds($0.start) },
         ])
         return db.changesCount > 0
     }
