@@ -12,7 +12,7 @@ extension SimulatorProcessTests {
     /// `--fault notify-uaf`, bluetoothd 5.66's use-after-free (docs/bluez.md "Giving acquired
     /// sockets back"): a client that disconnects the device or leaves the bus while bluetoothd
     /// still holds one of its acquired sockets crashes it; one that closes its sockets and lets
-    /// one round trip pass first does not.
+    /// one round trip pass first does not. And the link gives its sockets back so.
     @Suite("notify-uaf: 5.66's crash on a client leaving with acquired sockets")
     struct NotifyUseAfterFreeTests {
         private static let characteristic = "org.bluez.GattCharacteristic1"
@@ -98,6 +98,25 @@ extension SimulatorProcessTests {
             #expect(await rig.waitFor("NotifyAcquired=false") { $0.properties(holder.data, Self.characteristic)?["NotifyAcquired"]?.bool == false })
             // Still serving: another client connects the bike.
             _ = try await rig.connectedLink("SF-Bike-0001")
+        }
+
+        /// A link's disconnect() gives its acquired sockets back before the Disconnect, and
+        /// after it the client leaves the bus with bluetoothd whole.
+        @Test func aLinkGivesItsSocketsBackBeforeItDisconnects() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let link = try await rig.connectedLink("SF-Bike-0001")
+            #expect(await link.info?.notifyPaths[.indoorBikeData] == .acquired(mtu: 247))
+            var frames = 0
+            for await (characteristic, _) in await link.notifications() where characteristic == .indoorBikeData {
+                frames += 1
+                if frames == 5 { break }
+            }
+            await link.disconnect()
+            rig.connection.close()
+            let crash = try await rig.simulator.crash(whenLeaving: rig.connection.uniqueName)
+            #expect(crash == nil, "\(rig.simulator.log.suffix(1500))")
+            #expect(rig.simulator.log.contains("link down SF-Bike-0001: disconnected by request"))
         }
     }
 }
