@@ -21,8 +21,9 @@
 #   9. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
 #      tiles, live values, a reload complete at once, a dropped machine; screenshots in
 #      .build/dashboard-screens
-#  10. real bluetoothd 5.66 in a qemu guest (scripts/vm/test.sh): scan, control, monitor, bluetoothd
-#      restarted under the daemon, the daemon restarted and riding through interruptions
+#  10. real bluetoothd 5.66 in a qemu guest (scripts/vm/test.sh): scan, control, cold monitors and
+#      daemon stops leaving bluetoothd whole, bluetoothd restarted under the daemon, the daemon
+#      restarted and riding through interruptions
 #  11. the Debian package (scripts/deb-test.sh --debug): built, installed into a clean Debian 12
 #      root with no Swift toolchain booted under systemd-nspawn, upgraded mid-ride, removed, purged
 #

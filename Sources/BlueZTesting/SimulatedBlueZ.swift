@@ -74,6 +74,30 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
     /// Everything it logged so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// The clients (unique bus names) that made a `member` call to BlueZ, first caller first:
+    /// the simulator logs each such call as `MEMBER PATH from :1.N`.
+    public func clients(calling member: String) -> [String] {
+        var clients: [String] = []
+        for line in log.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: Substring(member)), index + 3 < words.count, words[index + 2] == "from" else { continue }
+            let client = String(words[index + 3])
+            if !clients.contains(client) { clients.append(client) }
+        }
+        return clients
+    }
+
+    /// Waits (bounded) until the simulator has handled `client` leaving the bus, and returns
+    /// the crash it logged on the way (`--fault notify-uaf`: bluetoothd 5.66's use-after-free),
+    /// or nil when bluetoothd came through.
+    public func crash(whenLeaving client: String, timeout: Duration = .seconds(20)) async throws -> String? {
+        try await waitUntil("ftms-sim to handle \(client) leaving the bus") {
+            let log = log
+            return log.contains("client \(client) left the bus") || log.contains("bluetoothd crashed")
+        }
+        return log.split(separator: "\n").first { $0.contains("bluetoothd crashed") }.map(String.init)
+    }
+
     /// SIGTERM, then SIGKILL if it has not exited within `grace`; returns its exit status
     /// (128 + signal when killed), or nil when it was not running.
     @discardableResult

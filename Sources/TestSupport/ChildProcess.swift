@@ -25,8 +25,10 @@ public final class ChildProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
+    /// `environment` is laid over this process's (a private bus's address, say).
     public init(
-        _ executable: String, _ arguments: [String], logDirectory: String? = nil, name: String = "child", stdin: String? = nil
+        _ executable: String, _ arguments: [String], logDirectory: String? = nil, name: String = "child", stdin: String? = nil,
+        environment: [String: String] = [:]
     ) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw Failure(description: "no \(executable): build every product first (swift build --build-tests)")
@@ -41,7 +43,8 @@ public final class ChildProcess: @unchecked Sendable {
             stdinPath = directory + "/\(unique).in"
             try Data(stdin.utf8).write(to: URL(fileURLWithPath: stdinPath))
         }
-        pid = try spawnChild([executable] + arguments, stdin: .file(stdinPath), stdout: .file(stdoutPath), stderr: .file(stderrPath))
+        pid = try spawnChild(
+            [executable] + arguments, stdin: .file(stdinPath), stdout: .file(stdoutPath), stderr: .file(stderrPath), extraEnvironment: environment)
     }
 
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }

@@ -163,7 +163,8 @@ struct SimulateCommand: ParsableCommand {
         return configuration
     }
 
-    /// Runs until stopped; the exit status: 0 stopped by a signal, 1 failed or lost the bus.
+    /// Runs until stopped; the exit status: 0 stopped by a signal, 1 failed or lost the bus,
+    /// 139 (a segfault's, as a shell shows it) when bluetoothd 5.66 would have crashed.
     func simulate() async -> Int32 {
         if peripheral { return await servePeripheral() }
         let address = bus ?? BlueZSimulator.systemBusAddress(environment: ProcessInfo.processInfo.environment)
@@ -203,6 +204,7 @@ struct SimulateCommand: ParsableCommand {
         switch await simulator.finished() {
         case .stopped: return 0
         case .busLost: return 1
+        case .crashed: return 139
         }
     }
 

@@ -77,4 +77,20 @@ struct ControlCommandTests {
         let two = try await ProcessRunner.run(["control", "SF-Bike-0001", "--start", "--stop"], timeout: .seconds(10))
         #expect(two.status != 0)
     }
+
+    /// Standalone, control connects (acquiring the data and status sockets), sends, and gives
+    /// the sockets back before it disconnects and leaves: bluetoothd 5.66 (the simulator's
+    /// `notify-uaf`) comes through.
+    @Test func leavesBluetoothdWhole() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--bikes", "1", "--known", "--rate", "4", "--fault", "notify-uaf"])
+        defer { sim.stop() }
+        let result = try await ProcessRunner.run(
+            ["control", "SF-Bike-0001", "--start", "--standalone"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "SF-Bike-0001: start_or_resume 07 → success\n")
+        let client = try #require(sim.clients(calling: "AcquireNotify").first, "\(sim.log.suffix(800))")
+        #expect(try await sim.crash(whenLeaving: client) == nil, "\(sim.log.suffix(1500))")
+    }
 }

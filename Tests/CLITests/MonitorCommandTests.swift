@@ -4,7 +4,11 @@ import DBus
 import Foundation
 import Testing
 
-/// `ftms-bridge monitor` as a real process against the dbusmock BlueZ.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ftms-bridge monitor` as a real process against the dbusmock BlueZ and the simulated one.
 @Suite("ftms-bridge monitor", .serialized)
 struct MonitorCommandTests {
     @Test func streamsEveryNotifiedFrameDecodedAndInOrder() async throws {
@@ -110,5 +114,29 @@ struct MonitorCommandTests {
                                                          environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         #expect(result.status == 1)
         #expect(result.stderr == "ftms-bridge: monitor: no machine named or addressed 'SF-Bike-4242' is known to BlueZ\n")
+    }
+
+    /// Ended by `--count`, SIGINT or SIGTERM, monitor gives its acquired sockets back before it
+    /// disconnects and leaves the bus, so bluetoothd 5.66 (the simulator's `notify-uaf`) comes
+    /// through; a signal still ends the process as that signal (130, 143 in a shell).
+    @Test(arguments: [0, SIGINT, SIGTERM])
+    func leavesBluetoothdWholeHoweverItEnds(signal: Int32) async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--bikes", "1", "--known", "--rate", "20", "--fault", "notify-uaf"])
+        defer { sim.stop() }
+        let monitor = try ChildProcess(
+            ProcessRunner.binary.path, ["monitor", "SF-Bike-0001", "--json"] + (signal == 0 ? ["--count", "5"] : []),
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        defer { monitor.stop() }
+        if signal != 0 {
+            try await waitUntil("three frames from monitor", timeout: .seconds(30)) { monitor.stdout.split(separator: "\n").count >= 3 }
+            monitor.signal(signal)
+        }
+        let status = await monitor.wait(within: .seconds(40))
+        #expect(status == (signal == 0 ? 0 : 128 + signal), "\(monitor.stderr)")
+        #expect(monitor.stdout.split(separator: "\n").count >= (signal == 0 ? 5 : 3))
+        let client = try #require(sim.clients(calling: "AcquireNotify").first, "\(sim.log.suffix(800))")
+        #expect(try await sim.crash(whenLeaving: client) == nil, "\(sim.log.suffix(1500))")
     }
 }

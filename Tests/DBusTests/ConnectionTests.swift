@@ -3,6 +3,10 @@ import DBus
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("DBus binding on a real dbus-daemon", .serialized)
 struct ConnectionTests {
     @Test func connectsAndCallsTheBus() async throws {
@@ -147,6 +151,34 @@ struct ConnectionTests {
         #expect(!connection.isConnected)
         await #expect(throws: DBusError.disconnected) {
             _ = try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId")
+        }
+    }
+
+    /// Work handed to a closed connection after its loop thread has ended still happens, on
+    /// the caller's thread: a call fails, a socket given to it is closed and closing it
+    /// returns, instead of waiting forever for a thread that is gone.
+    @Test(.timeLimit(.minutes(2)))
+    func whatComesAfterTheLoopHasEndedIsStillAnswered() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try await DBusConnection.connect(address: bus.address)
+        connection.close()
+        // The loop thread ends a moment after close(): these run before and after it does.
+        for _ in 0..<30 {
+            await #expect(throws: DBusError.disconnected) {
+                _ = try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId")
+            }
+            var ends: [Int32] = [-1, -1]
+            // Close-on-exec: a child spawned meanwhile must not keep the peer from its hang-up.
+            #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+            let socket = try #require(socketInode(ends[0]))
+            let subscription = connection.readDatagrams(
+                from: DBusFileDescriptor(owning: ends[0]), maximumSize: 20, onDatagram: { _ in }, onEnd: { _ in })
+            #expect(subscription != nil)
+            await subscription?.close()
+            #expect(descriptorsOpen(onSocket: socket) == 0)
+            _ = Glibc.close(ends[1])
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 

@@ -133,11 +133,9 @@ struct FileDescriptorTests {
         pairs.hangUp()
         #expect(await received.waitFor("the hang-up") { !$0.ends.withLock { $0 }.isEmpty })
         #expect(received.ends.withLock { $0 } == ["the peer hung up"])
-        // Ended once: cancelling afterwards reports nothing more.
-        subscription.cancel()
-        try await Task.sleep(for: .milliseconds(50))
+        // Ended once: closing afterwards reports nothing more, and that it closed nothing.
+        #expect(await subscription.close() == false)
         #expect(received.ends.withLock { $0 }.count == 1)
-        _ = subscription
     }
 
     /// A peer that sends an empty datagram, then more, then hangs up before the bus thread
@@ -166,15 +164,16 @@ struct FileDescriptorTests {
         #expect(received.ends.withLock { $0 } == ["the peer hung up"])
     }
 
-    /// Cancelling closes our end, which the peer sees as a hang-up (how a client gives an
-    /// acquired socket back to BlueZ), and a value nobody took closes its descriptor.
-    @Test func cancellingClosesAndUntakenDescriptorsClose() async throws {
+    /// Closing closes our end before it returns, so the peer already has the hang-up (how a
+    /// client gives an acquired socket back to BlueZ), and a value nobody took closes its descriptor.
+    @Test func closingClosesAndUntakenDescriptorsClose() async throws {
         let rig = try await PairRig()
         defer { rig.stop() }
         let (client, pairs) = (rig.client, rig.pairs)
         let first = try await acquire(client)
         let received = Received()
         let firstDescriptor = try #require(first.first?.fileDescriptor)
+        let socket = try #require(firstDescriptor.number.flatMap(socketInode))
         let reading = client.readDatagrams(
             from: firstDescriptor, maximumSize: 23,
             onDatagram: { value in received.datagrams.withLock { $0.append(value) } },
@@ -182,8 +181,11 @@ struct FileDescriptorTests {
         let subscription = try #require(reading)
         #expect(pairs.send([1, 2, 3]))
         #expect(await received.waitFor("a datagram") { $0.datagrams.withLock { $0.count } == 1 })
-        subscription.cancel()
-        #expect(await received.waitFor("the cancel") { $0.ends.withLock { $0 } == ["cancelled"] })
+        // Closing returns once the socket is closed: no copy of our end is left, and the peer
+        // has the hang-up.
+        #expect(await subscription.close())
+        #expect(received.ends.withLock { $0 } == ["cancelled"])
+        #expect(descriptorsOpen(onSocket: socket) == 0)
         let kept = pairs.kept.withLock { $0[0] }
         var probe = pollfd(fd: kept, events: Int16(POLLIN), revents: 0)
         #expect(poll(&probe, 1, 1000) == 1)

@@ -12,8 +12,8 @@ import Glibc
 /// `EventLoopDatagramReader` on a real `SOCK_SEQPACKET` socketpair, as BlueZ hands one over
 /// with AcquireNotify: datagrams in order, an empty one delivered without ending the read
 /// (NIO alone would take its 0 bytes for the end), a long one cut, the peer's hang-up ending it
-/// once after what was queued (behind an empty datagram too), and a cancel giving the socket
-/// back.
+/// once after what was queued (behind an empty datagram too), and a close giving the socket
+/// back before it returns.
 @Suite("Daemon: acquired sockets read on the event loop")
 struct EventLoopDatagramReaderTests {
     final class Received: @unchecked Sendable {
@@ -27,9 +27,11 @@ struct EventLoopDatagramReaderTests {
     }
 
     /// (ours, BlueZ's): the first is handed to the reader, the second written to like BlueZ.
+    /// Close-on-exec, as libdbus receives BlueZ's: a child another test spawns meanwhile must
+    /// not inherit a copy, or the peer would not see the hang-up when the reader closes ours.
     private static func pair() throws -> (Int32, Int32) {
         var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0 else { throw POSIXError(.EIO) }
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { throw POSIXError(.EIO) }
         let flags = fcntl(ends[0], F_GETFL)
         _ = fcntl(ends[0], F_SETFL, flags | O_NONBLOCK)
         return (ends[0], ends[1])
@@ -46,7 +48,6 @@ struct EventLoopDatagramReaderTests {
         let received = Received()
         let subscription = Self.reader.read(
             descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
-        defer { subscription.cancel() }
         Self.send(peer, [0x44, 0x02, 0x10, 0x27])
         Self.send(peer, [])
         Self.send(peer, [0x01])
@@ -60,9 +61,8 @@ struct EventLoopDatagramReaderTests {
         #expect(try await eventually { received.ended.count == 1 })
         #expect(received.all == [[0x44, 0x02, 0x10, 0x27], [], [0x01], [0x02, 0x03], [], Array(repeating: 0xAB, count: 20), [0x04]])
         #expect(received.ended == ["the peer hung up"])
-        // Cancelling after the end says nothing more.
-        subscription.cancel()
-        try await Task.sleep(for: .milliseconds(100))
+        // Closing after the end says nothing more, and that it closed nothing.
+        #expect(await subscription.close() == false)
         #expect(received.ended == ["the peer hung up"])
     }
 
@@ -77,31 +77,59 @@ struct EventLoopDatagramReaderTests {
         let received = Received()
         let subscription = Self.reader.read(
             descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
-        defer { subscription.cancel() }
         #expect(try await eventually { received.ended.count == 1 })
         #expect(received.all == frames)
         #expect(received.ended == ["the peer hung up"])
+        await subscription.close()
     }
 
-    @Test func cancellingClosesTheSocketSoThePeerSeesTheHangUp() async throws {
-        let (ours, peer) = try Self.pair()
-        defer { _ = Glibc.close(peer) }
+    /// Whether the peer has its hang-up (soon: a child another test is spawning holds copies
+    /// of our descriptors until it execs).
+    private static func hungUp(_ peer: Int32) async throws -> Bool {
+        try await eventually(.seconds(10)) {
+            var probe = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+            return poll(&probe, 1, 0) == 1 && probe.revents & Int16(POLLHUP) != 0
+        }
+    }
+
+    /// A pair whose end is being read: the subscription, what it received, the peer's end
+    /// (the caller closes it) and our end's socket inode.
+    private static func reading() throws -> (DatagramSubscription, Received, peer: Int32, socket: UInt64) {
+        let (ours, peer) = try pair()
+        guard let socket = socketInode(ours) else { throw POSIXError(.EBADF) }
         let received = Received()
-        let subscription = Self.reader.read(
-            descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
+        let subscription = reader.read(descriptor: ours, maximumSize: 20, onDatagram: received.datagram, onEnd: received.end)
+        return (subscription, received, peer, socket)
+    }
+
+    /// Closing returns only once our descriptor and the channel's duplicate are both closed,
+    /// so the peer (BlueZ) has its hang-up before the caller goes on to disconnect.
+    @Test func closingReturnsOnceNoCopyIsLeftOpen() async throws {
+        let (subscription, received, peer, socket) = try Self.reading()
+        defer { _ = Glibc.close(peer) }
         Self.send(peer, [0x01])
         #expect(try await eventually { received.all == [[0x01]] })
-        subscription.cancel()
-        #expect(try await eventually { received.ended == ["cancelled"] })
-        // Both our descriptor and the channel's duplicate are closed: BlueZ sees the release.
-        let released = try await eventually(.seconds(5)) {
-            var probe = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
-            return poll(&probe, 1, 0) > 0 && probe.revents & Int16(POLLHUP) != 0
-        }
-        #expect(released)
+        #expect(descriptorsOpen(onSocket: socket) == 2)
+        #expect(await subscription.close())
+        #expect(descriptorsOpen(onSocket: socket) == 0)
+        #expect(try await Self.hungUp(peer))
+        #expect(received.ended == ["cancelled"])
         Self.send(peer, [0x02])
         try await Task.sleep(for: .milliseconds(100))
         #expect(received.all == [[0x01]])
         #expect(received.ended == ["cancelled"])
+        #expect(await subscription.close() == false)
+    }
+
+    /// Closed at once, while the channel on the duplicate is still being set up: the
+    /// duplicate is closed too before close() returns.
+    @Test func closingBeforeTheChannelIsUpClosesTheDuplicateToo() async throws {
+        for _ in 0..<20 {
+            let (subscription, _, peer, socket) = try Self.reading()
+            defer { _ = Glibc.close(peer) }
+            #expect(await subscription.close())
+            #expect(descriptorsOpen(onSocket: socket) == 0)
+            #expect(try await Self.hungUp(peer))
+        }
     }
 }

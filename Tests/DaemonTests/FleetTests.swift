@@ -86,6 +86,26 @@ struct FleetTests {
         await rig.stop()
     }
 
+    /// Stopped mid-ride (SIGTERM), the fleet gives every acquired socket back before it
+    /// disconnects the machines and leaves the bus, whichever thread reads the sockets: the
+    /// simulator's `notify-uaf` (bluetoothd 5.66's crash) comes through, and the links are down.
+    @Test(arguments: [true, false])
+    func stopsMidRideWithoutCrashingBluetoothd(eventLoopReads: Bool) async throws {
+        let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known", "--fault", "notify-uaf"], eventLoopReads: eventLoopReads)
+        try await rig.start()
+        let riding = try await eventually {
+            let machines = await rig.statuses()
+            return machines.count == 2 && machines.values.allSatisfy { $0.state == .ready && $0.notify == "acquired" && $0.sessionID != nil }
+        }
+        let seen = await rig.statuses()
+        #expect(riding, "\(seen)")
+        let fleetClient = try #require(rig.sim.clients(calling: "AcquireNotify").first)
+        await rig.stopFleet()
+        #expect(try await rig.sim.crash(whenLeaving: fleetClient) == nil, "\(rig.sim.log.suffix(1500))")
+        #expect(try await rig.links().isEmpty)
+        await rig.stop()
+    }
+
     @Test func checkpointsOpenSessionsOnStopAndCarriesThemOnAfterARestart() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"])
         try await rig.start()

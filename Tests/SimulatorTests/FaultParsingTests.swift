@@ -18,6 +18,7 @@ struct FaultParsingTests {
             ("switch-on=5000", .switchOn(after: .milliseconds(5000))),
             ("sleep=100:200", .sleep(after: .milliseconds(100), asleep: .milliseconds(200))),
             ("sleep=100", .sleep(after: .milliseconds(100), asleep: .seconds(600))),
+            ("notify-uaf", .notifyUseAfterFree),
         ]
         for (text, fault) in cases {
             #expect(try Fault(parsing: text) == fault, "\(text)")
@@ -28,7 +29,7 @@ struct FaultParsingTests {
     @Test func badFaultsAreOneLineErrors() {
         for text in ["", "explode", "link-drop", "link-drop=x", "link-drop=-1", "restart", "restart=1:2:3", "restart=a",
                      "bad-types=1", "cp-result=4", "cp-result=300:1", "power-cycle=:5", "switch-on", "switch-on=1:2",
-                     "sleep", "sleep=x:1"] {
+                     "sleep", "sleep=x:1", "notify-uaf=1"] {
             #expect(throws: SimulatorError.self, "\(text)") { try Fault(parsing: text) }
             do {
                 _ = try Fault(parsing: text)

@@ -5,8 +5,16 @@
 # bootloader). The result lives outside the repository, in ${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}/vm-<stamp>/,
 # where <stamp> hashes the recipe (package list, version) and guest-init: changing either builds a new image, an unchanged recipe
 # reuses the old one. Built in a temporary folder and renamed into place, so an interrupted build leaves
-# nothing that looks finished. Prints the image folder on stdout.
+# nothing that looks finished; a second image.sh meanwhile waits for the first one's build (a lock per
+# recipe) and then uses it.
+#
+#   scripts/vm/image.sh [PATH_FILE]     builds if needed, then writes the image folder into PATH_FILE
+#
+# Everything it and its tools print goes to stderr: the image folder travels by the file, never by
+# captured stdout (bookworm's mke2fs prints "Creating regular file ..." on stdout even with -q).
 set -euo pipefail
+exec 3>&1 1>&2
+path_file="${1:-}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}"
 # bluez-test-tools: btvirt (virtual controllers over hci_vhci); bluez: bluetoothd, btmgmt, btmon.
@@ -19,7 +27,20 @@ packages=(linux-image-amd64 kmod udev dbus bluez bluez-test-tools procps iproute
 recipe="recipe 1: ${packages[*]}; GATT Channels=1"
 stamp="$( (echo "$recipe"; cat "$here/guest-init") | sha256sum | cut -c1-12)"
 image="$cache/vm-$stamp"
-if [ -f "$image/ready" ]; then echo "$image"; exit 0; fi
+# found: the image is there; hands its folder to the caller.
+found() {
+  if [ -n "$path_file" ]; then echo "$image" > "$path_file"; else echo "$image" >&3; fi
+  exit 0
+}
+[ -f "$image/ready" ] && found
+mkdir -p "$cache"
+# One build per recipe at a time: a second caller waits here, then finds the first one's image.
+exec 9> "$cache/vm-$stamp.lock"
+if ! flock -n 9; then
+  echo "vm/image: another process is building $image; waiting for it" >&2
+  flock 9
+fi
+[ -f "$image/ready" ] && found
 
 for tool in debootstrap mkfs.ext4 qemu-system-x86_64; do
   command -v "$tool" >/dev/null || missing_tools=1
@@ -36,7 +57,6 @@ mirror="$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p; s/^deb \(http[^ ]*\/debia
   /etc/apt/sources.list /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 || true)"
 mirror="${mirror:-http://deb.debian.org/debian}"
 
-mkdir -p "$cache"
 work="$(mktemp -d "$cache/vm-$stamp.tmp.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 started=$SECONDS
@@ -54,10 +74,11 @@ grep -q '^Channels = 1' "$root/etc/bluetooth/main.conf" || printf '[GATT]\nChann
 cp "$root"/boot/vmlinuz-* "$work/vmlinuz"
 cp "$root"/boot/initrd.img-* "$work/initrd.img"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-mkdir -p "$image.new"
-mkfs.ext4 -q -L ftms-vm -d "$root" "$work/disk.ext4" 2G
-mv "$work/disk.ext4" "$work/vmlinuz" "$work/initrd.img" "$image.new/"
-echo "$stamp built in $((SECONDS - started)) s" > "$image.new/ready"
-rm -rf "$image"; mv "$image.new" "$image"
+mkdir "$work/image"
+mkfs.ext4 -q -L ftms-vm -d "$root" "$work/image/disk.ext4" 2G
+mv "$work/vmlinuz" "$work/initrd.img" "$work/image/"
+echo "$stamp built in $((SECONDS - started)) s" > "$work/image/ready"
+# A folder left without `ready` (an older build cut short) gives way; the rename is atomic.
+rm -rf "$image"; mv -T "$work/image" "$image"
 echo "vm/image: built $image in $((SECONDS - started)) s" >&2
-echo "$image"
+found

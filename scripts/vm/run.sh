@@ -22,9 +22,12 @@ for scenario in "$@"; do
   [ "$scenario" = probe ] || [ -f "$repo/scripts/vm/scenarios/$scenario.sh" ] \
     || { echo "vm/run: no scenario $scenario (scripts/vm/scenarios/$scenario.sh)" >&2; exit 2; }
 done
-image="$(bash "$repo/scripts/vm/image.sh")"
 results="${FTMS_VM_RESULTS:-$(mktemp -d /tmp/ftms-vm.XXXXXX)}"
 mkdir -p "$results"
+# The image folder comes back in a file: what image.sh's tools print never mixes into it.
+bash "$repo/scripts/vm/image.sh" "$results/image-path"
+image="$(cat "$results/image-path")"
+[ -f "$image/ready" ] || { echo "vm/run: no guest image at '$image'" >&2; exit 2; }
 rm -f "$results/summary" "$results/finished"
 
 # boot ACCEL TIMEOUT SCENARIOS: one guest run; the exit status is timeout(1)'s.

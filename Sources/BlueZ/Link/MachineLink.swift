@@ -193,6 +193,9 @@ package actor MachineLink {
                     Task { await self?.notifySocketEnded(characteristic, path, reason: reason) }
                 })
             if let subscription { sockets.append(subscription) }
+            // Closed while AcquireNotify was on its way (a re-subscription after BlueZ let the
+            // socket go): given back at once, as close() gives back the others.
+            if closed { await releaseAcquired() }
             return .acquired(mtu: mtu)
         } catch DBusError.remote(let name, let message) where Self.refusals.contains(name) {
             try await startNotify(path)
@@ -323,26 +326,47 @@ package actor MachineLink {
         if value.first == StatusOpCode.controlPermissionLost.rawValue { granted.store(false, ordering: .releasing) }
     }
 
-    /// Stops the link's tasks and fails a waiting procedure, without asking BlueZ to
-    /// disconnect: for a link that has already dropped.
-    package func close() {
+    /// Stops the link's tasks, gives its acquired sockets back (``releaseAcquired()``) and
+    /// fails a waiting procedure, without asking BlueZ to disconnect: for a link that has
+    /// already dropped.
+    package func close() async {
         closed = true
         for tap in taps { tap.cancel() }
         taps.removeAll()
-        // Closing an acquired socket is how a client gives it back (no StopNotify for those).
-        for socket in sockets { socket.cancel() }
-        sockets.removeAll()
         streamEnd?.finish()
         if let pending = pendingResponse {
             pendingResponse = nil
             pending.continuation.resume(throwing: LinkError.disconnected)
         }
+        await releaseAcquired()
     }
 
+    /// Closes the link, then asks BlueZ to disconnect the machine.
     package func disconnect() async {
-        close()
+        await close()
         _ = try? await connection.call(
             destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Disconnect", timeout: .seconds(5))
+    }
+
+    /// Closes every acquired socket (closing is how a client gives one back: there is no
+    /// StopNotify for them) and returns once bluetoothd has handled the hang-ups.
+    ///
+    /// bluetoothd 5.66 crashes when a client leaves the bus, or disconnects the device and
+    /// leaves, while it still holds that client's acquired socket: it frees the client's
+    /// notify session when the client goes, then touches it again when the socket's hang-up
+    /// comes (docs/bluez.md "Giving acquired sockets back"). So the sockets are closed here
+    /// and now, not posted to be closed later, and one call that bluetoothd answers from its
+    /// main loop follows: its reply means that loop has turned past the hang-ups. Nothing is
+    /// sent when no socket was still open (BlueZ hung them up itself when the link dropped).
+    private func releaseAcquired() async {
+        let open = sockets
+        sockets.removeAll()
+        var released = false
+        for socket in open where await socket.close() { released = true }
+        guard released else { return }
+        _ = try? await connection.call(
+            destination: BlueZNames.service, path: device, interface: BlueZNames.properties, member: "Get",
+            arguments: [.string(BlueZNames.device), .string("Connected")], timeout: .seconds(2))
     }
 
     // MARK: GATT

@@ -22,7 +22,9 @@ final class BusLoop: @unchecked Sendable {
     var datagramSockets: [Int32: DatagramSocket] = [:]
     private var timeoutDeadlines: [OpaquePointer: Int64] = [:]
 
-    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    /// Jobs posted for the loop thread, and whether the loop has finished: a job posted after
+    /// its last round runs on the poster's thread, so nobody who posts waits forever.
+    private let jobs = Mutex<(pending: [@Sendable () -> Void], finished: Bool)>(([], false))
     private let stopRequested = Atomic<Bool>(false)
     private let wakeDescriptor: Int32
 
@@ -54,10 +56,14 @@ final class BusLoop: @unchecked Sendable {
         pthread_detach(thread)
     }
 
-    /// Runs `job` on the loop thread, soon.
+    /// Runs `job` on the loop thread, soon; once the loop has finished, at once on this thread
+    /// (the connection is gone by then, and a job finds `connection` nil).
     func post(_ job: @escaping @Sendable () -> Void) {
-        jobs.withLock { $0.append(job) }
-        wake()
+        let queued = jobs.withLock { jobs in
+            if !jobs.finished { jobs.pending.append(job) }
+            return !jobs.finished
+        }
+        if queued { wake() } else { job() }
     }
 
     func wake() {
@@ -79,8 +85,22 @@ final class BusLoop: @unchecked Sendable {
         while !stopRequested.load(ordering: .acquiring) {
             iterate()
         }
-        // Jobs posted after the stop still run once, so no caller waits forever.
-        for job in jobs.withLock({ pending in defer { pending.removeAll() }; return pending }) { job() }
+        // Jobs posted after the stop still run, so no caller waits forever; after the last
+        // round, `post` runs them itself.
+        while true {
+            let pending = jobs.withLock { jobs in
+                defer { jobs.pending.removeAll() }
+                if jobs.pending.isEmpty { jobs.finished = true }
+                return jobs.pending
+            }
+            if pending.isEmpty { break }
+            for job in pending { job() }
+        }
+    }
+
+    /// Runs the posted jobs. Loop thread.
+    private func runJobs() {
+        for job in jobs.withLock({ jobs in defer { jobs.pending.removeAll() }; return jobs.pending }) { job() }
     }
 
     private func iterate() {
@@ -142,9 +162,7 @@ final class BusLoop: @unchecked Sendable {
             timeoutDeadlines[timeout] = later + Int64(dbus_timeout_get_interval(timeout))
             dbus_timeout_handle(timeout)
         }
-        for job in jobs.withLock({ pending in defer { pending.removeAll() }; return pending }) {
-            job()
-        }
+        runJobs()
         if let connection {
             while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
         }

@@ -69,11 +69,14 @@ final class DatagramSocket: @unchecked Sendable {
     }
 
     /// Closes the descriptor once and says why (the owner then re-subscribes or gives up).
-    func close(reason: String) {
-        guard open else { return }
+    /// True when it was still open.
+    @discardableResult
+    func close(reason: String) -> Bool {
+        guard open else { return false }
         open = false
         _ = Glibc.close(descriptor)
         onEnd(reason)
+        return true
     }
 }
 
@@ -94,30 +97,40 @@ public func queuedBytes(_ descriptor: Int32) -> Int32 {
     return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? count : 0
 }
 
-/// A socket being read (on the bus thread or by a ``DatagramReader``); ``cancel()`` stops
+/// A socket being read (on the bus thread or by a ``DatagramReader``); ``close()`` stops
 /// reading and closes it, which is how a client gives an acquired notification socket back to
 /// BlueZ.
 public final class DatagramSubscription: Sendable {
-    private let stop: @Sendable () -> Void
+    private let stop: @Sendable (_ done: @escaping @Sendable (_ closed: Bool) -> Void) -> Void
 
-    /// A subscription that `stop` cancels: it must stop reading, close the descriptor and call
-    /// the reader's `onEnd("cancelled")`, once, however often ``cancel()`` is called.
-    public init(cancel stop: @escaping @Sendable () -> Void) {
+    /// A subscription that `stop` ends: it must stop reading, close every copy of the
+    /// descriptor the reader holds, call the reader's `onEnd("cancelled")` if the socket had
+    /// not ended yet, and then call `done` once: true when it closed an open socket, false
+    /// when the socket had already ended (hung up, failed, or closed before).
+    public init(close stop: @escaping @Sendable (_ done: @escaping @Sendable (_ closed: Bool) -> Void) -> Void) {
         self.stop = stop
     }
 
     init(socket: DatagramSocket, loop: BusLoop) {
-        stop = { [loop, socket] in
+        stop = { [loop, socket] done in
             loop.post {
                 // The number may already belong to a newer socket if this one ended before.
                 if loop.datagramSockets[socket.descriptor] === socket { loop.datagramSockets[socket.descriptor] = nil }
-                socket.close(reason: "cancelled")
+                done(socket.close(reason: "cancelled"))
             }
         }
     }
 
-    public func cancel() {
-        stop()
+    /// Stops reading and closes the socket, and returns once no descriptor of it is left open
+    /// in this process, so the peer already has its hang-up: BlueZ 5.66 must see an acquired
+    /// socket's hang-up before its client disconnects the device or leaves the bus
+    /// (docs/bluez.md "Giving acquired sockets back"). True when this closed an open socket,
+    /// false when it had ended before (the peer hung up, say). Safe to call more than once.
+    @discardableResult
+    public func close() async -> Bool {
+        await withCheckedContinuation { continuation in
+            stop { closed in continuation.resume(returning: closed) }
+        }
     }
 }
 
@@ -133,7 +146,7 @@ public protocol DatagramReader: Sendable {
     /// datagram to `onDatagram`, in order, cut to `maximumSize` bytes; an empty datagram is an
     /// empty array, not the end (SEQPACKET reads 0 bytes for both; only a hang-up is the end).
     /// `onEnd` runs once, with a one-line reason, when the peer hangs up, a read fails, or the
-    /// subscription is cancelled (then the reason is `"cancelled"`). Neither may block.
+    /// subscription is closed (then the reason is `"cancelled"`). Neither may block.
     func read(
         descriptor: Int32, maximumSize: Int,
         onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (String) -> Void
@@ -144,8 +157,9 @@ extension DBusConnection {
     /// Reads `descriptor` (taken from the value, so this connection owns and closes it): by
     /// the connection's ``DatagramReader`` if it has one, else on the bus thread. Each
     /// datagram goes to `onDatagram`, in order; `onEnd` runs once when the socket hangs up,
-    /// fails, is cancelled, or (bus thread) the connection closes. Both must be quick and must
-    /// not block (they run on the reading thread); yielding into an `AsyncStream` is.
+    /// fails, is closed (``DatagramSubscription/close()``), or (bus thread) the connection
+    /// closes. Both must be quick and must not block (they run on the reading thread);
+    /// yielding into an `AsyncStream` is.
     /// `nil` when the descriptor was already taken.
     public func readDatagrams(
         from descriptor: DBusFileDescriptor, maximumSize: Int,

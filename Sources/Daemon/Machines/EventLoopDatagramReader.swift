@@ -37,7 +37,9 @@ package struct EventLoopDatagramReader: DatagramReader {
         let socket = EventLoopDatagramSocket(
             descriptor: descriptor, maximumSize: maximumSize, loop: loop, onDatagram: onDatagram, onEnd: onEnd)
         loop.execute { socket.start() }
-        return DatagramSubscription(cancel: { [loop] in loop.execute { socket.end("cancelled") } })
+        return DatagramSubscription(close: { [loop] done in
+            loop.execute { socket.end("cancelled").whenSuccess(done) }
+        })
     }
 }
 
@@ -52,6 +54,10 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
     private let onEnd: @Sendable (String) -> Void
     /// The channel reading the duplicate now, if any.
     private var channel: (any Channel)?
+    /// The bootstrap of a channel on a new duplicate, until that channel is set up or failed.
+    private var starting: EventLoopFuture<any Channel>?
+    /// Whether the bootstrap under way has made its channel, which then owns the duplicate.
+    private var made = false
     private var ended = false
 
     init(
@@ -73,7 +79,8 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
             end("cannot read the socket (dup failed, errno \(errno))")
             return
         }
-        NIOPipeBootstrap(group: loop)
+        made = false
+        let started = NIOPipeBootstrap(group: loop)
             // One datagram per read, and a spare byte so that a longer one shows as cut.
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: maximumSize + 1))
             .channelInitializer { [self] channel in
@@ -82,15 +89,23 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
                 }
             }
             .takingOwnershipOfDescriptor(input: copy)
-            .whenFailure { [self] error in
-                // NIO did not take the duplicate: it is still ours to close.
-                _ = Glibc.close(copy)
-                end("cannot read the socket (\(error))")
-            }
+        starting = started
+        started.whenComplete { [self] result in
+            starting = nil
+            guard case .failure(let error) = result else { return }
+            // A failure after NIO made the channel closed the duplicate with it; before that,
+            // NIO gave it back, and it is still ours to close.
+            if !made { _ = Glibc.close(copy) }
+            end("cannot read the socket (\(error))")
+        }
     }
 
+    /// The bootstrap's channel exists (it is being set up): it reads, and owns, the duplicate.
+    /// Never closed from here: closing a channel during its setup fails the setup, and ``end(_:)``
+    /// closes it once the setup is through.
     fileprivate func opened(_ channel: any Channel) {
-        if ended { channel.close(promise: nil) } else { self.channel = channel }
+        made = true
+        self.channel = channel
     }
 
     fileprivate func received(_ buffer: ByteBuffer) {
@@ -114,14 +129,24 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
         }
     }
 
-    /// Stops reading and closes the socket (giving it back to BlueZ), and says why, once.
-    func end(_ reason: String) {
-        guard !ended else { return }
+    /// Stops reading and closes the socket (giving it back to BlueZ), and says why, once. The
+    /// future says true once the channel's duplicate is closed too (BlueZ has the hang-up only
+    /// when no copy is left open) when this ended an open socket, false when it had ended before.
+    @discardableResult
+    func end(_ reason: String) -> EventLoopFuture<Bool> {
+        guard !ended else { return loop.makeSucceededFuture(false) }
         ended = true
-        channel?.close(promise: nil)
+        var closing: [EventLoopFuture<Void>] = []
+        if let starting {
+            // Still being set up: closed once it is (a failed setup has closed it already).
+            closing.append(starting.flatMap { $0.close() })
+        } else if let channel {
+            closing.append(channel.close())
+        }
         channel = nil
         _ = Glibc.close(descriptor)
         onEnd(reason)
+        return EventLoopFuture.whenAllComplete(closing, on: loop).map { _ in true }
     }
 }
 

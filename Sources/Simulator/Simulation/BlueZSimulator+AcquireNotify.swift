@@ -7,9 +7,10 @@ import Glibc
 /// `AcquireNotify` as BlueZ 5.66 serves it (`src/gatt-client.c` `characteristic_acquire_notify`,
 /// docs/bluez.md "Reading, writing, notifications"): one `SOCK_SEQPACKET` socketpair per subscription, the client's end in the
 /// reply with the MTU, one datagram per notification, hung up when the link goes down (never
-/// re-established on reconnect), refused with NotSupported on a characteristic without
-/// `notify`, with NotPermitted "Notify acquired" while acquired, and with InProgress while any
-/// client has a StartNotify session on it. `NotifyAcquired` says which.
+/// re-established on reconnect), released when the client closes its end, refused with
+/// NotSupported on a characteristic without `notify`, with NotPermitted "Notify acquired"
+/// while acquired, and with InProgress while any client has a StartNotify session on it.
+/// `NotifyAcquired` says which.
 extension BlueZSimulator {
     func acquireNotify(
         _ call: DBusMethodCall, device: DeviceState, characteristic: CharacteristicState, sender: String
@@ -46,12 +47,43 @@ extension BlueZSimulator {
 
     /// Every acquired socket of `device` (link down) or of `owner` (client left the bus).
     func releaseAcquired(device: DeviceState? = nil, owner: String? = nil) {
-        for candidate in device.map({ [$0] }) ?? Array(devices.values) {
-            for characteristic in candidate.characteristics.values {
-                guard let acquired = characteristic.acquired, owner == nil || acquired.owner == owner else { continue }
-                releaseAcquired(characteristic)
+        for characteristic in acquiredCharacteristics(device: device, owner: owner) { releaseAcquired(characteristic) }
+    }
+
+    /// The characteristics whose notify socket bluetoothd holds, of `device` or of `owner`
+    /// (every one when nil).
+    func acquiredCharacteristics(device: DeviceState? = nil, owner: String? = nil) -> [CharacteristicState] {
+        (device.map { [$0] } ?? Array(devices.values)).flatMap { candidate in
+            candidate.characteristics.values.filter { characteristic in
+                guard let acquired = characteristic.acquired else { return false }
+                return owner == nil || acquired.owner == owner
             }
         }
+    }
+
+    /// `sock_hup`: the sockets whose client end is closed are released (NotifyAcquired=false).
+    ///
+    /// bluetoothd handles a hang-up as a main-loop event of its own, at the idle priority its
+    /// D-Bus dispatch also runs at; the simulator handles them after each bus message, so a
+    /// client's close counts from its next message on, and a client that closes and at once
+    /// disconnects or leaves finds the socket still held: the losing side of 5.66's race,
+    /// which ``Fault/notifyUseAfterFree`` turns into the crash (docs/simulator.md).
+    func handleHangUps() {
+        for characteristic in acquiredCharacteristics() where characteristic.acquired?.peerClosed == true {
+            log("notify released \(characteristic.path): its client closed the socket")
+            releaseAcquired(characteristic)
+        }
+    }
+
+    /// ``Fault/notifyUseAfterFree``: 5.66 frees `client`'s notify session when it leaves the bus
+    /// (`notify_client_disconnect`), and the hang-up of a socket it still held then touches
+    /// the freed session (`sock_hup`, `notify_io_destroy`); a Disconnect from that client leaves
+    /// the same hang-up racing its departure. Ends the simulator as the crash ends bluetoothd;
+    /// true when it did.
+    func crashIfHoldingNotify(of client: String, on device: DeviceState? = nil, when event: String) -> Bool {
+        guard crashesOnHeldNotify, let held = acquiredCharacteristics(device: device, owner: client).first else { return false }
+        finish(.crashed("use-after-free in gatt-client (5.66): \(client) \(event) while bluetoothd still held its acquired notify socket of \(held.path)"))
+        return true
     }
 }
 

@@ -50,7 +50,7 @@ extension BlueZSimulator {
             case BusNames.agentManager: answer = try agentManager(call, sender: sender)
             case BusNames.profileManager: answer = .now([])
             case BusNames.adapter: answer = try adapterCall(call, sender: sender)
-            case BusNames.device: answer = try deviceCall(call)
+            case BusNames.device: answer = try deviceCall(call, sender: sender)
             case BusNames.gattCharacteristic: answer = try characteristicCall(call, sender: sender)
             case BusNames.gattDescriptor: answer = try descriptorCall(call)
             case BusNames.mock: answer = try mockCall(call)
@@ -116,6 +116,8 @@ extension BlueZSimulator {
     /// `g_dbus_add_disconnect_watch`: a client's notify sessions, discovery session, filter
     /// and agent end when it leaves.
     func clientLeft(_ name: String) {
+        log("client \(name) left the bus")
+        if crashIfHoldingNotify(of: name, when: "left the bus") { return }
         // Only calls already queued when the client left can come from it, so a bounded
         // memory of departures is enough for a simulator that runs for days.
         if departed.count >= Self.callLogLimit { departed.removeAll() }

@@ -4,7 +4,7 @@ import DBus
 /// Connected=true before the Connect reply, ServicesResolved after the GATT objects,
 /// ServicesResolved=false then the Disconnect reply then Connected=false.
 extension BlueZSimulator {
-    func deviceCall(_ call: DBusMethodCall) throws(BusFailure) -> Answer {
+    func deviceCall(_ call: DBusMethodCall, sender: String) throws(BusFailure) -> Answer {
         guard let device = devices[call.path] else { throw .doesNotExist }
         switch call.member {
         case "Connect":
@@ -16,6 +16,8 @@ extension BlueZSimulator {
             connect(device, replier: call.replier)
             return .later
         case "Disconnect":
+            // Crashed: the caller gets no reply, as from a bluetoothd that died (the bus's NoReply).
+            if crashIfHoldingNotify(of: sender, on: device, when: "disconnected \(device.spec.name)") { return .later }
             if let connect = device.pendingConnect {
                 device.pendingConnect = nil
                 cancelTimers(owner: device.path)

@@ -14,6 +14,8 @@ public actor BlueZSimulator {
         case stopped
         /// The bus went away (or refused the name back after a restart).
         case busLost(String)
+        /// bluetoothd 5.66 would have crashed here (``Fault/notifyUseAfterFree``); why.
+        case crashed(String)
     }
 
     enum Event: Sendable {
@@ -34,6 +36,8 @@ public actor BlueZSimulator {
     var adapters: [String: AdapterState] = [:]
     var devices: [String: DeviceState] = [:]
     var badTypes = false
+    /// ``Fault/notifyUseAfterFree``: crash where 5.66 uses a freed notify session.
+    var crashesOnHeldNotify = false
     /// Clients that left the bus; a call they sent before leaving must not open a session.
     var departed: Set<String> = []
     var agents: [String: String] = [:]
@@ -104,7 +108,11 @@ public actor BlueZSimulator {
     func finish(_ result: Outcome) {
         guard outcome == nil else { return }
         outcome = result
-        if case .busLost(let reason) = result { log("bus lost: \(reason)") }
+        switch result {
+        case .busLost(let reason): log("bus lost: \(reason)")
+        case .crashed(let reason): log("bluetoothd crashed: \(reason)")
+        case .stopped: break
+        }
         generation += 1
         cancelAllTimers()
         for device in devices.values {
@@ -154,9 +162,11 @@ public actor BlueZSimulator {
                     continue
                 }
                 dispatch(call)
+                handleHangUps()
             case .nameOwnerChanged(let name, let newOwner, let generation):
                 guard generation == self.generation, name.hasPrefix(":"), newOwner.isEmpty else { continue }
                 clientLeft(name)
+                handleHangUps()
             case .busLost(let generation):
                 guard generation == self.generation else { continue }
                 finish(.busLost("the connection to \(busAddress) closed"))

@@ -42,12 +42,17 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// Every machine goes to sleep `after` the start (its link drops, it stops advertising,
     /// Connect fails) and wakes `asleep` later: a console that sleeps between riders.
     case sleep(after: Duration, asleep: Duration)
+    /// bluetoothd 5.66's use-after-free in `src/gatt-client.c` (fixed in 5.86): a client that
+    /// disconnects a device, or leaves the bus, while bluetoothd still holds one of its
+    /// acquired notify sockets (it has not yet handled the socket's hang-up) crashes it. The
+    /// simulator exits as a crashed bluetoothd does (docs/simulator.md "notify-uaf").
+    case notifyUseAfterFree
 
     public static let usage = """
         connect-abort[=N] connect-hang[=N] no-resolve[=N] early-resolve[=N] connect-reply-first[=N] \
         connect-silent[=N] connected-at-start link-drop=FRAMES \
         lose-control=FRAMES restart=AFTER_MS[:DOWN_MS] power-cycle=AFTER_MS[:OFF_MS] discovery-fails=N deaf-discovery=N \
-        bad-types cp-result=OP:RESULT switch-on=AFTER_MS sleep=AFTER_MS[:ASLEEP_MS]
+        bad-types cp-result=OP:RESULT switch-on=AFTER_MS sleep=AFTER_MS[:ASLEEP_MS] notify-uaf
         """
 
     public init(parsing text: String) throws(SimulatorError) {
@@ -103,6 +108,9 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case "bad-types":
             guard argument == nil else { throw SimulatorError("fault 'bad-types' takes no argument") }
             self = .badTypes
+        case "notify-uaf":
+            guard argument == nil else { throw SimulatorError("fault 'notify-uaf' takes no argument") }
+            self = .notifyUseAfterFree
         case "cp-result":
             let numbers = (argument ?? "").split(separator: ":").map { UInt8($0) ?? UInt8(hexadecimal: $0) }
             guard numbers.count == 2, let op = numbers[0], let result = numbers[1] else {
@@ -133,6 +141,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .controlPointResult(let op, let result): "cp-result=\(op):\(result)"
         case .switchOn(let after): "switch-on=\(after.milliseconds)"
         case .sleep(let after, let asleep): "sleep=\(after.milliseconds):\(asleep.milliseconds)"
+        case .notifyUseAfterFree: "notify-uaf"
         }
     }
 }

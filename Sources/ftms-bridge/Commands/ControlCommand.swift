@@ -88,9 +88,12 @@ struct ControlCommand: AsyncParsableCommand {
             let found = try await client.locate(
                 MachineTarget(machine), filter: adapter.filter(acceptGenericFTMS: true), timeout: .milliseconds(Int(scanTimeout * 1000)))
             let link = MachineLink(client: client, device: found.path)
-            let info = try await link.connect()
+            let info: MachineInfo
             let outcome: CommandOutcome
+            // A connect that fails half-way holds acquired sockets too: every way out
+            // disconnects, which gives them back first.
             do {
+                info = try await link.connect()
                 outcome = try await link.send(command)
             } catch {
                 await link.disconnect()

@@ -41,33 +41,47 @@ struct MonitorCommand: AsyncParsableCommand {
             let recorder = try record.map { try CaptureRecorder(path: $0) }
             let supervisor = MachineSupervisor(client: client, target: target, filter: filter)
             let running = Task { await supervisor.run() }
-            var printed = 0
-            var buffer = JSONBuffer()
-            for await event in supervisor.events {
-                switch event {
-                case .ready(let info):
-                    recorder?.ready(info)
-                    if !json {
-                        printLine("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.type.rawValue)")
-                    }
-                case .notification(let characteristic, let value):
-                    recorder?.notified(characteristic, value)
-                    let message = value.withUnsafeBytes { FTMSMessage(characteristic: characteristic, decoding: $0) }
-                    buffer.removeAll()
-                    message.writeJSON(into: &buffer)
-                    let delivered = printLine(json ? buffer.string : Self.readable(message, json: buffer.string))
-                    printed += 1
-                    if !delivered || count.map({ printed >= $0 }) == true { running.cancel() }
-                case .disconnected(let reason):
-                    recorder?.disconnected()
-                    printError("monitor: \(target): \(reason)")
-                case .retrying(let delay, let reason):
-                    printError("monitor: \(target): \(reason); retrying in \(delay.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
-                case .connecting, .placed, .waiting:
-                    break
-                }
+            // A stop signal cancels this task: the supervisor is cancelled with it, and its
+            // end (the link given back, sockets first) is awaited below.
+            await withTaskCancellationHandler {
+                await stream(supervisor, running: running, recorder: recorder, target: target)
+            } onCancel: {
+                running.cancel()
             }
             await running.value
+        }
+    }
+
+    /// Prints the supervisor's events until its stream ends; cancels `running` once `--count`
+    /// frames are out or stdout is gone.
+    private func stream(
+        _ supervisor: MachineSupervisor, running: Task<Void, Never>, recorder: CaptureRecorder?, target: MachineTarget
+    ) async {
+        var printed = 0
+        var buffer = JSONBuffer()
+        for await event in supervisor.events {
+            switch event {
+            case .ready(let info):
+                recorder?.ready(info)
+                if !json {
+                    printLine("connected to \(info.name) (\(info.address)), \(info.manufacturer ?? "?") \(info.model ?? "?"), \(info.type.rawValue)")
+                }
+            case .notification(let characteristic, let value):
+                recorder?.notified(characteristic, value)
+                let message = value.withUnsafeBytes { FTMSMessage(characteristic: characteristic, decoding: $0) }
+                buffer.removeAll()
+                message.writeJSON(into: &buffer)
+                let delivered = printLine(json ? buffer.string : Self.readable(message, json: buffer.string))
+                printed += 1
+                if !delivered || count.map({ printed >= $0 }) == true { running.cancel() }
+            case .disconnected(let reason):
+                recorder?.disconnected()
+                printError("monitor: \(target): \(reason)")
+            case .retrying(let delay, let reason):
+                printError("monitor: \(target): \(reason); retrying in \(delay.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+            case .connecting, .placed, .waiting:
+                break
+            }
         }
     }
 

@@ -45,11 +45,14 @@ seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; 
 # median N...: the median of the numbers given.
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# restart_bluetoothd: stops bluetoothd (SIGTERM, as systemctl restart does) and starts it again.
+# restart_bluetoothd [-d LOG]: stops bluetoothd (SIGTERM, as systemctl restart does) and starts it
+# again, logging to RESULTS/bluetoothd.log, or with -d its debug log to LOG.
 restart_bluetoothd() {
-  local pid; pid=$(cat /run/ftms-vm/bluetoothd.pid)
+  local pid flags=() log="$RESULTS/bluetoothd.log"
+  [ "${1:-}" = -d ] && { flags=(-d); log=$2; }
+  pid=$(cat /run/ftms-vm/bluetoothd.pid)
   kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-  /usr/libexec/bluetooth/bluetoothd -n >> "$RESULTS/bluetoothd.log" 2>&1 &
+  /usr/libexec/bluetooth/bluetoothd -n "${flags[@]}" >> "$log" 2>&1 &
   echo $! > /run/ftms-vm/bluetoothd.pid
 }
 

@@ -24,9 +24,7 @@ for i in $(seq 1 "${RESTARTS:-6}"); do
   sleep 3
   bike=$(count_lines "$log" "SF-Bike-0001 ready"); rower=$(count_lines "$log" "SF-Rower-0001 ready")
   start=$(now)
-  pid=$(cat /run/ftms-vm/bluetoothd.pid); kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-  /usr/libexec/bluetooth/bluetoothd -n -d >> "$RESULTS/restarts-bluetoothd.log" 2>&1 &
-  echo $! > /run/ftms-vm/bluetoothd.pid
+  restart_bluetoothd -d "$RESULTS/restarts-bluetoothd.log"
   until [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$bike" ] && [ "$(count_lines "$log" "SF-Rower-0001 ready")" -gt "$rower" ]; do
     awk -v s="$(seconds_since "$start")" 'BEGIN { exit !(s > 120) }' && break
     sleep 0.2

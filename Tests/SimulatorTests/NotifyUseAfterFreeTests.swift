@@ -1,0 +1,122 @@
+import BlueZ
+import BlueZTesting
+import DBus
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SimulatorProcessTests {
+    /// `--fault notify-uaf`, bluetoothd 5.66's use-after-free (docs/bluez.md "Giving acquired
+    /// sockets back"): a client that disconnects the device or leaves the bus while bluetoothd
+    /// still holds one of its acquired sockets crashes it; one that closes its sockets and lets
+    /// one round trip pass first does not. And the link gives its sockets back so.
+    @Suite("notify-uaf: 5.66's crash on a client leaving with acquired sockets")
+    struct NotifyUseAfterFreeTests {
+        private static let characteristic = "org.bluez.GattCharacteristic1"
+        private static let arguments = ["--bikes", "1", "--known", "--rate", "20", "--fault", "notify-uaf"]
+
+        /// A second client, connected and holding the bike's data socket: what it does next is the test.
+        private struct Holder {
+            let connection: DBusConnection
+            let descriptor: DBusFileDescriptor
+            let device: String
+            let data: String
+
+            static func acquiring(_ rig: SimulatorRig) async throws -> Holder {
+                let device = try rig.device("SF-Bike-0001")
+                let data = try #require(try await rig.simulator.gattPaths(device)["2ad2"])
+                let connection = try await DBusConnection.connect(address: rig.bus.address)
+                _ = try await connection.call(destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Connect", timeout: .seconds(10))
+                _ = try await waitFor("services resolved") { () -> Bool? in
+                    let value = try? await connection.call(
+                        destination: "org.bluez", path: device, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                        arguments: [.string("org.bluez.Device1"), .string("ServicesResolved")], timeout: .seconds(5))
+                    return value?.first?.bool == true ? true : nil
+                }
+                let reply = try await connection.call(
+                    destination: "org.bluez", path: data, interface: NotifyUseAfterFreeTests.characteristic, member: "AcquireNotify",
+                    arguments: [.properties([:])], timeout: .seconds(5))
+                return Holder(connection: connection, descriptor: try #require(reply.first?.fileDescriptor), device: device, data: data)
+            }
+
+            func closeSocket() {
+                if let number = descriptor.take() { _ = Glibc.close(number) }
+            }
+
+            /// One call bluetoothd answers from its main loop.
+            func roundTrip() async throws {
+                _ = try await connection.call(
+                    destination: "org.bluez", path: device, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                    arguments: [.string("org.bluez.Device1"), .string("Connected")], timeout: .seconds(5))
+            }
+
+            func disconnect() async throws {
+                _ = try await connection.call(destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Disconnect", timeout: .seconds(10))
+            }
+        }
+
+        @Test func leavingTheBusWithTheSocketOpenCrashesIt() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let holder = try await Holder.acquiring(rig)
+            holder.connection.close()
+            let crash = try await rig.simulator.crash(whenLeaving: holder.connection.uniqueName)
+            #expect(crash?.contains("\(holder.connection.uniqueName) left the bus while bluetoothd still held its acquired notify socket of \(holder.data)") == true, "\(rig.simulator.log.suffix(800))")
+            // Gone as a crashed bluetoothd goes: exit status 139, the name released.
+            #expect(rig.simulator.waitForExit(within: .seconds(20)) == 139)
+            _ = holder
+        }
+
+        /// Closing and disconnecting at once: bluetoothd has not yet handled the hang-up when
+        /// the Disconnect comes, and that Disconnect is never answered.
+        @Test func closingAndDisconnectingAtOnceCrashesIt() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let holder = try await Holder.acquiring(rig)
+            holder.closeSocket()
+            await #expect(throws: DBusError.self) { try await holder.disconnect() }
+            #expect(rig.simulator.log.contains("\(holder.connection.uniqueName) disconnected SF-Bike-0001 while bluetoothd still held its acquired notify socket"))
+            #expect(rig.simulator.waitForExit(within: .seconds(20)) == 139)
+            holder.connection.close()
+        }
+
+        /// The order the bridge keeps: close, one round trip, Disconnect, leave. bluetoothd
+        /// releases the socket (NotifyAcquired false), disconnects, and is still there.
+        @Test func closingThenARoundTripThenDisconnectingIsSafe() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let holder = try await Holder.acquiring(rig)
+            holder.closeSocket()
+            try await holder.roundTrip()
+            try await holder.disconnect()
+            holder.connection.close()
+            #expect(try await rig.simulator.crash(whenLeaving: holder.connection.uniqueName) == nil)
+            #expect(rig.simulator.log.contains("notify released \(holder.data): its client closed the socket"))
+            #expect(await rig.waitFor("NotifyAcquired=false") { $0.properties(holder.data, Self.characteristic)?["NotifyAcquired"]?.bool == false })
+            // Still serving: another client connects the bike.
+            _ = try await rig.connectedLink("SF-Bike-0001")
+        }
+
+        /// A link's disconnect() gives its acquired sockets back before the Disconnect, and
+        /// after it the client leaves the bus with bluetoothd whole.
+        @Test func aLinkGivesItsSocketsBackBeforeItDisconnects() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let link = try await rig.connectedLink("SF-Bike-0001")
+            #expect(await link.info?.notifyPaths[.indoorBikeData] == .acquired(mtu: 247))
+            var frames = 0
+            for await (characteristic, _) in await link.notifications() where characteristic == .indoorBikeData {
+                frames += 1
+                if frames == 5 { break }
+            }
+            await link.disconnect()
+            rig.connection.close()
+            let crash = try await rig.simulator.crash(whenLeaving: rig.connection.uniqueName)
+            #expect(crash == nil, "\(rig.simulator.log.suffix(1500))")
+            #expect(rig.simulator.log.contains("link down SF-Bike-0001: disconnected by request"))
+        }
+    }
+}

@@ -1,0 +1,138 @@
+#!/bin/bash
+# Clients leaving real bluetoothd 5.66 while they hold acquired notify sockets, which 5.66 can
+# crash on (docs/bluez.md "Giving acquired sockets back"): EXIT_MONITORS cold `ftms-bridge
+# monitor` runs (default 12; text and --json in turn, ended by --count, SIGINT and SIGTERM in
+# turn) and EXIT_STOPS daemon stops (default 12; SIGTERM to ftms-bridged mid-ride, as systemd
+# stops it), each against the bike ftms-sim serves on hci1, the gateway on hci0. bluetoothd runs
+# with its debug log here (RESULTS/exits-bluetoothd.log). The bars, each failing the scenario:
+#  - bluetoothd never crashes: its pid never changes and dmesg shows no segfault;
+#  - every client gives its sockets back first: bluetoothd's debug log shows each one's hang-ups
+#    (sock_hup) before its device's Disconnect and its departure (exit_orders below); a client
+#    killed with its sockets open, or disconnecting while it holds them, races bluetoothd's
+#    handling of its departure, and losing that race is the use-after-free;
+#  - every monitor and every daemon start connects on its first attempt, and each monitor prints
+#    decoded frames and ends with the status its ending gives (0, 130, 143).
+set -u
+. "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
+monitors=${EXIT_MONITORS:-12}
+stops=${EXIT_STOPS:-12}
+btlog="$RESULTS/exits-bluetoothd.log"
+restart_bluetoothd -d "$btlog"
+bluetoothd=$(cat /run/ftms-vm/bluetoothd.pid)
+for _ in $(seq 1 50); do
+  dbus-send --system --print-reply --dest=org.bluez /org/bluez/hci0 org.freedesktop.DBus.Properties.Get \
+    string:org.bluez.Adapter1 string:Powered 2>/dev/null | grep -q 'boolean true' && break
+  sleep 0.2
+done
+start_peripheral hci1 bike:SF-Bike-0001 --rate 4
+heard_by_gateway SF-Bike-0001 > /dev/null || fail "hci0 did not hear SF-Bike-0001 in 3 scan windows"
+dmesg_before=$(dmesg | grep -c 'bluetoothd.*segfault')
+
+# exit_orders: how each client that acquired notify sockets left, read from bluetoothd's debug log
+# (one client at a time here): `given back` (every hang-up, sock_hup, before its device's
+# Disconnect, btd_gatt_client_disconnected, and both before its departure, notify_client_disconnect:
+# the order the bridge keeps), `disconnected holding` (Disconnect while it still held sockets: the
+# hang-ups then race its departure), `left holding` (no Disconnect: killed, or gone without one,
+# its sockets closed by the kernel in the same instant as its bus connection) and `departed
+# holding` (bluetoothd handled the departure while it still held a socket of the client: the
+# use-after-free itself, which usually passes without a crash). Prints the four counts.
+exit_orders() {
+  awk '
+    /create_sock\(\) AcquireNotify: sender/ { x = $(NF - 2); owner[$NF] = x; held[x]++; acquired[x] = NR; hup[x] = 0; disc[x] = 0; current = x }
+    /sock_hup\(\)/ { if ($NF in owner) { x = owner[$NF]; held[x]--; delete owner[$NF]; hup[x] = NR } }
+    /btd_gatt_client_disconnected\(\)/ { if (current != "") disc[current] = NR }
+    /notify_client_disconnect\(\) owner/ {
+      x = $NF
+      if (!(x in acquired) || (x in left)) next
+      left[x] = 1
+      if (held[x] > 0) departed++
+      else if (disc[x] > hup[x]) given++
+      else if (disc[x] > acquired[x]) disconnected++
+      else gone++
+    }
+    END { printf "%d %d %d %d\n", given, disconnected, gone, departed }
+  ' "$btlog"
+}
+# bluetoothd_whole WHAT: fails the scenario when bluetoothd is not the process it was at the start.
+bluetoothd_whole() {
+  kill -0 "$bluetoothd" 2>/dev/null && [ "$(cat /run/ftms-vm/bluetoothd.pid)" = "$bluetoothd" ] \
+    || fail "bluetoothd (pid $bluetoothd) is gone after $1: $(grep -iE 'segfault|signal|abort' "$btlog" | tail -1)"
+}
+
+# 1. Cold monitors.
+modes=(count count-json int int-json term term-json)
+first=0; ends=(); times=()
+for run in $(seq 1 "$monitors"); do
+  start=$(now)
+  mode=${modes[$(((run - 1) % ${#modes[@]}))]}
+  flags=(); [[ $mode == *json ]] && flags=(--json)
+  out="$RESULTS/exits-monitor-$run.out"; err="$RESULTS/exits-monitor-$run.err"
+  case $mode in
+    count*)
+      timeout 60 "$BIN/ftms-bridge" monitor SF-Bike-0001 --adapter hci0 --count 4 "${flags[@]}" > "$out" 2> "$err"
+      status=$?; expected=0 ;;
+    *)
+      signal=INT; expected=130; [[ $mode == term* ]] && { signal=TERM; expected=143; }
+      # As from a terminal: bash starts background jobs with SIGINT ignored, a shell's Ctrl-C does not.
+      env --default-signal=INT "$BIN/ftms-bridge" monitor SF-Bike-0001 --adapter hci0 "${flags[@]}" > "$out" 2> "$err" &
+      pid=$!; started_pids+=("$pid")
+      frame='^(\{|indoor_bike_data|fitness_machine_status)'
+      # A few frames in: the link is up and streaming through its acquired sockets.
+      for _ in $(seq 1 300); do [ "$(count_lines "$out" "$frame")" -ge 3 ] && break; sleep 0.2; done
+      [ "$(count_lines "$out" "$frame")" -ge 3 ] || fail "monitor run $run ($mode) printed no frames in 60 s: $(tail -1 "$err")"
+      kill -"$signal" "$pid"
+      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "monitor run $run did not end within 10 s of SIG$signal"; }
+      wait "$pid"; status=$? ;;
+  esac
+  [ "$status" = "$expected" ] || fail "monitor run $run ($mode) exited $status, not $expected: $(tail -1 "$err")"
+  grep -qE '^(\{|indoor_bike_data)' "$out" || fail "monitor run $run ($mode) printed no decoded frame: $(head -1 "$out")"
+  grep -q 'retrying' "$err" || first=$((first + 1))
+  ends+=("$mode:$status"); times+=("$(seconds_since "$start")")
+  bluetoothd_whole "monitor run $run ($mode)"
+done
+sleep 1
+monitor_first=$first
+read -r given disconnected gone departed <<< "$(exit_orders)"
+figure "monitor exits: $monitors (${ends[*]}), connected on the first attempt $first of $monitors; sockets given back before Disconnect $given, Disconnect holding sockets $disconnected, left holding sockets $gone, departure handled holding sockets $departed; median run $(median "${times[@]}") s"
+
+# 2. Daemon stops mid-ride.
+work=$(mktemp -d); config="$work/config.toml"
+daemon_config "$config" "$work" "$work/state" '["hci0"]' "max_per_adapter = 1"
+first=0; times=(); cycles=()
+for stop in $(seq 1 "$stops"); do
+  log="$RESULTS/exits-daemon-$stop.log"
+  cycle=$(now)
+  # As the unit runs it (`ftms-bridge run` execs the same binary).
+  "$BIN/ftms-bridged" --config "$config" > /dev/null 2> "$log" &
+  pid=$!; started_pids+=("$pid")
+  wait_for_line "$log" "SF-Bike-0001 ready" 60 || fail "daemon start $stop: SF-Bike-0001 not ready within 60 s: $(tail -1 "$log")"
+  if [ "$(count_lines "$log" 'connecting to')" = 1 ] && [ "$(count_lines "$log" 'disconnected|retrying')" = 0 ]; then first=$((first + 1)); fi
+  # Riding: frames flowing into the session for a moment.
+  sleep 1
+  start=$(now)
+  kill -TERM "$pid"
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "daemon stop $stop: not stopped within 15 s of SIGTERM"; }
+  wait "$pid"; status=$?
+  times+=("$(seconds_since "$start")")
+  [ "$status" = 0 ] || fail "daemon stop $stop: exit status $status: $(tail -1 "$log")"
+  cycles+=("$(seconds_since "$cycle")")
+  bluetoothd_whole "daemon stop $stop"
+done
+sleep 1
+read -r given2 disconnected2 gone2 departed2 <<< "$(exit_orders)"
+figure "daemon stops: $stops, ready on the first attempt $first of $stops; sockets given back before Disconnect $((given2 - given)), Disconnect holding sockets $((disconnected2 - disconnected)), left holding sockets $((gone2 - gone)), departure handled holding sockets $((departed2 - departed)); SIGTERM to exit median $(median "${times[@]}") s, start to exit median $(median "${cycles[@]}") s"
+
+crashes=$(( $(dmesg | grep -c 'bluetoothd.*segfault') - dmesg_before ))
+figure "bluetoothd pid $bluetoothd throughout, $crashes segfault(s) in dmesg; of $((monitors + stops)) exits $given2 gave their sockets back before Disconnect and departure"
+# The scenarios after this one get bluetoothd as guest.sh started it, without the debug log, and
+# without this scenario's peripheral registered in it.
+cleanup; started_pids=()
+restart_bluetoothd
+[ "$crashes" = 0 ] || fail "bluetoothd segfaulted $crashes time(s): $(dmesg | grep 'bluetoothd.*segfault' | tail -1)"
+[ "$departed2" = 0 ] || fail "$departed2 exit(s) had bluetoothd handle the client's departure while it held its acquired socket (the use-after-free)"
+[ "$((disconnected2 + gone2))" = 0 ] || fail "$((disconnected2 + gone2)) exit(s) left bluetoothd holding acquired sockets at Disconnect ($disconnected2) or at the departure ($gone2)"
+[ "$given2" = "$((monitors + stops))" ] || fail "$given2 of $((monitors + stops)) exits seen giving their sockets back (the debug log lacks the others)"
+[ "$monitor_first" = "$monitors" ] || fail "monitor connected on its first attempt in $monitor_first of $monitors runs"
+[ "$first" = "$stops" ] || fail "the daemon connected on its first attempt in $first of $stops starts"
