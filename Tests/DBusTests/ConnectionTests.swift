@@ -1,4 +1,5 @@
 import BlueZTesting
+import TestSupport
 import DBus
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BlueZ
 import BlueZTesting
+import TestSupport
 import DBus
 import Foundation
 import Testing
