@@ -117,7 +117,7 @@ level = "debug"
             return process
 
         def status():
-            answer = subprocess.run([bridge, "status", "--control-socket", control, "--json"], env=env, capture_output=True, text=True, timeout=30)
+            answer = subprocess.run([bridge, "status", "--control-socket", control, "--state-dir", state, "--json"], env=env, capture_output=True, text=True, timeout=30)
             return json.loads(answer.stdout) if answer.returncode == 0 else None
 
         def command(machine, flag):

@@ -123,13 +123,13 @@ level = "info"
                 raise Failure(f"control {machine} {' '.join(flags)}: {result.stderr.strip()}")
 
         def status_json():
-            result = subprocess.run([bridge, "status", "--control-socket", control_socket, "--json"], env=env, capture_output=True, text=True, timeout=30)
+            result = subprocess.run([bridge, "status", "--control-socket", control_socket, "--state-dir", state, "--json"], env=env, capture_output=True, text=True, timeout=30)
             if result.returncode != 0:
                 raise Failure(f"status --json: {result.stderr.strip()}")
             return json.loads(result.stdout)
 
         def status_text():
-            return subprocess.run([bridge, "status", "--control-socket", control_socket], env=env, capture_output=True, text=True, timeout=30).stdout
+            return subprocess.run([bridge, "status", "--control-socket", control_socket, "--state-dir", state], env=env, capture_output=True, text=True, timeout=30).stdout
 
         def started(machine, count):
             return [m["sessionId"] for m in reader.of("session_state", machine) if m["payload"].get("state") == "started"][count - 1:count]

@@ -136,7 +136,7 @@ struct StoreCommandTests {
         let daemon = try ChildProcess(ChildProcess.builtProduct("ftms-bridged"), ["--config", config], logDirectory: directory.path, name: "daemon")
         defer { daemon.stop() }
         let status = try await waitFor("the daemon's status", timeout: .seconds(60), every: .milliseconds(100)) { () -> String? in
-            let answer = try await Self.run(["status", "--control-socket", control, "--json"])
+            let answer = try await Self.run(["status", "--control-socket", control, "--state-dir", state.path, "--json"])
             return answer.status == 0 && answer.stdout.contains("\"store\"") ? answer.stdout : nil
         }
         #expect(status.contains("\"device_id\":\"\(deviceID)\""), "the device id kept: \(status)")
@@ -144,14 +144,14 @@ struct StoreCommandTests {
         #expect(status.contains("\"logged_in\":true"))
         let aside = try #require(DamagedFiles.list(in: state.path).first?.path)
         #expect(daemon.stderr.contains("state database was DAMAGED") && daemon.stderr.contains(aside), "\(daemon.stderr)")
-        let text = try await Self.run(["status", "--control-socket", control])
+        let text = try await Self.run(["status", "--control-socket", control, "--state-dir", state.path])
         #expect(text.stdout.contains("damaged:") && text.stdout.contains(aside) && text.stdout.contains("ftms-bridge salvage"), "\(text.stdout)")
         #expect(text.stdout.contains("store:") && text.stdout.contains("writable"), "\(text.stdout)")
 
         let salvage = try await Self.run(["salvage", "--state-dir", state.path])
         #expect(salvage.status == 0, "\(salvage.stderr)")
         let queued = DamageTests.sessionCount - lost - 1 + 1
-        let after = try await Self.run(["status", "--control-socket", control, "--json"])
+        let after = try await Self.run(["status", "--control-socket", control, "--state-dir", state.path, "--json"])
         #expect(after.stdout.contains("\"pending\":\(queued)"), "\(after.stdout)")
         #expect(after.stdout.contains("\"damaged_files\":[]"), "\(after.stdout)")
         daemon.signal(SIGTERM)

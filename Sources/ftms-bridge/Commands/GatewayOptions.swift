@@ -27,15 +27,15 @@ struct GatewayOptions: ParsableArguments {
         timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
     }
 
-    func openStore() throws -> GatewayStore {
-        try state.openStore()
+    func openStore(creating: Bool = false) throws -> GatewayStore {
+        try state.openStore(creating: creating)
     }
 
     /// The store and the backend client, for commands that call the backend.
-    func syncService() throws -> SyncService {
+    func syncService(creating: Bool = false) throws -> SyncService {
         guard let backend else { throw ValidationError("no backend: give --backend URL") }
         let client = try BackendClient(baseURL: backend, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
-        return SyncService(store: try openStore(), client: client, timeZone: resolvedTimeZone)
+        return SyncService(store: try openStore(creating: creating), client: client, timeZone: resolvedTimeZone)
     }
 }
 
@@ -54,8 +54,19 @@ struct StateOptions: ParsableArguments {
     }
 
     /// The store, or a one-line refusal (a corrupt database is never replaced by an empty one).
-    func openStore() throws -> GatewayStore {
-        try GatewayStore(directory: resolvedStateDirectory)
+    ///
+    /// Only a command that must give the gateway its identity (`login`) or that writes sessions
+    /// (`salvage`, `replay --queue`) makes a database where there is none: `status`, `queue`,
+    /// `upload` and `logout` on a gateway whose daemon never ran (or with a mistyped
+    /// `--state-dir`) would otherwise leave a fresh database, with a device id of its own, for
+    /// the daemon to find.
+    func openStore(creating: Bool = false) throws -> GatewayStore {
+        let directory = resolvedStateDirectory
+        if !creating, !FileManager.default.fileExists(atPath: directory + "/" + GatewayStore.fileName) {
+            throw StoreError.unreadable(
+                path: directory + "/" + GatewayStore.fileName, reason: "no database yet (the daemon makes it on its first start; --state-dir names another)")
+        }
+        return try GatewayStore(directory: directory)
     }
 }
 

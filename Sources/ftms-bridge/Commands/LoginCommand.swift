@@ -29,7 +29,7 @@ struct LoginCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailure("login") {
             let idToken = try Self.readIDToken(from: idTokenFile)
-            let service = try gateway.syncService()
+            let service = try gateway.syncService(creating: true)
             let result = try await service.login(provider: provider, idToken: idToken)
             printLine("logged in: device \(service.store.deviceID)" + (Self.user(result.userProfile).map { ", user \($0)" } ?? ""))
             if let error = result.sessionsError {

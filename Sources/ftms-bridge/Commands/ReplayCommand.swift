@@ -73,7 +73,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var store: GatewayStore?
         if queue {
             do {
-                store = try state.openStore()
+                store = try state.openStore(creating: true)
             } catch {
                 printError("replay: \(error)")
                 throw ExitCode(1)

@@ -45,7 +45,7 @@ struct SalvageCommand: AsyncParsableCommand {
             for file in files where !FileManager.default.fileExists(atPath: file) {
                 throw ValidationError("--from \(file): no such file")
             }
-            let store = try state.openStore()
+            let store = try state.openStore(creating: true)
             var failed = false
             for file in files {
                 let report: SalvageReport
