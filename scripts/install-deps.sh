@@ -27,7 +27,7 @@
 #                     boots it with systemd-nspawn to install the package into
 #   qemu-system-x86, e2fsprogs (and debootstrap): scripts/vm/ builds a Debian 12 guest (debootstrap into an
 #                     ext4 image made with mkfs.ext4 -d) and boots it with qemu to test against real
-#                     bluetoothd 5.66 (README "Real Bluetooth stack tests")
+#                     bluetoothd 5.66 (docs/testing.md)
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver

@@ -113,8 +113,8 @@ if python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboar
 else
   failed=$((failed + 1))
 fi
-# Real bluetoothd 5.66 and the kernel's Bluetooth stack in a qemu guest (scripts/vm, README "Real
-# Bluetooth stack tests"): scan, control, monitor and the daemon against ftms-sim --peripheral.
+# Real bluetoothd 5.66 and the kernel's Bluetooth stack in a qemu guest (scripts/vm, docs/testing.md):
+# scan, control, monitor and the daemon against ftms-sim --peripheral.
 # btvirt is not deterministic (a scan it answers once, links it does not report dropped): one
 # failed boot gets one fresh boot before the step fails; both runs' summaries are printed.
 if bash scripts/vm/test.sh || { echo "vm/test: failed once; again in a fresh guest" >&2; bash scripts/vm/test.sh; }; then
