@@ -71,16 +71,19 @@ extension SimulatorProcessTests {
             _ = holder
         }
 
-        /// Closing and disconnecting at once: bluetoothd has not yet handled the hang-up when
-        /// the Disconnect comes, and that Disconnect is never answered.
-        @Test func closingAndDisconnectingAtOnceCrashesIt() async throws {
+        /// Disconnecting while the socket is still open: the Disconnect is never answered and
+        /// bluetoothd is gone. (Closing and disconnecting at once is the same race in 5.66, but
+        /// which side wins depends on what else bluetoothd's main loop handles in between: the
+        /// simulator's 20 Hz notifications find the closed socket first on a loaded box, so
+        /// the test holds the socket open to make the losing side certain.)
+        @Test func disconnectingWithTheSocketOpenCrashesIt() async throws {
             let rig = try await SimulatorRig.start(Self.arguments)
             defer { rig.stop() }
             let holder = try await Holder.acquiring(rig)
-            holder.closeSocket()
             await #expect(throws: DBusError.self) { try await holder.disconnect() }
-            #expect(rig.simulator.log.contains("\(holder.connection.uniqueName) disconnected SF-Bike-0001 while bluetoothd still held its acquired notify socket"))
+            #expect(rig.simulator.log.contains("\(holder.connection.uniqueName) disconnected SF-Bike-0001 while bluetoothd still held its acquired notify socket"), "\(rig.simulator.log.suffix(800))")
             #expect(rig.simulator.waitForExit(within: .seconds(20)) == 139)
+            holder.closeSocket()
             holder.connection.close()
         }
 
