@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
-        .target(name: "BlueZTesting", dependencies: ["DBus", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "BlueZTesting", dependencies: ["DBus", "ProcessOutput", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).

@@ -79,7 +79,7 @@ final class FleetRig: @unchecked Sendable {
 
     func stop() async {
         await stopFleet()
-        _ = sim.stop()
+        sim.stop()
         try? store.close()
         bus.stop()
     }

@@ -39,7 +39,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func eachMessageTypeGoesToItsTopicWithItsQoSAndRetain() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let publisher = try makePublisher(broker)
         try publisher.start()
@@ -73,7 +73,7 @@ struct MQTTPublisherTests {
     /// 10 machines at 4 Hz for 3 s: each machine's samples are limited to 1 Hz (leading edge
     /// plus one per second), and the last one sent is the last one offered (latest wins).
     @Test func tenMachinesAtFourHertzAreLimitedToOneHertzEachAndTheLatestWins() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let publisher = try makePublisher(broker)
         try publisher.start()
@@ -107,7 +107,7 @@ struct MQTTPublisherTests {
     }
 
     @Test func homeAssistantDiscoveryAnnouncesEachMachineAndRemovesOnesNoLongerAllowed() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let publisher = try makePublisher(broker, discovery: true)
         try publisher.start()
@@ -143,7 +143,7 @@ struct MQTTPublisherTests {
     /// Bluetooth connection in the retained config, so the machine no longer listed loses its
     /// entities, the one listed by address keeps them, and so does one listed by name.
     @Test func homeAssistantRemovalMatchesAnAllowListOfAddresses() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let publisher = try makePublisher(broker, discovery: true)
         try publisher.start()

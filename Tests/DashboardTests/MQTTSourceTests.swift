@@ -42,9 +42,9 @@ struct MQTTSourceTests {
         #expect(event("homeassistant/sensor/x/config", Array("{}".utf8)) == nil)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func twoGatewaysOnOneBrokerMakeOneFloor() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         func client(_ id: String, will: OutgoingMessage? = nil) throws -> MQTTClient {
             try MQTTClient(MQTTConfiguration(
