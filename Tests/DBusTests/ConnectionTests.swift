@@ -94,7 +94,8 @@ struct ConnectionTests {
         } catch let error as DBusError {
             #expect(error == .remote(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
         }
-        let started = ContinuousClock.now
+        // Never is never answered: only the call's own 200 ms timeout ends it (without one it
+        // would hang, and the group's timeout would name this test).
         do {
             _ = try await client.call(
                 destination: "org.example.Slow", path: "/slow", interface: "org.example.Slow", member: "Never", timeout: .milliseconds(200))
@@ -106,7 +107,6 @@ struct ConnectionTests {
                 return
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(await client.outstandingCalls() == 0)
     }
 

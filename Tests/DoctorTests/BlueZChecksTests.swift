@@ -79,10 +79,10 @@ struct BlueZChecksTests {
 
         let silent = try TemporaryDirectory()
         inputs.bluetoothdPaths = [try Self.fakeBluetoothd(in: silent, printing: "5.66", sleeping: 30)]
+        // It sleeps 30 s before printing "5.66": the check gives up at its 300 ms limit, so
+        // the version stays unknown (a check that waited would have read it).
         inputs.timeouts.bluetoothdVersion = .milliseconds(300)
-        let started = ContinuousClock.now
         let unknown = try #require(await Doctor(inputs: inputs).run().check("bluez"))
-        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(unknown.status == .warning)
         #expect(unknown.detail.contains("BlueZ version unknown ("))
         #expect(unknown.detail.contains("did not answer in time"))
