@@ -83,21 +83,39 @@ struct TransportTimeoutTests {
         try await expectTimeout(greeting: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"workout")
     }
 
-    /// A port held bound but not listening, so no other test's server can take it meanwhile.
+    /// A port held bound but not listening (so no other test's server can take it meanwhile):
+    /// every connect is refused. The client says why, as `unreachable` with the refusal, and
+    /// the error is transient: the session stays queued for the next attempt. Its kind, not
+    /// how long it took, is what is asserted.
+    ///
+    /// A known issue until the transport reports a refusal at once: AsyncHTTPClient retries a
+    /// refused connect until the deadline, where its last refusal races the transport's own
+    /// timer, so the same refusal may come out as `timeout` (a coin toss on a loaded machine).
+    /// So this test passes before that fix and after it; once the fix is in, the `.timeout`
+    /// case goes and a timeout fails the test.
     @Test func aBackendThatIsNotThere() async throws {
         let (holder, port) = try Self.boundLoopbackSocket()
         defer { close(holder) }
-        // Refused at once; the long timeout only keeps a starved CI machine from racing it.
-        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(15))
+        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(2))
+        let error: BackendError
         do {
             _ = try await client.stats(accessToken: "token")
             Issue.record("a closed port answered")
-        } catch let error as BackendError {
-            guard case .unreachable = error else {
-                Issue.record("expected unreachable, got \(error)")
-                return
+            return
+        } catch let caught as BackendError {
+            error = caught
+        }
+        #expect(error.isTransient)
+        switch error {
+        case .unreachable(let reason):
+            #expect(reason.localizedLowercase.contains("refused"), "\(reason)")
+        case .timeout:
+            // Remove this case once the transport reports a refusal at once.
+            withKnownIssue("a refused connect is retried until the deadline, and can end as timeout") {
+                Issue.record("a refused connection was reported as \(error)")
             }
-            #expect(error.isTransient)
+        default:
+            Issue.record("expected unreachable, got \(error)")
         }
     }
 
