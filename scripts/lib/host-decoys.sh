@@ -11,8 +11,9 @@
 #                         which answers every connection with an error and appends it to LOG
 #   /var/lib/ftms-bridge  read-only; an ftms-bridge.sqlite that is not a database
 #   /etc/ftms-bridge      read-only; a config.toml that does not parse
-# A directory the host lacks is made on an overlay of its parent inside the namespace, so
-# nothing is created on the host.
+# Each decoy is mounted inside an overlay of its parent (the host's directory below, writes
+# kept in the namespace): a directory the host lacks is made there, not on the host, and the
+# host creating or removing its own /run/ftms-bridge meanwhile cannot unmount the decoy.
 #
 # Exit status: COMMAND's; 3 if COMMAND passed but something connected to a decoy (the log is
 # printed) or the decoy was gone before the end; 4 if the decoys could not be made.
@@ -51,16 +52,14 @@ log=$1
 scratch=$2
 shift 2
 cannot() { echo "host-decoys: cannot make the decoys: $*" >&2; exit 4; }
-mount -t tmpfs -o mode=0700,size=16m decoys "$scratch" || cannot "tmpfs on $scratch"
+mount -t tmpfs -o mode=0700,size=256m decoys "$scratch" || cannot "tmpfs on $scratch"
 for target in "${targets[@]}"; do
   parent=$(dirname "$target")
-  if [ ! -d "$target" ]; then
-    layer="$scratch/overlay${parent//\//_}"
-    mkdir -p "$layer/upper" "$layer/work"
-    mount -t overlay overlay -o "lowerdir=$parent,upperdir=$layer/upper,workdir=$layer/work" "$parent" \
-      || cannot "an overlay on $parent to make $target in"
-    mkdir "$target"
-  fi
+  layer="$scratch/overlay${parent//\//_}"
+  mkdir -p "$layer/upper" "$layer/work"
+  mount -t overlay overlay -o "lowerdir=$parent,upperdir=$layer/upper,workdir=$layer/work" "$parent" \
+    || cannot "an overlay on $parent to hold $target"
+  mkdir -p "$target"
   mount -t tmpfs -o mode=0755,size=1m decoy "$target" || cannot "tmpfs on $target"
 done
 echo "decoy: not a database; a test opened the host's default state directory instead of its own --state-dir" \
@@ -82,8 +81,9 @@ done
 status=0
 "$@" || status=$?
 
-intact=yes
-kill -0 "$decoy" 2> /dev/null && [ -S /run/ftms-bridge/control.sock ] && [ -S /run/ftms-bridge/metrics.sock ] || intact=no
+gone=()
+kill -0 "$decoy" 2> /dev/null || gone+=("the decoy daemon (exit status: $(wait "$decoy"; echo $?))")
+for socket in control.sock metrics.sock; do [ -S "/run/ftms-bridge/$socket" ] || gone+=("/run/ftms-bridge/$socket"); done
 kill "$decoy" 2> /dev/null || true
 wait "$decoy" 2> /dev/null || true
 if [ -s "$log" ]; then
@@ -91,8 +91,8 @@ if [ -s "$log" ]; then
   sed 's/^/  /' "$log" >&2
   [ "$status" -ne 0 ] || status=3
 fi
-if [ "$intact" = no ]; then
-  echo "host-decoys: the decoy daemon or its sockets were gone before the end" >&2
+if [ ${#gone[@]} -gt 0 ]; then
+  echo "host-decoys: gone before the end: ${gone[*]}" >&2
   [ "$status" -ne 0 ] || status=3
 fi
 exit "$status"
