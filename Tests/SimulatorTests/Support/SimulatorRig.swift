@@ -68,16 +68,18 @@ struct SimulatorRig {
         return link
     }
 
-    /// Waits (bounded) until the simulator has logged `text`: proof it handled a call.
-    func waitForLog(_ text: String, timeout: Duration = .seconds(5)) async throws {
+    /// Waits until the simulator has logged `text`: proof it handled a call. The limit is a
+    /// hang detector, not a bound on how fast the simulator is.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(60)) async throws {
         guard try await eventually(timeout, { simulator.log.contains(text) }) else {
             Issue.record("the simulator never logged '\(text)': \(simulator.log.suffix(1500))")
             return
         }
     }
 
-    /// Waits (bounded) for `condition` on the client's tree; records an issue on timeout.
-    func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: @escaping @Sendable (ObjectTree) -> Bool) async -> Bool {
+    /// Waits for `condition` on the client's tree; records an issue if it never holds (a hang
+    /// detector: a minute).
+    func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: @escaping @Sendable (ObjectTree) -> Bool) async -> Bool {
         let held = await client.wait(until: condition, timeout: timeout)
         if !held { Issue.record("timed out waiting for \(what); simulator log: \(simulator.log.suffix(1500))") }
         return held
