@@ -65,6 +65,7 @@ wanted=("$@")
 
 tests_passed=0
 tests_failed=0
+tests_known=0
 passed_steps=()
 failed_steps=()
 skipped_steps=()
@@ -112,17 +113,19 @@ swift_group() {
   echo "test: $name: swift test --skip-build $*" >&2
   current=$name guarded timeout --kill-after=30 "$limit" swift test --skip-build "$@" > "$log" 2>&1 || status=$?
   timings+=("$name $((SECONDS - started)) s")
-  # swift-testing prints one line per finished test: ✔ passed, ✘ failed (issues follow as
-  # "✘ Test … recorded an issue"); "Test run with" is the total.
-  local ok bad total unfinished
-  ok=$(grep -E '^✔ Test .* passed after' "$log" | grep -vc '^✔ Test run with')
-  bad=$(grep -E '^✘ Test .* failed after' "$log" | grep -vc '^✘ Test run with')
+  # swift-testing prints one line per finished test: ✔ passed, ━ passed with a known issue,
+  # ✘ failed (issues follow as "✘ Test … recorded an issue"); "Test run with" is the total.
+  local ok bad known total unfinished
+  ok=$(grep -E '^[✔━] Test .* passed after' "$log" | grep -vc '^. Test run with')
+  known=$(grep -E '^━ Test .* passed after' "$log" | grep -vc '^. Test run with')
+  bad=$(grep -E '^✘ Test .* failed after' "$log" | grep -vc '^. Test run with')
   total=$(grep -oE 'Test run with [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -n 1)
   unfinished=$(unfinished_tests "$log")
   tests_passed=$((tests_passed + ok))
   tests_failed=$((tests_failed + bad))
+  tests_known=$((tests_known + known))
   if [ "$status" -eq 0 ] && [ "$ok" -gt 0 ] && [ "$bad" -eq 0 ]; then
-    echo "test: $name: $ok tests passed ($((SECONDS - started)) s)" >&2
+    echo "test: $name: $ok tests passed$([ "$known" -eq 0 ] || echo ", $known with a known issue") ($((SECONDS - started)) s)" >&2
     passed_steps+=("$name")
     return
   fi
@@ -158,11 +161,11 @@ import collections, re, sys
 started, finished = collections.Counter(), collections.Counter()
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     line = line.rstrip("\n")
-    if line.startswith(("◇ Test case ", "◇ Test run ", "✔ Test run ", "✘ Test run ")):
+    if line.startswith(("◇ Test case ", "◇ Test run ", "✔ Test run ", "━ Test run ", "✘ Test run ")):
         continue
     if m := re.match(r"^◇ Test (.+) started\.$", line):
         started[m.group(1)] += 1
-    elif m := re.match(r"^[✔✘] Test (.+?)(?: with \d+ test cases?)? (?:passed|failed) after ", line):
+    elif m := re.match(r"^[✔━✘] Test (.+?)(?: with \d+ test cases?)? (?:passed|failed) after ", line):
         finished[m.group(1)] += 1
     elif m := re.match(r"^➜ Test (.+?) skipped", line):
         finished[m.group(1)] += 1
@@ -219,7 +222,9 @@ for name in "${passed_steps[@]}"; do case $name in swift-*) ;; *) other_passed=$
 other_failed=0
 for name in "${failed_steps[@]}"; do case $name in swift-*) ;; *) other_failed=$((other_failed + 1)) ;; esac; done
 line="summary: $((tests_passed + other_passed)) passed, $((tests_failed + other_failed)) failed"
-line+=" (swift tests: $tests_passed of $((tests_passed + tests_failed)) passed; other steps: $other_passed of $((other_passed + other_failed)) passed)"
+line+=" (swift tests: $tests_passed of $((tests_passed + tests_failed)) passed"
+[ "$tests_known" -eq 0 ] || line+=", $tests_known with a known issue"
+line+="; other steps: $other_passed of $((other_passed + other_failed)) passed)"
 [ ${#failed_steps[@]} -eq 0 ] || line+="; failed: $(join "${failed_steps[@]}")"
 [ ${#skipped_steps[@]} -eq 0 ] || line+="; skipped: $(join "${skipped_steps[@]}")"
 echo "$line"
