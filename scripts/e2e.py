@@ -182,7 +182,7 @@ level = "debug"
         summaries = wait_for("both session summaries", lambda: (lambda s: s if set(s) >= set(started.values()) else None)(
             {m["sessionId"]: m for m in reader.of("session_summary")}), 60)
         def uploaded():
-            status = subprocess.run([bridge, "status", "--control-socket", control_socket, "--json"], env=env, capture_output=True, text=True, timeout=30)
+            status = subprocess.run([bridge, "status", "--control-socket", control_socket, "--state-dir", state, "--json"], env=env, capture_output=True, text=True, timeout=30)
             if status.returncode != 0:
                 return None
             queue = json.loads(status.stdout).get("queue", {})

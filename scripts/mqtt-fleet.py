@@ -115,8 +115,10 @@ def main():
         step(f"broker on 127.0.0.1:{broker.port}, backend at {url}")
 
         def broker_status(gateway):
-            """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket."""
-            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"]],
+            """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket
+            (before the daemon answers there, status reads the gateway's own store: never this
+            machine's default one)."""
+            answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"], "--state-dir", gateway["state"]],
                                     env=gateway["env"], capture_output=True, text=True, timeout=30)
             if answer.returncode != 0:
                 raise Failure(f"{gateway['name']} status: {answer.stderr.strip()}")
@@ -176,12 +178,12 @@ enabled = false
                 broker.stop()
             daemon = spawn([bridge, "run", "--config", config], f"{name}.log", env)
             if number == 1:
-                gateway = {"name": name, "env": env, "control": control}
+                gateway = {"name": name, "env": env, "control": control, "state": state}
                 absent = wait_for(f"{name} status naming the absent broker",
                                   lambda: (lambda m: m if m and m["state"] != "connected" and m.get("last_error") else None)(broker_status(gateway)), 60)
                 broker.start()
                 step(f"{name} started without a broker: status says mqtt {absent['state']}: {absent['last_error']}")
-            gateways.append({"name": name, "env": env, "control": control, "daemon": daemon})
+            gateways.append({"name": name, "env": env, "control": control, "state": state, "daemon": daemon})
 
         # 1. Every gateway online, every machine ready and sampling, on one subscriber.
         names = [g["name"] for g in gateways]
@@ -203,7 +205,7 @@ enabled = false
         wrong = spawn([bridge, "run", "--config", os.path.join(home, "config.toml")], "gw-wrong.log", wrong_env)
         refused = wait_for("gw-wrong's status naming the refused login",
                            lambda: (lambda m: m if m and "not authorised" in (m.get("last_error") or "") else None)(
-                               broker_status({"name": "gw-wrong", "env": wrong_env, "control": os.path.join(run, "control.sock")})), 60)
+                               broker_status({"name": "gw-wrong", "env": wrong_env, "control": os.path.join(run, "control.sock"), "state": state})), 60)
         if refused["state"] == "connected" or watch.on("ftms-bridge/gw-wrong/status") or wrong.poll() is not None:
             raise Failure(f"gw-wrong with a wrong password: mqtt {refused}, still running: {wrong.poll() is None}")
         wrong.terminate()
