@@ -6,7 +6,9 @@
 #   scripts/lib/host-decoys.sh --check          can this box make the decoys? (root, unshare)
 #   scripts/lib/host-decoys.sh LOG COMMAND...   runs COMMAND among the decoys
 #
-# In a private mount namespace (`unshare --mount`: the host's own mounts are left alone):
+# In private mount and PID namespaces (`unshare --mount --pid`: the host's own mounts are
+# left alone, and whatever COMMAND leaves running, a test runner its timeout killed the parent
+# of or a child a test leaked, is killed with the namespace when COMMAND is done):
 #   /run/ftms-bridge      read-only; control.sock and metrics.sock served by decoy-daemon.py,
 #                         which answers every connection with an error and appends it to LOG
 #   /var/lib/ftms-bridge  read-only; an ftms-bridge.sqlite that is not a database
@@ -42,7 +44,7 @@ if [ "${1:-}" != "--inside" ]; then
   # directory inside the namespace only; the host sees it empty and it is removed after.
   scratch=$(mktemp -d /tmp/ftms-decoys.XXXXXX)
   status=0
-  unshare --mount --propagation private -- "$0" --inside "$log" "$scratch" "$@" || status=$?
+  unshare --mount --propagation private --pid --fork --mount-proc -- "$0" --inside "$log" "$scratch" "$@" || status=$?
   rmdir "$scratch" 2> /dev/null || true
   exit "$status"
 fi
