@@ -60,10 +60,17 @@ struct SimulatorRig {
         }
     }
 
-    /// Scans, connects and takes control of `name`, as the bridge does.
+    /// Scans until BlueZ has `name` (one fixed window would be a bound on how fast the
+    /// simulator answers: under load a 200 ms scan ended before the machine was found, and
+    /// Connect met no object), then connects and takes control, as the bridge does.
     func connectedLink(_ name: String) async throws -> MachineLink {
-        _ = try await client.scan(for: .milliseconds(200), filter: MachineFilter())
-        let link = MachineLink(client: client, device: try device(name))
+        let device = try device(name)
+        let client = client
+        try await waitUntil("\(name) discovered") {
+            _ = try? await client.scan(for: .milliseconds(200), filter: MachineFilter())
+            return await client.tree.properties(device, "org.bluez.Device1") != nil
+        }
+        let link = MachineLink(client: client, device: device)
         _ = try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(5))
         return link
     }
