@@ -111,7 +111,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ProcessOutput"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
-        .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "TestSupport"], swiftSettings: strict),
+        .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "ProcessOutput", "TestSupport"], swiftSettings: strict),
         // Pure, allocation-free FTMS 1.0 codec: no I/O, no clocks, no Foundation.
         .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).
@@ -300,7 +300,7 @@ let package = Package(
         ),
         // The binding against a real private dbus-daemon.
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming"], swiftSettings: strict),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
             dependencies: [

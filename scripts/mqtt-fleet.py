@@ -117,8 +117,9 @@ def main():
         step(f"broker on 127.0.0.1:{broker.port}, backend at {url}")
 
         def broker_status(gateway):
-            """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket."""
-            # The gateway's own state directory, should the daemon not answer yet: never the host's.
+            """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket
+            (before the daemon answers there, status reads the gateway's own store: never this
+            machine's default one)."""
             answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"], "--state-dir", gateway["state"]],
                                     env=gateway["env"], capture_output=True, text=True, timeout=30)
             if answer.returncode != 0:

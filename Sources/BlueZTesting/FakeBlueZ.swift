@@ -68,10 +68,10 @@ public final class FakeBlueZ: @unchecked Sendable {
         try await mock("AddNameOnlyDevice", [.string(adapter), .string(address), .string(name)]).first?.string ?? ""
     }
 
-    /// Kills the fake, as a crashing bluetoothd would go.
+    /// Kills the fake, as a crashing bluetoothd would go (reaped on a thread of its own).
     public func kill() {
         guard pid > 0 else { return }
-        ChildExit.kill(pid)
+        ChildExit.killInBackground(pid)
         pid = 0
     }
 

@@ -53,7 +53,7 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
                 throw BusStartError(description: "ftms-sim exited before it was ready: \(Self.tail(of: logPath))")
             }
             guard ContinuousClock.now < deadline else {
-                ChildExit.kill(pid)
+                ChildExit.killInBackground(pid)
                 pid = 0
                 throw BusStartError(description: "ftms-sim was not ready in time: \(Self.tail(of: logPath))")
             }
@@ -98,34 +98,40 @@ public final class SimulatedBlueZ: BlueZMockControls, @unchecked Sendable {
         return log.split(separator: "\n").first { $0.contains("bluetoothd crashed") }.map(String.init)
     }
 
-    /// SIGTERM, then SIGKILL if it has not exited within `grace`; returns its exit status
-    /// (128 + signal when killed), or nil when it was not running.
+    /// SIGTERM, then SIGKILL if it has not exited within `grace`; its exit status (128 +
+    /// signal when killed), or nil when it was not running.
     @discardableResult
-    public func stop(grace: Duration = .seconds(5)) -> Int32? {
+    public func terminate(grace: Duration = .seconds(5)) async -> Int32? {
         control.close()
         guard pid > 0 else { return nil }
-        Glibc.kill(pid, SIGTERM)
-        return reap(within: grace)
+        let running = pid
+        pid = 0
+        return await ChildExit.terminate(running, grace: grace)
     }
 
-    /// SIGKILL, as a crashing bluetoothd goes.
+    /// SIGTERM now, for a stop that must not wait (a `defer`, a `deinit`): SIGKILL after
+    /// `grace` and the reaping happen on a thread of their own.
+    public func stop(grace: Duration = .seconds(5)) {
+        control.close()
+        guard pid > 0 else { return }
+        ChildExit.terminateInBackground(pid, grace: grace)
+        pid = 0
+    }
+
+    /// SIGKILL, as a crashing bluetoothd goes (reaped on a thread of its own).
     public func kill() {
         control.close()
         guard pid > 0 else { return }
-        Glibc.kill(pid, SIGKILL)
-        reap(within: .seconds(5))
+        ChildExit.killInBackground(pid)
+        pid = 0
     }
 
-    /// Waits for the process to exit by itself (the bus went away, say).
+    /// Waits for the process to exit by itself (the bus went away, say): its exit status, or
+    /// nil if it still runs after `limit`.
     @discardableResult
-    public func waitForExit(within limit: Duration) -> Int32? {
+    public func waitForExit(within limit: Duration) async -> Int32? {
         guard pid > 0 else { return nil }
-        return reap(within: limit, killAtEnd: false)
-    }
-
-    @discardableResult
-    private func reap(within limit: Duration, killAtEnd: Bool = true) -> Int32? {
-        guard let status = ChildExit.wait(pid, within: limit, killAtEnd: killAtEnd) else { return nil }
+        guard let status = await ChildExit.exit(of: pid, within: limit, killAtEnd: false) else { return nil }
         pid = 0
         return status
     }

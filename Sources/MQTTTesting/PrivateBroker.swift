@@ -9,6 +9,9 @@ import Glibc
 /// password file (no anonymous clients, as a gym's broker should be), persistence if asked, and
 /// optionally a second, TLS listener with a CA and certificate made for it by `openssl`.
 /// The way ``PrivateBus`` is a private dbus-daemon.
+///
+/// Everything that waits (for `mosquitto_passwd` and `openssl` to finish, for the broker to
+/// listen, for it to exit) waits without holding a thread of the cooperative pool.
 public final class PrivateBroker: @unchecked Sendable {
     public let directoryPath: String
     public let port: Int
@@ -31,7 +34,7 @@ public final class PrivateBroker: @unchecked Sendable {
     /// `queueQoS0`: a persistent session that is away also keeps the QoS 0 messages it would
     /// have got (mosquitto's `queue_qos0_messages`), so a test can count what was published
     /// while its subscriber could not be there.
-    public init(tls: Bool = false, persistent: Bool = false, queueQoS0: Bool = false, username: String = "gateway", password: String? = nil) throws {
+    public init(tls: Bool = false, persistent: Bool = false, queueQoS0: Bool = false, username: String = "gateway", password: String? = nil) async throws {
         directoryPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-broker-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
         self.username = username
@@ -44,9 +47,9 @@ public final class PrivateBroker: @unchecked Sendable {
         // command line.
         let passwords = directoryPath + "/passwd"
         try Self.writeSecret("\(username):\(self.password)\n", to: passwords)
-        try Self.run(["/usr/bin/mosquitto_passwd", "-U", passwords])
+        try await Self.run(["/usr/bin/mosquitto_passwd", "-U", passwords])
         try Self.writeSecret(self.password + "\n", to: passwordFile)
-        if tls { try makeCertificates() }
+        if tls { try await makeCertificates() }
 
         var config = """
             # A private broker for one test (MQTTTesting.PrivateBroker).
@@ -77,42 +80,46 @@ public final class PrivateBroker: @unchecked Sendable {
         // files; naming the current user keeps it as whoever runs the test.
         if geteuid() == 0 { config = "user root\n" + config }
         try config.write(toFile: directoryPath + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try spawn()
+        try await spawn()
     }
 
     /// The broker goes away and comes back on the same ports, as when an operator restarts
     /// it: every client loses its connection; retained messages survive only if `persistent`.
-    public func restart() throws {
-        terminate(signal: SIGTERM)
-        try spawn()
+    public func restart() async throws {
+        await terminate(signal: SIGTERM)
+        try await spawn()
     }
 
     /// Shuts the broker down as an operator's `systemctl stop` would (SIGTERM: a persistent
     /// broker saves its state), for a test to start again with ``start()``.
-    public func shutDown() {
-        terminate(signal: SIGTERM)
+    public func shutDown() async {
+        await terminate(signal: SIGTERM)
     }
 
     /// Stops the broker as a crash would (SIGKILL), for a test to start again with ``start()``.
-    public func kill() {
-        terminate(signal: SIGKILL)
+    public func kill() async {
+        await terminate(signal: SIGKILL)
     }
 
     /// Starts a broker stopped with ``kill()`` or ``shutDown()``.
-    public func start() throws {
+    public func start() async throws {
         guard pid == 0 else { return }
-        try spawn()
+        try await spawn()
     }
 
-    /// Stops the broker (TERM, then KILL after a second), reaps it and removes its files.
+    /// Stops the broker (TERM now; KILL after a second and the reaping on a thread of their
+    /// own) and removes its files.
     public func stop() {
-        terminate(signal: SIGTERM)
+        if pid > 0 {
+            ChildExit.terminateInBackground(pid, grace: .seconds(1))
+            pid = 0
+        }
         try? FileManager.default.removeItem(atPath: directoryPath)
     }
 
     deinit { stop() }
 
-    private func spawn() throws {
+    private func spawn() async throws {
         do {
             pid = try spawnChild(["/usr/sbin/mosquitto", "-c", directoryPath + "/mosquitto.conf"])
         } catch {
@@ -126,33 +133,34 @@ public final class PrivateBroker: @unchecked Sendable {
                 throw BrokerStartError(description: "mosquitto exited at start: \(log.split(separator: "\n").suffix(3).joined(separator: " | "))")
             }
             guard Date() < deadline else { throw BrokerStartError(description: "mosquitto did not listen on 127.0.0.1:\(port)") }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
-    private func terminate(signal: Int32) {
+    private func terminate(signal: Int32) async {
         guard pid > 0 else { return }
-        ChildExit.terminate(pid, signal: signal, grace: .seconds(1))
+        let old = pid
         pid = 0
+        await ChildExit.terminate(old, signal: signal, grace: .seconds(1))
     }
 
     /// A CA and a server certificate for 127.0.0.1 and localhost, P-256 keys (fast to make).
-    private func makeCertificates() throws {
+    private func makeCertificates() async throws {
         let dir = directoryPath
         try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try Self.run(["/usr/bin/openssl", "req", "-x509"] + ec + ["-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-days", "2", "-subj", "/CN=ftms-bridge test CA"])
-        try Self.run(["/usr/bin/openssl", "req"] + ec + ["-keyout", dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=localhost"])
-        try Self.run([
+        try await Self.run(["/usr/bin/openssl", "req", "-x509"] + ec + ["-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-days", "2", "-subj", "/CN=ftms-bridge test CA"])
+        try await Self.run(["/usr/bin/openssl", "req"] + ec + ["-keyout", dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=localhost"])
+        try await Self.run([
             "/usr/bin/openssl", "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.crt", "-CAkey", dir + "/ca.key",
             "-CAcreateserial", "-out", dir + "/server.crt", "-days", "2", "-extfile", dir + "/san.ext",
         ])
     }
 
     /// A CA that did not sign the broker's certificate, for the bad-certificate test.
-    public func makeUnrelatedCA() throws -> String {
+    public func makeUnrelatedCA() async throws -> String {
         let path = directoryPath + "/other-ca.crt"
-        try Self.run([
+        try await Self.run([
             "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", directoryPath + "/other-ca.key", "-out", path, "-days", "2", "-subj", "/CN=someone else's CA",
         ])
@@ -166,15 +174,15 @@ public final class PrivateBroker: @unchecked Sendable {
         guard chmod(path, 0o600) == 0 else { throw BrokerStartError(description: "cannot chmod \(path)") }
     }
 
-    /// Runs a tool to completion, its output discarded; throws unless it exits 0.
-    private static func run(_ arguments: [String]) throws {
-        let pid: pid_t
+    /// Runs a tool to completion (``runProgram(_:)``, on a thread of its own); throws unless
+    /// it exits 0.
+    private static func run(_ arguments: [String]) async throws {
+        let status: Int32
         do {
-            pid = try spawnChild(arguments)
+            status = try await runProgram(arguments).status
         } catch {
             throw BrokerStartError(description: "\(error)")
         }
-        let status = ChildExit.reap(pid)
         guard status == 0 else { throw BrokerStartError(description: "\(arguments[0]) \(arguments[1]) failed (status \(status))") }
     }
 

@@ -37,9 +37,10 @@ public final class SubscriberProcess: @unchecked Sendable {
         if pid > 0 { kill(pid, SIGSTOP) }
     }
 
+    /// SIGKILL; reaped on a thread of its own.
     public func stop() {
         guard pid > 0 else { return }
-        ChildExit.kill(pid)
+        ChildExit.killInBackground(pid)
         pid = 0
     }
 

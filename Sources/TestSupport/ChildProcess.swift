@@ -67,11 +67,11 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Kills the child (if still running) and reaps it.
+    /// Kills the child (if still running); it is reaped on a thread of its own.
     public func stop() {
         reaped.withLock { status in
             if status == nil {
-                ChildExit.kill(pid)
+                ChildExit.killInBackground(pid)
                 status = 128 + SIGKILL
             }
         }

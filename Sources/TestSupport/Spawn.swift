@@ -17,7 +17,8 @@ public struct SpawnError: Error, CustomStringConvertible {
 }
 
 /// The one way the test support starts a program: posix_spawn with no signal blocked in the
-/// child, its three standard streams set as given, `extraEnvironment` laid over this
+/// child, its three standard streams set as given, the descriptors `passing` as its 3, 4, …
+/// (a listening socket handed over as systemd does), `extraEnvironment` laid over this
 /// process's environment. Returns the child's pid; ``ChildExit`` waits for it and reaps it.
 ///
 /// Test threads run with most signals blocked, and a child inherits the mask: a dbus-daemon or
@@ -27,7 +28,7 @@ public struct SpawnError: Error, CustomStringConvertible {
 /// exit, and called from a test it holds a cooperative thread meanwhile.
 public func spawnChild(
     _ arguments: [String], stdin: ChildStream = .null, stdout: ChildStream = .null, stderr: ChildStream = .null,
-    extraEnvironment: [String: String] = [:]
+    passing descriptors: [Int32] = [], extraEnvironment: [String: String] = [:]
 ) throws(SpawnError) -> pid_t {
     guard let path = arguments.first else { throw SpawnError(description: "no program given") }
     var actions = posix_spawn_file_actions_t()
@@ -43,6 +44,9 @@ public func spawnChild(
         case .descriptor(let descriptor):
             posix_spawn_file_actions_adddup2(&actions, descriptor, number)
         }
+    }
+    for (index, descriptor) in descriptors.enumerated() {
+        posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(3 + index))
     }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)

@@ -122,8 +122,9 @@ struct ControlPolicyTests {
         await #expect(throws: LinkError.controlPointTimeout(operation: "start_or_resume")) {
             _ = try await link.send(.start, timeout: .milliseconds(300))
         }
+        // Two waits of the 300 ms limit, one per write.
         let elapsed = clock.now - started
-        #expect(elapsed >= .milliseconds(600) && elapsed < .seconds(3), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(600), "\(elapsed)")
         #expect(try await rig.controlPointWrites() == [[0x07], [0x07]])
         // The link is still usable once the machine answers again.
         try await rig.fake.mock("SetIndicationOrder", [.string(rig.device), .string("after-reply")])

@@ -11,6 +11,10 @@ struct ControlCommandTests {
         let bus: PrivateBus
         let fake: FakeBlueZ
         let device: String
+        /// `control` asks a running daemon first: the command is pointed at a socket in the
+        /// bus's own directory where none listens, so a daemon running on this box (and the
+        /// gym's machines behind it) is never asked.
+        var noDaemon: [String] { ["--control-socket", bus.directoryPath + "/no-daemon.sock"] }
 
         func writes() async throws -> [String] {
             let paths = try await fake.mock("GetGattPaths", [.string(device)]).first?.stringDictionary ?? [:]
@@ -19,7 +23,7 @@ struct ControlCommandTests {
         }
 
         func control(_ arguments: [String]) async throws -> ProcessRunner.Result {
-            try await ProcessRunner.run(["control", "SF-Bike-0001"] + arguments,
+            try await ProcessRunner.run(["control", "SF-Bike-0001"] + arguments + noDaemon,
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
 

@@ -85,7 +85,8 @@ struct QueuePlotTests {
     }
 
     @Test func plotNeedsItsOutputFile() async throws {
-        let result = try await ProcessRunner.run(["queue", "--plot", "x"], timeout: .seconds(10))
+        let state = try TemporaryDirectory(prefix: "ftms-plot")
+        let result = try await ProcessRunner.run(["queue", "--plot", "x", "--state-dir", state.path], timeout: .seconds(10))
         #expect(result.status != 0 && result.stderr.contains("--plot ID needs the SVG file"))
     }
 }

@@ -31,7 +31,7 @@ struct ScanCommandTests {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--adapters", "2", "--bikes", "2", "--visible-on", "one"])
-        defer { _ = sim.stop() }
+        defer { sim.stop() }
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
         let table = try await ProcessRunner.run(["scan", "--timeout", "0.5", "--adapter", "hci0"], environment: environment)
         #expect(table.status == 0, "\(table.stderr)")

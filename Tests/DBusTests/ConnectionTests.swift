@@ -99,7 +99,8 @@ struct ConnectionTests {
         } catch let error as DBusError {
             #expect(error == .remote(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
         }
-        let started = ContinuousClock.now
+        // Never is never answered: only the call's own 200 ms timeout ends it (without one it
+        // would hang, and the group's timeout would name this test).
         do {
             _ = try await client.call(
                 destination: "org.example.Slow", path: "/slow", interface: "org.example.Slow", member: "Never", timeout: .milliseconds(200))
@@ -111,7 +112,6 @@ struct ConnectionTests {
                 return
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(await client.outstandingCalls() == 0)
     }
 
@@ -158,7 +158,7 @@ struct ConnectionTests {
     /// Work handed to a closed connection after its loop thread has ended still happens, on
     /// the caller's thread: a call fails, a socket given to it is closed and closing it
     /// returns, instead of waiting forever for a thread that is gone.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func whatComesAfterTheLoopHasEndedIsStillAnswered() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }

@@ -80,7 +80,7 @@ final class FleetRig: @unchecked Sendable {
 
     func stop() async {
         await stopFleet()
-        _ = sim.stop()
+        sim.stop()
         try? store.close()
         bus.stop()
     }

@@ -118,7 +118,7 @@ struct FleetTests {
 
         // A new fleet on the same store: the sessions resume when the machines reconnect and move.
         let again = try await FleetRig(simulator: ["--bikes", "1", "--rowers", "1", "--rate", "4", "--known"], directory: rig.directory, bus: nil)
-        _ = rig.sim.stop()
+        rig.sim.stop()
         try await again.start(restoring: true)
         #expect(try await eventually {
             let now = await again.statuses()
@@ -149,7 +149,7 @@ struct FleetTests {
         let session = await rig.statuses()["SF-Bike-0001"]?.sessionID
         #expect(await rig.fleet.busConnections == 1)
 
-        try rig.bus.restart()
+        try await rig.bus.restart()
         rig.sim.kill()
         let noticed = try await eventually(.seconds(10)) {
             let connected = await rig.fleet.busConnected

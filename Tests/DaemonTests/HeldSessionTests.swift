@@ -84,7 +84,7 @@ struct HeldSessionTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aRefusedSessionIsHeldAndStoredFirstWhenTheStoreRecovers() async throws {
         // The daemon's store: a reserve, here over a file system whose free space the test sets.
         let directory = try TemporaryDirectory(prefix: "ftms-held")
@@ -167,7 +167,7 @@ struct HeldSessionTests {
 
     /// A machine's sessions queue in the order they ended, the held one first, whatever the
     /// other machines do.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aMachinesLaterSessionQueuesBehindItsHeldOne() async throws {
         let rig = try Rig()
         let batcher = CheckpointBatcher(store: rig.store, window: .seconds(3600), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })

@@ -13,7 +13,7 @@ import Store
 struct RestoreTests {
     typealias Rig = CheckpointBatcherTests.Rig
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aRestartClosesAMachinesOlderCheckpoints() async throws {
         let rig = try Rig()
         let older = try CheckpointBatcherTests.snapshot(1, seconds: 90)

@@ -131,7 +131,7 @@ struct SeriesBatcherTests {
 /// chunk rows; `flush()` (shutdown) takes them all.
 @Suite("Session series: timed batches")
 struct SeriesTimedBatchTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aTimedBatchWaitsForAFullChunkAndAFlushTakesEverything() async throws {
         let rig = try CheckpointBatcherTests.Rig()
         let batcher = rig.batcher(window: .milliseconds(50))

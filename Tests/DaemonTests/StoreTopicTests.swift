@@ -12,7 +12,7 @@ import Testing
 @Suite("MQTT store topic")
 struct StoreTopicTests {
     @Test func theStoresConditionIsRetainedAndReplaced() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let rig = MQTTPublisherTests()
         let publisher = try rig.makePublisher(broker)

@@ -90,7 +90,7 @@ struct SessionPagesTests {
         return element[start.upperBound...].prefix { $0 != "\"" }.description
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func theListShowsTheLastSessionsNewestFirst() async throws {
         let directory = try TemporaryDirectory()
         let server = try await Server(SessionLibrary(store: try await Self.store(in: directory)))
@@ -115,7 +115,7 @@ struct SessionPagesTests {
         #expect(floor.body.contains("id=\"sessions-link\" href=\"sessions\""), "the floor page links to the sessions")
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func aSessionsPageHasItsPlotAndItsSummaryAsUploaded() async throws {
         let directory = try TemporaryDirectory()
         let store = try await Self.store(in: directory)
@@ -153,7 +153,7 @@ struct SessionPagesTests {
     /// The standalone dashboard: the store opened read-only beside a writer (the daemon). It
     /// is not there yet (503, one line), then it is; a session the writer adds after the reader
     /// opened is on the next page; the reader never writes.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func theStandaloneDashboardReadsTheDaemonsStoreReadOnly() async throws {
         let directory = try TemporaryDirectory()
         let state = directory.path + "/state"
@@ -177,7 +177,7 @@ struct SessionPagesTests {
         await #expect(throws: StoreError.self) { try await reader.retryDead() }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func theTokenGuardsTheSessionPagesAndTheirLinksCarryIt() async throws {
         let directory = try TemporaryDirectory()
         let token = try AccessToken(value: "correct-horse-battery-staple")

@@ -18,7 +18,7 @@ struct BrokerCheckTests {
     }
 
     @Test func anAcceptedLoginIsOK() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let result = await BrokerCheck(settings: settings(broker), timeout: .seconds(5)).run()
         #expect(result.status == .ok, "\(result.detail)")
@@ -27,7 +27,7 @@ struct BrokerCheckTests {
     }
 
     @Test func aWrongPasswordFailsWithTheBrokersReason() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         let wrong = broker.directoryPath + "/wrong"
         #expect(FileManager.default.createFile(atPath: wrong, contents: Data("nope\n".utf8), attributes: [.posixPermissions: 0o600]))
@@ -38,7 +38,7 @@ struct BrokerCheckTests {
     }
 
     @Test func aPasswordFileOthersCanReadIsRefusedBeforeConnecting() async throws {
-        let broker = try PrivateBroker()
+        let broker = try await PrivateBroker()
         defer { broker.stop() }
         chmod(broker.passwordFile, 0o640)
         let result = await BrokerCheck(settings: settings(broker), timeout: .seconds(5)).run()
@@ -47,14 +47,14 @@ struct BrokerCheckTests {
     }
 
     @Test func noBrokerAndTLS() async throws {
-        let broker = try PrivateBroker(tls: true)
+        let broker = try await PrivateBroker(tls: true)
         defer { broker.stop() }
         var tls = settings(broker, url: broker.tlsURL)
         tls.caFile = try #require(broker.caFile)
         let good = await BrokerCheck(settings: tls, timeout: .seconds(5)).run()
         #expect(good.status == .ok, "\(good.detail)")
         #expect(good.detail.contains("(TLS, logged in as gateway)"))
-        broker.kill()
+        await broker.kill()
         let down = await BrokerCheck(settings: settings(broker), timeout: .seconds(5)).run()
         #expect(down.status == .failed)
         #expect(down.detail == "\(broker.url): connection refused", "\(down.detail)")

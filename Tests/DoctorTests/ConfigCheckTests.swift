@@ -38,7 +38,7 @@ struct ConfigFileCheckTests {
             """)
         var inputs = DoctorInputs.isolated(in: directory)
         inputs.busAddress = nil
-        inputs.environment = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(directory.file("none"))"]
+        inputs.environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(directory.file("none"))"
         let report = await Doctor(inputs: inputs).run()
         let config = try #require(report.check("config"))
         #expect(config.status == .ok, "\(config.detail)")

@@ -18,22 +18,31 @@ extension SimulatorProcessTests {
     struct AcquireNotifyTests {
         private static let characteristic = "org.bluez.GattCharacteristic1"
 
-        /// Waits (bounded) for the simulator's end to have hung up, as a client sees it.
-        private static func hungUp(_ descriptor: Int32) -> Bool {
-            var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            for _ in 0..<500 {
-                probe.revents = 0
-                if poll(&probe, 1, 10) > 0, probe.revents & Int16(POLLHUP) != 0 { return true }
+        /// Waits for the simulator's end to have hung up, as a client sees it (a minute at
+        /// most: a hang detector), on a thread of its own, off the cooperative pool.
+        private static func hungUp(_ descriptor: Int32) async -> Bool {
+            await blocking {
+                var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let deadline = ContinuousClock.now + .seconds(60)
+                while ContinuousClock.now < deadline {
+                    probe.revents = 0
+                    guard poll(&probe, 1, 10) > 0 else { continue }
+                    if probe.revents & Int16(POLLHUP) != 0 { return true }
+                    usleep(10_000)  // readable, not hung up yet: unread datagrams
+                }
+                return false
             }
-            return false
         }
 
-        private static func receive(_ descriptor: Int32) -> [UInt8]? {
-            var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&probe, 1, 5000) > 0 else { return nil }
-            var buffer = [UInt8](repeating: 0, count: 512)
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            return count >= 0 ? Array(buffer[0..<count]) : nil
+        /// The next datagram (waited for a minute at most, on a thread of its own).
+        private static func receive(_ descriptor: Int32) async -> [UInt8]? {
+            await blocking {
+                var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&probe, 1, 60_000) > 0 else { return nil }
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                return count >= 0 ? Array(buffer[0..<count]) : nil
+            }
         }
 
         /// One socketpair per subscription, one datagram per notification, the refusals, the
@@ -68,7 +77,7 @@ extension SimulatorProcessTests {
             // Each notification is one datagram, in order; Value is not updated while acquired.
             let frames: [[UInt8]] = [[0x00, 0x00, 0x10, 0x00], [0x00, 0x00, 0x11, 0x00], [0x00, 0x00, 0x12, 0x00]]
             for frame in frames { try await rig.simulator.mock("NotifyValue", [.string(data), .string(Hex.string(frame))]) }
-            for frame in frames { #expect(Self.receive(descriptor) == frame) }
+            for frame in frames { #expect(await Self.receive(descriptor) == frame) }
             #expect(await rig.client.tree.properties(data, Self.characteristic)?["Value"]?.bytes != frames.last)
 
             // A StartNotify session on Status makes AcquireNotify there InProgress.
@@ -78,7 +87,7 @@ extension SimulatorProcessTests {
             // The link goes down: the socket hangs up and NotifyAcquired goes false.
             let address = rig.simulator.machines["SF-Bike-0001"] ?? ""
             try await rig.simulator.mock("DisconnectDevice", [.string("hci0"), .string(address)])
-            #expect(Self.hungUp(descriptor))
+            #expect(await Self.hungUp(descriptor))
             #expect(await rig.waitFor("NotifyAcquired=false") { $0.properties(data, Self.characteristic)?["NotifyAcquired"]?.bool == false })
             // Not re-established on reconnect: a client acquires again, and gets a new socket.
             try await rig.call(device, "org.bluez.Device1", "Connect")
@@ -89,7 +98,7 @@ extension SimulatorProcessTests {
             let second = try #require(again.first?.fileDescriptor)
             let secondNumber = try #require(second.number)
             try await rig.simulator.mock("NotifyValue", [.string(data), .string("00 00 20 00")])
-            #expect(Self.receive(secondNumber) == [0x00, 0x00, 0x20, 0x00])
+            #expect(await Self.receive(secondNumber) == [0x00, 0x00, 0x20, 0x00])
             // Closing our end gives it back: the next AcquireNotify succeeds.
             if let taken = second.take() { close(taken) }
             let third = try await rig.call(data, Self.characteristic, "AcquireNotify", [.properties([:])])

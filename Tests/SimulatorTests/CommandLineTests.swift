@@ -45,7 +45,7 @@ extension SimulatorProcessTests {
             // A second simulator cannot take the name.
             let second = try await Self.run(["--bus", bus.address])
             #expect(second.status == 1 && second.stderr.contains("already owned"), "\(second.stderr)")
-            #expect(simulator.stop() == 0)
+            #expect(await simulator.terminate() == 0)
             let watcher = try await DBusConnection.connect(address: bus.address)
             defer { watcher.close() }
             #expect(try await watcher.nameOwner("org.bluez") == nil)
@@ -57,7 +57,7 @@ extension SimulatorProcessTests {
             let simulator = try await SimulatedBlueZ(bus: bus, arguments: ["--bikes", "1"])
             simulator.control.close()
             bus.stop()
-            #expect(simulator.waitForExit(within: .seconds(5)) == 1)
+            #expect(await simulator.waitForExit(within: .seconds(60)) == 1)
         }
     }
 }

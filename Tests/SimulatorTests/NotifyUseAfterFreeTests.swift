@@ -67,7 +67,7 @@ extension SimulatorProcessTests {
             let crash = try await rig.simulator.crash(whenLeaving: holder.connection.uniqueName)
             #expect(crash?.contains("\(holder.connection.uniqueName) left the bus while bluetoothd still held its acquired notify socket of \(holder.data)") == true, "\(rig.simulator.log.suffix(800))")
             // Gone as a crashed bluetoothd goes: exit status 139, the name released.
-            #expect(rig.simulator.waitForExit(within: .seconds(20)) == 139)
+            #expect(await rig.simulator.waitForExit(within: .seconds(20)) == 139)
             _ = holder
         }
 
@@ -82,7 +82,7 @@ extension SimulatorProcessTests {
             let holder = try await Holder.acquiring(rig)
             await #expect(throws: DBusError.self) { try await holder.disconnect() }
             #expect(rig.simulator.log.contains("\(holder.connection.uniqueName) disconnected SF-Bike-0001 while bluetoothd still held its acquired notify socket"), "\(rig.simulator.log.suffix(800))")
-            #expect(rig.simulator.waitForExit(within: .seconds(20)) == 139)
+            #expect(await rig.simulator.waitForExit(within: .seconds(20)) == 139)
             holder.closeSocket()
             holder.connection.close()
         }

@@ -110,7 +110,7 @@ struct StoreCommandTests {
     /// A bad page does not stop the gym: the daemon starts on a damaged database, moves it aside
     /// with the time in its name, keeps the device id and the login, and says so in the journal
     /// and in `status`; `salvage` then queues its sessions beside the running daemon.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func theDaemonStartsOnADamagedDatabaseAndSaysSo() async throws {
         let directory = try TemporaryDirectory(prefix: "ftms-daemon-damage")
         let state = try TemporaryDirectory(prefix: "ftms-daemon-damage")

@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import Synchronization
 import Systemd
 import Testing
 
@@ -139,53 +138,36 @@ struct NotifierSocketTests {
 
     /// Fault injection: a manager that never reads. Its queue fills, and from then on every
     /// send comes back at once with `receiverBusy` instead of waiting. The sends run on a
-    /// thread of their own, so a send that did block fails the test instead of hanging it.
-    @Test func fullReceiverNeverBlocksTheSender() throws {
+    /// Dispatch thread, awaited without holding a thread of the cooperative pool: a send that
+    /// did block hangs there, and the group's timeout catches it.
+    @Test func fullReceiverNeverBlocksTheSender() async throws {
         let receiver = try NotifyReceiver(.path)
         let notifier = receiver.notifier()
-        let outcome = SendOutcome()
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            var accepted = 0
-            var busy = 0
-            for _ in 0..<10_000 where busy < 50 {
-                do throws(NotifyError) {
-                    try notifier.send(.watchdog)
-                    accepted += 1
-                } catch .receiverBusy {
-                    busy += 1
-                } catch {
-                    outcome.record(accepted: accepted, busy: busy, other: error)
-                    done.signal()
-                    return
-                }
-            }
-            outcome.record(accepted: accepted, busy: busy, other: nil)
-            done.signal()
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<(accepted: Int, busy: Int, other: NotifyError?), Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: Self.sendUntilBusy(notifier)) }
         }
-        guard done.wait(timeout: .now() + .seconds(20)) == .success else {
-            Issue.record("sending to a receiver that never reads blocked")
-            return
-        }
-        let result = outcome.result
         #expect(result.other == nil)
         #expect(result.accepted >= 1)
         #expect(result.busy == 50)
         // What was accepted is intact, in order.
         #expect(receiver.receiveText() == "WATCHDOG=1")
     }
-}
 
-/// The background sender's tally, handed to the test thread.
-final class SendOutcome: Sendable {
-    typealias Tally = (accepted: Int, busy: Int, other: NotifyError?)
-    private let stored = Mutex<Tally>((0, 0, nil))
-
-    func record(accepted: Int, busy: Int, other: NotifyError?) {
-        stored.withLock { $0 = (accepted, busy, other) }
-    }
-
-    var result: Tally {
-        stored.withLock { $0 }
+    /// Sends until the receiver has refused 50 times as busy; what was accepted, refused, or
+    /// any other error.
+    static func sendUntilBusy(_ notifier: SystemdNotifier) -> (accepted: Int, busy: Int, other: NotifyError?) {
+        var accepted = 0
+        var busy = 0
+        for _ in 0..<10_000 where busy < 50 {
+            do throws(NotifyError) {
+                try notifier.send(.watchdog)
+                accepted += 1
+            } catch .receiverBusy {
+                busy += 1
+            } catch {
+                return (accepted, busy, error)
+            }
+        }
+        return (accepted, busy, nil)
     }
 }

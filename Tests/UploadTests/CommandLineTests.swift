@@ -16,6 +16,12 @@ struct CommandLineTests {
         try await ChildProcess.run(Self.bridge, arguments, stdin: stdin)
     }
 
+    /// `status` asks a running daemon first: these tests name a socket in their own directory
+    /// where none listens, so a daemon running on this box is never asked.
+    static func noDaemon(in directory: TemporaryDirectory) -> [String] {
+        ["--control-socket", directory.file("no-daemon.sock")]
+    }
+
     /// An operator's round: replay captures into the queue, log in with the id token on
     /// stdin, upload, and read status and queue, all from the command line.
     @Test func replayLoginUploadStatusQueue() async throws {
@@ -38,7 +44,7 @@ struct CommandLineTests {
         #expect(login.stdout.contains("user cli-rider"))
         #expect(login.stdout.contains("\(summaries.count) sessions pending upload"))
 
-        let status = try await bridge(["status", "--json"] + state)
+        let status = try await bridge(["status", "--json"] + state + Self.noDaemon(in: directory))
         let before = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         #expect(before["pending"] as? Int == summaries.count)
         #expect(before["logged_in"] as? Bool == true)
@@ -55,7 +61,7 @@ struct CommandLineTests {
         let stored = try await backend.storedSessions()
         #expect(Set(stored.map(\.id)) == Set(rows.compactMap { $0["session_id"] as? String }))
 
-        let text = try await bridge(["status"] + state)
+        let text = try await bridge(["status"] + state + Self.noDaemon(in: directory))
         #expect(text.stdout.contains("0 pending, \(summaries.count) uploaded, 0 dead"))
         for output in [replay, login, status, upload, queue, text] {
             #expect(!output.stdout.contains(secret) && !output.stderr.contains(secret), "the id token leaked")
@@ -93,7 +99,7 @@ struct CommandLineTests {
         let forced = try await bridge(["logout", "--force"] + remote)
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stdout.contains("2 sessions never uploaded were discarded"))
-        let status = try await bridge(["status", "--json", "--state-dir", directory.path])
+        let status = try await bridge(["status", "--json", "--state-dir", directory.path] + Self.noDaemon(in: directory))
         #expect(status.stdout.contains(#""logged_in":false"#))
         #expect(status.stdout.contains(#""pending":0"#))
     }
@@ -119,7 +125,7 @@ struct CommandLineTests {
         let directory = try TemporaryDirectory(prefix: "ftms-cli")
         let path = directory.file(GatewayStore.fileName)
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
-        for command in [["status"], ["queue"], ["upload", "--backend", "http://127.0.0.1:9"]] {
+        for command in [["status"] + Self.noDaemon(in: directory), ["queue"], ["upload", "--backend", "http://127.0.0.1:9"]] {
             let result = try await bridge(command + ["--state-dir", directory.path])
             #expect(result.status == 1)
             #expect(result.stderr.split(separator: "\n").count == 1)

@@ -69,10 +69,10 @@ struct TransportTimeoutTests {
         await #expect(throws: BackendError.timeout(seconds: 0.4)) {
             _ = try await client.stats(accessToken: "token")
         }
+        // The client waited out its own limit. Without the whole-exchange timeout a stalled
+        // body would never end, and the group's timeout would name this test.
         let took = ContinuousClock.now - started
-        // The upper bound is loose: suites running alongside can starve the cooperative
-        // threads for seconds. Without the whole-exchange timeout a stalled body never ends.
-        #expect(took >= .milliseconds(400) && took < .seconds(30), "took \(took)")
+        #expect(took >= .milliseconds(400), "took \(took)")
     }
 
     @Test func aBackendThatNeverAnswers() async throws {

@@ -268,7 +268,7 @@ struct Main {
             let sim = try await SimulatedBlueZ(
                 bus: bus, arguments: ["--adapters", "0", "--bikes", "0", "--rowers", "0", "--rate", "0"] + (options.noAcquire ? ["--no-acquire-notify"] : []),
                 binary: options.sim)
-            return (sim, { _ = sim.stop() })
+            return (sim, { sim.stop() })
         default:
             throw Failure("unknown peer \(options.peer): dbusmock or sim")
         }

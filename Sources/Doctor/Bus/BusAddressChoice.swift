@@ -9,7 +9,7 @@ struct BusAddressChoice: Sendable, Hashable {
 
     /// `--bus` first, then the config's `bluetooth.bus_address` (which, when set, the daemon
     /// prefers to the environment), then `DBUS_SYSTEM_BUS_ADDRESS`, then the standard socket.
-    static func resolve(flag: String?, configured: String, environment: [String: String]) -> BusAddressChoice {
+    static func resolve(flag: String?, configured: String, environment: [String: String], standard: String = BusAddressChoice.standard) -> BusAddressChoice {
         if let flag, !flag.isEmpty { return BusAddressChoice(address: flag, source: "--bus") }
         if !configured.isEmpty { return BusAddressChoice(address: configured, source: "config bluetooth.bus_address") }
         if let variable = environment["DBUS_SYSTEM_BUS_ADDRESS"], !variable.isEmpty {

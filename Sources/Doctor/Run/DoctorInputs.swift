@@ -13,6 +13,8 @@ package struct DoctorInputs: Sendable {
     package var defaultConfigPath = DaemonConfig.defaultPath
     /// `--bus`: overrides the config and `DBUS_SYSTEM_BUS_ADDRESS`.
     package var busAddress: String?
+    /// The system bus when neither the flag, the config nor the environment names one.
+    package var standardBusAddress = BusAddressChoice.standard
     /// `--backend`: overrides the config's `backend.url`.
     package var backendURL: String?
     /// `--state-dir`: overrides `$STATE_DIRECTORY` and the config's `state.directory`.

@@ -15,7 +15,8 @@ struct DoctorSettings: Sendable {
 
     init(config file: DaemonConfig, inputs: DoctorInputs) {
         config = file.applyingEnvironment(inputs.environment)
-        bus = BusAddressChoice.resolve(flag: inputs.busAddress, configured: config.bluetooth.busAddress, environment: inputs.environment)
+        bus = BusAddressChoice.resolve(
+            flag: inputs.busAddress, configured: config.bluetooth.busAddress, environment: inputs.environment, standard: inputs.standardBusAddress)
         if let flag = inputs.stateDirectory, !flag.isEmpty {
             (stateDirectory, stateDirectorySource) = (flag, "--state-dir")
         } else {

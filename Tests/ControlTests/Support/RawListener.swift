@@ -22,8 +22,14 @@ final class RawListener: @unchecked Sendable {
         close(descriptor)
     }
 
-    /// Accepts one client, reads up to its first newline, writes `answer` and closes.
-    func answerOnce(with answer: String) {
+    /// Accepts one client, reads up to its first newline, writes `answer` and closes; the
+    /// blocking accept and reads happen on a thread of their own.
+    func answerOnce(with answer: String) async {
+        let descriptor = descriptor
+        await blocking { Self.answerOnce(on: descriptor, with: answer) }
+    }
+
+    private static func answerOnce(on descriptor: Int32, with answer: String) {
         let client = accept(descriptor, nil, nil)
         guard client >= 0 else { return }
         defer { close(client) }

@@ -10,12 +10,15 @@ import Glibc
 #endif
 
 extension DoctorInputs {
-    /// Inputs that look at nothing of this machine's: every path under `directory`, no
-    /// bluetoothd, a kernel without Bluetooth, a controller probe that finds nothing.
+    /// Inputs that look at nothing of this machine's: every path under `directory` (the
+    /// sockets too, through `$RUNTIME_DIRECTORY`, so a daemon running on this box is never
+    /// asked), no bluetoothd, a kernel without Bluetooth, a controller probe that finds nothing.
+    /// A test that changes `environment` adds to it rather than replacing it.
     static func isolated(in directory: TemporaryDirectory, bus: String? = nil) -> DoctorInputs {
-        var inputs = DoctorInputs(version: "9.9.9-test", environment: [:])
+        var inputs = DoctorInputs(version: "9.9.9-test", environment: ["RUNTIME_DIRECTORY": directory.file("run")])
         inputs.defaultConfigPath = directory.file("etc/config.toml")
         inputs.busAddress = bus ?? "unix:path=\(directory.file("no-bus-here"))"
+        inputs.standardBusAddress = "unix:path=\(directory.file("no-system-bus-here"))"
         inputs.stateDirectory = directory.file("state")
         inputs.policyDirectories = [directory.file("policy")]
         inputs.bluetoothSysfs = directory.file("sys/class/bluetooth")

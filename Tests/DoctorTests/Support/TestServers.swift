@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// A listening socket served by a thread of its own: each connection gets `greeting` (if
-/// any) and is closed, or is held open silent. For the socket and backend checks.
+/// any) and is closed, or is held open silent. For the socket and backend checks. The thread
+/// owns the descriptor and closes it when it sees the stop, so no caller waits for it.
 final class TestListener: @unchecked Sendable {
     let descriptor: Int32
     private let stopped = StopFlag()
@@ -33,6 +34,7 @@ final class TestListener: @unchecked Sendable {
                 close(client)
             }
             held.forEach { close($0) }
+            close(descriptor)
         }
         thread.start()
     }
@@ -63,10 +65,9 @@ final class TestListener: @unchecked Sendable {
         return port
     }
 
+    /// The thread stops within its next 50 ms poll and closes the socket.
     func stop() {
         stopped.set()
-        usleep(100_000)
-        close(descriptor)
     }
 
     private static func boundUnix(_ path: String) throws -> Int32 {

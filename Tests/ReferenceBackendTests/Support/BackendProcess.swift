@@ -7,7 +7,8 @@ import Glibc
 /// Started with no signal blocked (test threads block most, and a child inherits the mask, so
 /// it would ignore SIGTERM), stdout on a pipe read for the `listening` line, stderr to a file,
 /// and `--exit-with-stdin` on a pipe this process holds, so a test run that dies leaves no
-/// backend behind.
+/// backend behind. Its waits (for the `listening` line, for the exit) block threads of their
+/// own, never the cooperative pool's.
 final class BackendProcess: @unchecked Sendable {
     let pid: pid_t
     let port: Int
@@ -23,7 +24,7 @@ final class BackendProcess: @unchecked Sendable {
     static var binary: String { ChildProcess.builtProduct("ftms-backend") }
 
     /// Starts the backend on a free port and waits for its `listening` line.
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String]) async throws {
         scratch = try TemporaryDirectory(prefix: "ftms-backend")
         stderrPath = scratch.file("stderr")
         var pipeEnds: [Int32] = [0, 0]
@@ -35,10 +36,11 @@ final class BackendProcess: @unchecked Sendable {
         defer { close(pipeEnds[0]) }
         self.pid = pid
         lifeline = stdinEnds[1]
-        let line = Self.readLine(from: pipeEnds[0], timeout: .seconds(30))
+        let reading = pipeEnds[0]
+        let line = await blocking { Self.readLine(from: reading, timeout: .seconds(60)) }
         stdoutLine = line ?? ""
         guard let line, line.hasPrefix("listening http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
-            ChildExit.kill(pid)
+            ChildExit.killInBackground(pid)
             throw TestFailure("ftms-backend did not report a port: \(line ?? "(nothing)"); stderr: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
         }
         self.port = port
@@ -47,7 +49,7 @@ final class BackendProcess: @unchecked Sendable {
     deinit {
         if !lifelineClosed { close(lifeline) }
         if exitStatus == nil {
-            ChildExit.kill(pid)
+            ChildExit.killInBackground(pid)
         }
     }
 
@@ -66,24 +68,23 @@ final class BackendProcess: @unchecked Sendable {
         (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
     }
 
-    /// Sends `signal` and waits (up to 10 s, then SIGKILL); the exit status, or 128 + signal.
-    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+    /// Sends `signal` and waits (up to 30 s, then SIGKILL); the exit status, or 128 + signal.
+    func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
         if let exitStatus { return exitStatus }
-        kill(pid, signal)
-        let status = ChildExit.wait(pid, within: .seconds(10)) ?? -1
+        let status = await ChildExit.terminate(pid, signal: signal, grace: .seconds(30))
         exitStatus = status
         return status
     }
 
     /// Runs the backend to completion (for refusals at start): status, stdout, stderr.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let scratch = try TemporaryDirectory(prefix: "ftms-backend")
         let out = scratch.file("stdout")
         let err = scratch.file("stderr")
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let pid = try spawn(arguments, stdin: nil, stdout: descriptor, stderrPath: err)
         close(descriptor)
-        let status = ChildExit.wait(pid, within: .seconds(30)) ?? -1
+        let status = await ChildExit.exit(of: pid, within: .seconds(60)) ?? -1
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
@@ -99,7 +100,7 @@ final class BackendProcess: @unchecked Sendable {
         return fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0
     }
 
-    /// The first line on `descriptor`, or `nil` at end of file or after `timeout`.
+    /// The first line on `descriptor`, or `nil` at end of file or after `timeout`. Blocks.
     private static func readLine(from descriptor: Int32, timeout: Duration) -> String? {
         let deadline = ContinuousClock.now + timeout
         var bytes: [UInt8] = []

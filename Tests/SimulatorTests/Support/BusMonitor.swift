@@ -47,8 +47,9 @@ final class BusMonitor: @unchecked Sendable {
         return result
     }
 
-    /// Waits until `condition` holds for the messages seen; returns them.
-    func wait(timeout: Duration = .seconds(5), until condition: ([Message]) -> Bool) async throws -> [Message] {
+    /// Waits until `condition` holds for the messages seen; returns them (what was seen when
+    /// the limit, a hang detector of a minute, ran out).
+    func wait(timeout: Duration = .seconds(60), until condition: ([Message]) -> Bool) async throws -> [Message] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let seen = messages

@@ -61,24 +61,33 @@ struct SimulatorRig {
         }
     }
 
-    /// Scans, connects and takes control of `name`, as the bridge does.
+    /// Scans until BlueZ has `name` (one fixed window would be a bound on how fast the
+    /// simulator answers: under load a 200 ms scan ended before the machine was found, and
+    /// Connect met no object), then connects and takes control, as the bridge does.
     func connectedLink(_ name: String) async throws -> MachineLink {
-        _ = try await client.scan(for: .milliseconds(200), filter: MachineFilter())
-        let link = MachineLink(client: client, device: try device(name))
+        let device = try device(name)
+        let client = client
+        try await waitUntil("\(name) discovered") {
+            _ = try? await client.scan(for: .milliseconds(200), filter: MachineFilter())
+            return await client.tree.properties(device, "org.bluez.Device1") != nil
+        }
+        let link = MachineLink(client: client, device: device)
         _ = try await link.connect(timeout: .seconds(5), resolveTimeout: .seconds(5))
         return link
     }
 
-    /// Waits (bounded) until the simulator has logged `text`: proof it handled a call.
-    func waitForLog(_ text: String, timeout: Duration = .seconds(5)) async throws {
+    /// Waits until the simulator has logged `text`: proof it handled a call. The limit is a
+    /// hang detector, not a bound on how fast the simulator is.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(60)) async throws {
         guard try await eventually(timeout, { simulator.log.contains(text) }) else {
             Issue.record("the simulator never logged '\(text)': \(simulator.log.suffix(1500))")
             return
         }
     }
 
-    /// Waits (bounded) for `condition` on the client's tree; records an issue on timeout.
-    func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: @escaping @Sendable (ObjectTree) -> Bool) async -> Bool {
+    /// Waits for `condition` on the client's tree; records an issue if it never holds (a hang
+    /// detector: a minute).
+    func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: @escaping @Sendable (ObjectTree) -> Bool) async -> Bool {
         let held = await client.wait(until: condition, timeout: timeout)
         if !held { Issue.record("timed out waiting for \(what); simulator log: \(simulator.log.suffix(1500))") }
         return held

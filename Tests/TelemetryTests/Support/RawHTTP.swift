@@ -1,12 +1,22 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A plain TCP client for the endpoint's tests: sends bytes exactly as given (garbage
 /// included) and returns everything the server sent until it closed, or until `timeout`.
 enum RawHTTP {
-    static func exchange(port: Int, _ request: [UInt8], timeout: TimeAmount = .seconds(5), group: any EventLoopGroup) async throws -> String {
-        let collector = Collector()
+    /// Whether any of the answer has arrived yet, for a test that acts once it has.
+    final class Progress: Sendable {
+        private let received = Mutex(false)
+        var receivedAny: Bool { received.withLock { $0 } }
+        func receive() { received.withLock { $0 = true } }
+    }
+
+    static func exchange(
+        port: Int, _ request: [UInt8], timeout: TimeAmount = .seconds(5), group: any EventLoopGroup, progress: Progress? = nil
+    ) async throws -> String {
+        let collector = Collector(progress: progress)
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.allowRemoteHalfClosure, value: false)
             .channelInitializer { channel in
@@ -50,9 +60,15 @@ enum RawHTTP {
         typealias InboundIn = ByteBuffer
         /// Touched only on the channel's event loop.
         var bytes: [UInt8] = []
+        let progress: Progress?
+
+        init(progress: Progress?) {
+            self.progress = progress
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             bytes += unwrapInboundIn(data).readableBytesView
+            progress?.receive()
         }
     }
 }
