@@ -220,13 +220,15 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
+        // The kernel's clock state (adjtimex), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CClock"),
         // The daemon: the pieces above composed into the service a gym runs (no dashboard: that
         // is `ftms-bridge dashboard`, its own process).
         .target(
             name: "Daemon",
             dependencies: [
                 "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

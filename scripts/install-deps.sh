@@ -19,6 +19,8 @@
 #                     python-dbusmock's bluez5 template; dbus-python has no PyPI wheels, so these are the
 #                     Debian packages, used through /usr/bin/python3 (not a pyenv/venv python3 on PATH)
 #   sqlite3           CheckpointBatcherTests inject a failing store through a second process's trigger
+#   faketime          scripts/clock-steps.py moves only the daemon's wall clock with libfaketime (a box
+#                     without a real-time clock at 2000-01-01, stepped by NTP mid-ride)
 #   dpkg-dev, binutils, lintian: scripts/package-deb.sh (dpkg-shlibdeps computes Depends, strip,
 #                     lintian checks the package)
 #   debootstrap, systemd-container: scripts/deb-test.sh builds a clean Debian 12 root once and
@@ -29,7 +31,7 @@
 set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
-          libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3
+          libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3 faketime
           dpkg-dev binutils lintian debootstrap systemd-container
           qemu-system-x86 e2fsprogs)
 missing=()

@@ -14,6 +14,8 @@
 #   7. end to end (scripts/e2e.py): `ftms-bridge run` with ftms-sim and ftms-backend as real
 #      processes: two machines, a control command, SIGKILL and restart, sessions uploaded once,
 #      the metrics socket and sd_notify; then (scripts/store-full.py) the state disk filled mid-ride
+#   7b. clock steps (scripts/clock-steps.py): the daemon's wall clock at 2000-01-01 (libfaketime),
+#      stepped to now mid-ride, and stepped then SIGKILLed: sessions dated truly, one per ride
 #   8. MQTT fleet (scripts/mqtt-fleet.py): three gateways, each with its own bus and ftms-sim, and
 #      one mosquitto: every machine on one subscriber, sessions at the backend once, last will
 #   9. the dashboard in headless chromium (scripts/dashboard-browser.py) against the simulated gym:
@@ -88,6 +90,12 @@ fi
 # The state directory on a 16 MiB tmpfs (a mount namespace of its own) filled mid-ride and freed
 # without a restart: every ride at the backend once with its distance; status says it cannot write.
 if python3 scripts/store-full.py --bin .build/debug; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+# A gateway without a real-time clock (contract §5): libfaketime steps the daemon's wall clock.
+if python3 scripts/clock-steps.py --bin .build/debug; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

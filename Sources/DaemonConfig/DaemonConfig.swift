@@ -69,6 +69,9 @@ package struct DaemonConfig: Sendable, Equatable {
         package var uploadInterval: Duration = .seconds(900)
         /// Seconds the cached trainings stay fresh.
         package var trainingsTTL = 86_400
+        /// Seconds after boot that finished sessions wait for a synchronised wall clock before
+        /// they are uploaded with the dates an unsynchronised one gives (contract §5).
+        package var clockSyncWait = 300
         package init() {}
     }
 

@@ -5,4 +5,8 @@
 /// and what the binaries say can never disagree.
 package enum ProductVersion {
     package static let current = "0.2.0"
+    /// When this release was made (`YYYY-MM-DD`, UTC), moved on with ``current``: no session
+    /// it records can be older, so a wall clock reading earlier is wrong (contract §5), as a
+    /// gateway without a real-time clock reads 2000-01-01 until NTP steps it.
+    package static let released = "2026-11-27"
 }

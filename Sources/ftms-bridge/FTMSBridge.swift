@@ -1,5 +1,6 @@
 import ArgumentParser
 import DaemonConfig
+import ProcessOutput
 
 /// `ftms-bridge`: the gateway's operator tools (contract §9). The daemon itself is `ftms-bridged`;
 /// `ftms-bridge run` execs it.
@@ -16,4 +17,8 @@ struct FTMSBridge: AsyncParsableCommand {
         version: version,
         subcommands: [RunCommand.self, DecodeCommand.self, ScanCommand.self, MonitorCommand.self, ControlCommand.self, ReplayCommand.self, LoginCommand.self, LogoutCommand.self, StatusCommand.self, QueueCommand.self, SalvageCommand.self, UploadCommand.self, WatchCommand.self, DemoCommand.self, DoctorCommand.self, DashboardCommand.self]
     )
+
+    static func main() async {
+        await main(ProcessArguments.current())
+    }
 }

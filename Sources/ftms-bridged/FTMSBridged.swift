@@ -35,7 +35,7 @@ struct FTMSBridged: AsyncParsableCommand {
 
     static func main() async {
         adoptEventLoopExecutor()
-        await main(nil)
+        await main(ProcessArguments.current())
     }
 
     /// Makes NIO's singleton event loops Swift Concurrency's global executor.

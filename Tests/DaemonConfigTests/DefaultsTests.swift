@@ -22,7 +22,7 @@ struct DefaultsTests {
             "sessions.minimum_movement": "60", "sessions.sample_hold_cap": "3", "sessions.efficiency": "0.25",
             "sessions.checkpoint_interval": "5", "sessions.time_zone": "\"\"",
             "backend.url": "\"\"", "backend.provider": "\"google\"", "backend.timeout": "10", "backend.upload_interval": "900",
-            "backend.trainings_ttl": "86400",
+            "backend.trainings_ttl": "86400", "backend.clock_sync_wait": "300",
             "state.directory": "\"/var/lib/ftms-bridge\"",
             "state.low_space_warning_mib": "100",
             "metrics_socket.path": "\"/run/ftms-bridge/metrics.sock\"", "metrics_socket.group": "\"\"",

@@ -35,6 +35,7 @@ struct KeyTests {
         Case("backend.timeout", "2.5") { $0.backend.timeout == .milliseconds(2500) },
         Case("backend.upload_interval", "60") { $0.backend.uploadInterval == .seconds(60) },
         Case("backend.trainings_ttl", "3600") { $0.backend.trainingsTTL == 3600 },
+        Case("backend.clock_sync_wait", "0") { $0.backend.clockSyncWait == 0 },
         Case("state.directory", #""/srv/ftms""#) { $0.state.directory == "/srv/ftms" },
         Case("state.low_space_warning_mib", "16") { $0.state.lowSpaceWarningMiB == 16 },
         Case("metrics_socket.path", #""/run/gym/metrics.sock""#) { $0.metricsSocket.path == "/run/gym/metrics.sock" },

@@ -100,4 +100,24 @@ struct CheckpointStoreTests {
         }
         await #expect(throws: StoreError.self) { try await store.loadAll() }
     }
+
+    /// A checkpoint written by the build before the boot was kept (layout 1) still loads after
+    /// an upgrade: a ride open across it is restored, not refused.
+    @Test func aLayout1CheckpointStillLoads() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try GatewayStore(directory: directory.path)
+        let snapshot = try Self.snapshot()
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(snapshot)) as? [String: Any])
+        json["version"] = 1
+        json["boot"] = nil
+        json["savedWallIsTrue"] = nil
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+        try await store.database.write { db in
+            try db.execute(
+                sql: "INSERT INTO checkpoints VALUES (?, ?, ?, 0)", arguments: [snapshot.machine.address, snapshot.sessionID, body])
+        }
+        let loaded = try #require(try await store.loadAll().first)
+        #expect(loaded.version == 1)
+        #expect(loaded.sessionID == snapshot.sessionID)
+    }
 }

@@ -83,20 +83,41 @@ struct TransportTimeoutTests {
         try await expectTimeout(greeting: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"workout")
     }
 
-    /// A port held bound but not listening, so no other test's server can take it meanwhile.
+    /// A port held bound but not listening, so no other test's server can take it meanwhile:
+    /// refused, and said so at once, not when the call's timeout runs out. The timeout is an
+    /// hour, so a client that keeps retrying the connect until then is caught by the test's
+    /// one generous wait (the scheduler's backoff, not the HTTP client, decides when to retry).
     @Test func aBackendThatIsNotThere() async throws {
         let (holder, port) = try Self.boundLoopbackSocket()
         defer { close(holder) }
-        // Refused at once; the long timeout only keeps a starved CI machine from racing it.
-        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(15))
-        do {
-            _ = try await client.stats(accessToken: "token")
+        let client = try BackendClient(baseURL: "http://127.0.0.1:\(port)", timeout: .seconds(3600))
+        let outcome = try await withThrowingTaskGroup(of: Result<Void, BackendError>?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await client.stats(accessToken: "token")
+                    return .success(())
+                } catch let error as BackendError {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        switch outcome {
+        case nil:
+            Issue.record("no answer from a closed port in a minute: the connect is retried until the timeout")
+        case .success?:
             Issue.record("a closed port answered")
-        } catch let error as BackendError {
-            guard case .unreachable = error else {
+        case .failure(let error)?:
+            guard case .unreachable(let reason) = error else {
                 Issue.record("expected unreachable, got \(error)")
                 return
             }
+            #expect(reason.localizedCaseInsensitiveContains("refused"), "\(reason)")
             #expect(error.isTransient)
         }
     }

@@ -2,8 +2,8 @@ package import Workout
 import Store
 
 /// The two times every pipeline input carries: monotonic for durations (immune to NTP steps
-/// and an operator's `date -s`), wall for what sessions are dated with. Injected so tests
-/// drive the daemon's timers without sleeping.
+/// and an operator's `date -s`), wall for what sessions are dated with, and whether that wall
+/// clock is true. Injected so tests drive the daemon's timers without sleeping.
 package struct DaemonClock: Sendable {
     package let now: @Sendable () -> Timestamp
 
@@ -11,7 +11,14 @@ package struct DaemonClock: Sendable {
         self.now = now
     }
 
-    /// The process's own clocks: monotonic from the moment this is made.
+    /// The system's clocks as the daemon reads them (``SystemWallClock``): `CLOCK_BOOTTIME`
+    /// with the boot's id, and the wall clock judged.
+    package static func judged(by clock: SystemWallClock) -> DaemonClock {
+        DaemonClock { clock.now() }
+    }
+
+    /// The process's own clocks, the wall clock taken as true: for tests and tools that judge
+    /// nothing. Monotonic from the moment this is made.
     package static func system() -> DaemonClock {
         let origin = ContinuousClock.now
         let wall = WallClock.system

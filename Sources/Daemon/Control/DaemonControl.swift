@@ -23,13 +23,18 @@ package actor DaemonControl {
     let metrics: DaemonMetrics?
     /// The store's writability, free space and held sessions, for `status`.
     let storeWatch: StoreWatch?
+    /// The system's wall clock as the daemon judges it, and how long sessions wait for it.
+    let wallClock: SystemWallClock?
+    let clockSyncWait: Duration
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
         publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
-        storeWatch: StoreWatch? = nil
+        storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero
     ) {
         self.storeWatch = storeWatch
+        self.wallClock = wallClock
+        self.clockSyncWait = clockSyncWait
         self.metrics = metrics
         self.fleet = fleet
         self.store = store
@@ -76,7 +81,18 @@ package actor DaemonControl {
                 oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
             account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
             lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
-            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status())
+            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status(), clock: try await wallClockStatus())
+    }
+
+    private func wallClockStatus() async throws -> DaemonStatus.WallClock? {
+        guard let wallClock else { return nil }
+        let judge = wallClock.judge()
+        let undated = try await store.undatedSessions()
+        let boottime = judge.last?.boottime ?? .zero
+        return DaemonStatus.WallClock(
+            trusted: judge.isTrusted, state: judge.explanation, now: judge.last?.wall.iso8601 ?? "?",
+            sessionsWaiting: undated.waiting, sessionsEstimated: undated.estimated,
+            waitSeconds: Int(clockSyncWait.components.seconds), waitLeftSeconds: Int(max(.zero, clockSyncWait - boottime).components.seconds))
     }
 
     package func machines() async -> ControlOutcome {
@@ -117,10 +133,11 @@ package actor DaemonControl {
         }
     }
 
-    /// Wakes the uploader now; the answer is the queue as it stands.
+    /// Starts an upload now, ending any wait (a backoff, or the backend's `Retry-After`); the
+    /// answer is the queue as it stands.
     package func uploadNow() async -> ControlOutcome {
         guard let scheduler else { return .failed(code: "no_backend", message: "no backend is configured ([backend] url)") }
-        await scheduler.sessionFinished()
+        await scheduler.uploadNow()
         do {
             let counts = try await store.counts()
             return .ok(json: try Self.json(["triggered": 1, "pending": counts.pending]))

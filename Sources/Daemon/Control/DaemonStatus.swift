@@ -101,6 +101,33 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         }
     }
 
+    /// The wall clock as the daemon judges it (contract §5), and the finished sessions whose
+    /// dates wait for it.
+    package struct WallClock: Sendable, Codable, Equatable {
+        /// Whether sessions are dated by it now.
+        package var trusted: Bool
+        /// Why, or why not, in words.
+        package var state: String
+        /// What it reads.
+        package var now: String
+        /// Finished sessions not uploaded until they are dated.
+        package var sessionsWaiting: Int
+        /// Finished sessions the wait ran out for, dated as well as could be.
+        package var sessionsEstimated: Int
+        /// `[backend] clock_sync_wait`: how long after boot sessions wait for a true clock.
+        package var waitSeconds: Int
+        /// How much of that is left (0 once it is over).
+        package var waitLeftSeconds: Int
+
+        enum CodingKeys: String, CodingKey {
+            case trusted, state, now
+            case sessionsWaiting = "sessions_waiting"
+            case sessionsEstimated = "sessions_estimated"
+            case waitSeconds = "wait_s"
+            case waitLeftSeconds = "wait_left_s"
+        }
+    }
+
     package var version: String
     package var deviceID: String
     package var uptimeSeconds: Int
@@ -113,6 +140,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
     package var metricsReaders: Int
     package var mqtt: Broker?
     package var store: Store?
+    package var clock: WallClock?
 
     enum CodingKeys: String, CodingKey {
         case version
@@ -121,7 +149,6 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         case backend, bus, machines, queue, account
         case lastUpload = "last_upload"
         case metricsReaders = "metrics_readers"
-        case mqtt
-        case store
+        case mqtt, store, clock
     }
 }

@@ -32,14 +32,13 @@ package struct GatewayDaemon: Sendable {
     package var environment: [String: String]
     package var version: String
     package var level: JournalLogHandler.Level
-    package var clock: DaemonClock
     /// The event loops for the sockets and timers; `nil` makes a one-thread group for this run.
     /// `ftms-bridge run` passes NIO's singleton group after making it Swift Concurrency's global
     /// executor, so the whole daemon runs on threads that sleep until something is due.
     package var loops: MultiThreadedEventLoopGroup?
 
     package init(
-        config: DaemonConfig, configPath: String?, environment: [String: String], version: String, clock: DaemonClock = .system(),
+        config: DaemonConfig, configPath: String?, environment: [String: String], version: String,
         loops: MultiThreadedEventLoopGroup? = nil
     ) {
         self.loops = loops
@@ -47,7 +46,6 @@ package struct GatewayDaemon: Sendable {
         self.configPath = configPath
         self.environment = environment
         self.version = version
-        self.clock = clock
         level = JournalLogHandler.Level(Logger.Level(rawValue: config.log.level) ?? .info)
     }
 
@@ -85,6 +83,7 @@ package struct GatewayDaemon: Sendable {
             try? notifier.send(.status("damaged database moved aside to \(movedAside.path); started on a fresh store"))
         }
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
+        let wallClock = await openWallClock(store: store, logger: logger)
 
         let ownsLoops = self.loops == nil
         let loops = self.loops ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -94,7 +93,8 @@ package struct GatewayDaemon: Sendable {
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         do {
             (fleet, storeWatch, services) = try await assemble(
-                store: store, movedAside: movedAside, loops: loops, timers: timers, notifier: notifier, watchdog: watchdog, logger: logger)
+                store: store, movedAside: movedAside, wallClock: wallClock, loops: loops, timers: timers, notifier: notifier,
+                watchdog: watchdog, logger: logger)
         } catch {
             try? store.close()
             if ownsLoops { try? await loops.shutdownGracefully() }
@@ -132,9 +132,10 @@ package struct GatewayDaemon: Sendable {
     /// service that owns it from then on. The services are in start order; the group stops
     /// them in reverse, so the sockets close last and the watchdog hears of a shutdown first.
     private func assemble(
-        store: GatewayStore, movedAside: MovedAside?, loops: MultiThreadedEventLoopGroup, timers: EventLoopClock,
-        notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
+        store: GatewayStore, movedAside: MovedAside?, wallClock: SystemWallClock, loops: MultiThreadedEventLoopGroup,
+        timers: EventLoopClock, notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
     ) async throws -> (MachineFleet, StoreWatch, [ServiceGroupConfiguration.ServiceConfiguration]) {
+        let clock = DaemonClock.judged(by: wallClock)
         // What can fail without holding anything open comes first: the broker's and the
         // backend's settings.
         let mqtt = config.mqtt.enabled ? try MQTTStartup.publisher(config.mqtt, deviceID: store.deviceID, clock: clock, timers: timers) : nil
@@ -220,7 +221,9 @@ package struct GatewayDaemon: Sendable {
         ) { event in
             switch event {
             case .started: metrics.sessionOpened()
-            case .finished(_, let summary): metrics.sessionFinished(reason: summary.detail.endReason.rawValue)
+            case .finished(let progress, let summary):
+                metrics.sessionFinished(reason: summary.detail.endReason.rawValue)
+                if progress.timing?.datesAreTrue == true { wallClock.raise(floor: summary.endedAt) }
             case .dropped(_, let reason, _): metrics.sessionDropped(reason: reason.rawValue)
             case .paused, .resumed: break
             }
@@ -247,7 +250,8 @@ package struct GatewayDaemon: Sendable {
         })
         let control = DaemonControl(
             fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher,
-            version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch)
+            version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch,
+            wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait))
         let controlSocket: ControlServer
         do {
             controlSocket = try await ControlEndpoint.listen(config.controlSocket, control: control, on: loops)
@@ -277,9 +281,38 @@ package struct GatewayDaemon: Sendable {
                     serviceName: "upload"))
         }
         services.append(.init(service: FleetService(fleet: fleet, trainings: trainings, tokens: tokens), serviceName: "machines"))
+        services.append(.init(
+            service: ClockService(
+                clock: wallClock, store: store, wait: .seconds(config.backend.clockSyncWait), buildFloor: Self.buildFloor, timers: timers,
+                logger: logger, dated: { await scheduler?.sessionFinished() }),
+            serviceName: "clock"))
         services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))
         return (fleet, storeWatch, services)
+    }
+
+    /// No true date is earlier than this build's release (``ProductVersion/released``).
+    static let buildFloor = UTCTime(iso8601: ProductVersion.released + "T00:00:00Z") ?? UTCTime(millisecondsSince1970: 0)
+
+    /// The system's wall clock judged from what this boot already knew (contract §5): its floor
+    /// is this build's date and the latest session stored with true dates.
+    private func openWallClock(store: GatewayStore, logger: Logger) async -> SystemWallClock {
+        let boot = SystemWallClock.currentBoot()
+        if boot == nil {
+            logger.warning("this boot's id is unreadable (/proc/sys/kernel/random/boot_id): a restart's downtime is measured on the wall clock")
+        }
+        var floor = Self.buildFloor
+        var memory: StoredWallClock?
+        do {
+            if let latest = try await store.latestTrueEnd() { floor = max(floor, latest) }
+            memory = try await store.wallClock()
+        } catch {
+            logger.warning("the wall clock's state in the store is unreadable, judged afresh: \(error)")
+        }
+        let clock = SystemWallClock(boot: boot, floor: floor, memory: memory)
+        let judge = clock.judge()
+        logger.info("wall clock \(judge.last?.wall.iso8601 ?? "?"): \(judge.explanation)\(judge.isTrusted ? "" : "; sessions are dated when it is (contract §5)")")
+        return clock
     }
 
     /// The Prometheus endpoint when `[prometheus]` is on.

@@ -33,6 +33,7 @@ struct StatusProbe: Sendable {
         }
         if !status.bus.connected { line += "; system bus: \(status.bus.error ?? "connecting")" }
         if !status.account.loggedIn, backendConfigured { line += "; login required" }
+        if let clock = status.clock, clock.sessionsWaiting > 0 { line += "; \(clock.sessionsWaiting) sessions wait for a true date" }
         if let mqtt {
             let broker = mqtt.client.status
             mqttMetrics?.observe(queued: broker.queued, delivered: broker.delivered, dropped: broker.dropped)

@@ -40,6 +40,8 @@ package actor CheckpointBatcher {
         var summary: SessionSummary
         var machine: MachineIdentity
         var series: SeriesChunk?
+        /// Where it lay on its boot's monotonic clock, so it is dated as it would have been.
+        var timing: SessionTiming?
         var since: ContinuousClock.Instant
     }
 
@@ -93,8 +95,8 @@ package actor CheckpointBatcher {
     /// Stores a finished session with its last plot points (from
     /// ``discard(machineAddress:sessionID:)``), after any of its machine's sessions still held;
     /// if the store refuses it, holds it. Returns whether it is stored now.
-    package func finish(_ summary: SessionSummary, machine: MachineIdentity, series: SeriesChunk?) async -> Bool {
-        held.append(Held(summary: summary, machine: machine, series: series, since: .now))
+    package func finish(_ summary: SessionSummary, machine: MachineIdentity, series: SeriesChunk?, timing: SessionTiming? = nil) async -> Bool {
+        held.append(Held(summary: summary, machine: machine, series: series, timing: timing, since: .now))
         // The caller wakes the uploader for this one; earlier ones stored on the way count here.
         let storedNow = await writeHeld()
         if storedNow.contains(where: { $0 != summary.sessionID }) { await self.stored() }
@@ -167,10 +169,11 @@ package actor CheckpointBatcher {
                 continue
             }
             do {
-                try await store.enqueue(session.summary, machineAddress: session.machine.address, series: session.series)
+                try await store.enqueue(session.summary, machineAddress: session.machine.address, series: session.series, timing: session.timing)
                 storedIDs.append(session.summary.sessionID)
+                let dates = session.timing?.datesAreTrue == false ? "; its dates wait for a synchronised clock (contract §5)" : ""
                 logger.info(
-                    "session \(session.summary.sessionID) finished on \(session.machine.name): \(session.summary.duration) s, queued for upload")
+                    "session \(session.summary.sessionID) finished on \(session.machine.name): \(session.summary.duration) s, queued for upload\(dates)")
                 if session.since.duration(to: .now) > .seconds(1) {
                     logger.notice("session \(session.summary.sessionID) on \(session.machine.name), held in memory while the store refused writes, is stored")
                 }

@@ -41,16 +41,17 @@ package struct SessionSink: Sendable {
     package func deliver(_ event: SessionEvent, machine: MachineIdentity) async {
         var stored = false
         switch event {
-        case .finished(_, let summary):
+        case .finished(let progress, let summary):
             let series = await checkpoints?.discard(machineAddress: machine.address, sessionID: summary.sessionID)
             if let checkpoints {
                 // Stored now, or held in memory and stored as soon as the store takes writes.
-                stored = await checkpoints.finish(summary, machine: machine, series: series)
+                stored = await checkpoints.finish(summary, machine: machine, series: series, timing: progress.timing)
             } else {
                 do {
-                    try await store.enqueue(summary, machineAddress: machine.address, series: series)
+                    try await store.enqueue(summary, machineAddress: machine.address, series: series, timing: progress.timing)
                     stored = true
-                    logger.info("session \(summary.sessionID) finished on \(machine.name): \(summary.duration) s, queued for upload")
+                    let dates = progress.timing?.datesAreTrue == false ? "; its dates wait for a synchronised clock (contract §5)" : ""
+                    logger.info("session \(summary.sessionID) finished on \(machine.name): \(summary.duration) s, queued for upload\(dates)")
                 } catch {
                     logger.error("session \(summary.sessionID) on \(machine.name) could not be stored (its checkpoint is kept): \(error)")
                 }

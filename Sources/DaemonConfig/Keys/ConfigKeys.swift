@@ -64,6 +64,10 @@ enum ConfigKeys {
         ConfigKey(
             "backend", "trainings_ttl", "integer seconds", "How long the cached trainings stay fresh before they are fetched again.",
             \.backend.trainingsTTL, read: { v throws(ValueProblem) in try v.integer(in: 1...ConfigValue.maximumSeconds) }, render: { String($0) }),
+        ConfigKey(
+            "backend", "clock_sync_wait", "integer seconds",
+            "How long after boot finished sessions wait for a synchronised wall clock (0 to 86400); after that they are uploaded with the dates the unsynchronised clock gives, marked as such.",
+            \.backend.clockSyncWait, read: { v throws(ValueProblem) in try v.integer(in: 0...86_400) }, render: { String($0) }),
     ]
 
     private static let state: [ConfigKey] = [

@@ -67,8 +67,9 @@ extension GatewayStore: SessionCheckpointStore {
     /// A checkpoint from another layout is an error the caller reports, never a session
     /// silently forgotten.
     private static func checkedSnapshot(_ row: CheckpointRow) throws -> SessionSnapshot {
-        guard row.snapshot.version == SessionSnapshot.currentVersion else {
-            throw StoreError.badRecord(what: "checkpoint", reason: "layout version \(row.snapshot.version), expected \(SessionSnapshot.currentVersion)")
+        guard SessionSnapshot.readableVersions.contains(row.snapshot.version) else {
+            throw StoreError.badRecord(
+                what: "checkpoint", reason: "layout version \(row.snapshot.version), expected at most \(SessionSnapshot.currentVersion)")
         }
         return row.snapshot
     }

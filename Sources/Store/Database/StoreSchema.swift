@@ -19,6 +19,9 @@ enum StoreSchema {
         migrator.registerMigration("v3-checkpoints-by-session") { db in
             try db.execute(sql: version3)
         }
+        migrator.registerMigration("v4-session-dates") { db in
+            try db.execute(sql: sessionDates)
+        }
         return migrator
     }
 
@@ -120,5 +123,25 @@ enum StoreSchema {
         DROP TABLE checkpoints;
         ALTER TABLE checkpoints_by_session RENAME TO checkpoints;
         CREATE INDEX checkpoints_by_machine ON checkpoints (machine_address, saved_at);
+        """
+
+    /// Dates that are true (contract §5): a session recorded while the wall clock was not known
+    /// to be true keeps where it lay on its boot's `CLOCK_BOOTTIME` (`boot_id`, `boot_start` in
+    /// milliseconds) and is `waiting` until it can be dated, by a synchronised clock in the same
+    /// boot (`true`) or, once the wait is over, as well as can be (`estimated`); waiting
+    /// sessions are not uploaded. `wall_clock` is what the daemon last knew of the clock in its
+    /// boot, so a restart carries on trusting a clock trusted before it.
+    private static let sessionDates = """
+        ALTER TABLE sessions ADD COLUMN dates TEXT NOT NULL DEFAULT 'true' CHECK (dates IN ('true', 'waiting', 'estimated'));
+        ALTER TABLE sessions ADD COLUMN boot_id TEXT;
+        ALTER TABLE sessions ADD COLUMN boot_start INTEGER;
+        CREATE TABLE wall_clock (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            boot_id TEXT NOT NULL,
+            offset_ms INTEGER NOT NULL,
+            trusted_offset_ms INTEGER,
+            trust TEXT,
+            updated_at INTEGER NOT NULL
+        );
         """
 }

@@ -11,10 +11,17 @@ extension GatewayStore {
     ///
     /// `series`: the session's plot points not yet stored; they are appended and the session's
     /// series is bound to it in the same transaction, so a crash keeps both or neither.
+    ///
+    /// `timing`: where the session lay on its boot's monotonic clock. A session whose dates are
+    /// not true is kept `waiting`, and not uploaded, until it is dated (``dateSessions(boot:offset:)``).
     @discardableResult
-    public func enqueue(_ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil) async throws -> Bool {
+    public func enqueue(
+        _ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil, timing: SessionTiming? = nil
+    ) async throws -> Bool {
+        var record = SessionRecord(summary)
+        record.timing = timing
         let now = clock.now()
-        let session = QueuedSession(SessionRecord(summary), origin: .gateway, status: .pending, at: now)
+        let session = QueuedSession(record, origin: .gateway, status: .pending, at: now)
         let chunk = series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])
         return try await write { db in
             if let machineAddress {
@@ -82,10 +89,10 @@ extension GatewayStore {
     }
 
     /// Up to `limit` pending sessions, oldest first (`started_at`, then `session_id`),
-    /// starting after `cursor`.
+    /// starting after `cursor`; a session whose dates wait for a true clock is not among them.
     public func pendingBatch(after cursor: QueueCursor?, limit: Int) async throws -> [PendingSession] {
         try await read { db in
-            var pending = QueuedSession.filter { $0.uploadStatus == UploadStatus.pending }
+            var pending = QueuedSession.filter { $0.uploadStatus == UploadStatus.pending && $0.dates != SessionDates.waiting }
             if let cursor {
                 // A row value, so that the search runs along `sessions_by_status`.
                 pending = pending.filter(literal: "(started_at, session_id) > (\(cursor.startedAt.millisecondsSince1970), \(cursor.sessionID))")

@@ -24,6 +24,12 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
     var lastError: String?
     var createdAt: UTCTime
     var updatedAt: UTCTime
+    /// Whether the dates are true, or wait for a true clock (contract §5).
+    var dates: SessionDates
+    /// Where a session recorded here lay on its boot's `CLOCK_BOOTTIME`: the boot, and the
+    /// start in milliseconds (``SessionTiming``).
+    var bootID: BootID?
+    var bootStart: Int64?
 
     enum CodingKeys: String, ColumnKey {
         case sessionID = "session_id"
@@ -39,6 +45,9 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
         case lastError = "last_error"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case dates
+        case bootID = "boot_id"
+        case bootStart = "boot_start"
     }
 
     init(_ record: SessionRecord, origin: SessionOrigin, status: UploadStatus, at now: UTCTime) {
@@ -53,6 +62,9 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
         uploadStatus = status
         createdAt = now
         updatedAt = now
+        dates = record.timing.map { $0.datesAreTrue ? .true : .waiting } ?? .true
+        bootID = record.timing?.boot
+        bootStart = record.timing.map { SessionDates.milliseconds($0.start) }
     }
 
     /// Stores the session unless its id is held already (a replayed capture, a retried

@@ -15,6 +15,9 @@ public struct SessionRecord: Sendable, Hashable {
     public var totalDistance: Int
     /// One JSON object, no newline: the element of `batch_upload`'s `sessions` array.
     public var json: String
+    /// Where a session recorded here lay on its boot's monotonic clock, and whether its dates
+    /// are true; `nil` for sessions whose dates are true by origin (the backend's, a capture's).
+    public var timing: SessionTiming?
 
     /// A finished session from the engine, with the JSON it is uploaded as.
     public init(_ summary: SessionSummary) {

@@ -124,7 +124,7 @@ package struct BackendClient: Sendable {
     func check(_ reply: BackendReply) throws {
         guard !(200..<300).contains(reply.status) else { return }
         let error = ErrorBody(reply.body)
-        let retryAfter = RetryAfter.parse(reply.retryAfter)
+        let retryAfter = RetryAfter.parse(reply.retryAfter, date: reply.date)
         switch (reply.status, error.code) {
         case (401, "token_expired"):
             throw BackendError.tokenExpired

@@ -14,8 +14,9 @@ import Workout
 ///    the gateway computes from its own uploaded sessions: equal, they are adopted; different,
 ///    the gateway's are sent with `PATCH /users/me/stats` (the gateway wins).
 ///
-/// A login problem (no tokens, refresh refused, device bound elsewhere) or a 429 stops the
-/// run: no later call could succeed, and a rate-limited backend asked the gateway to wait.
+/// A login problem (no tokens, refresh refused, device bound elsewhere), a 429, or any answer
+/// with `Retry-After` (a 503 during maintenance) stops the run: no later call could succeed, or
+/// the backend asked the gateway to wait.
 /// So do ``unreachableLimit`` calls in a row that got no answer at all (timeout, connection
 /// refused): the backend is down, and going on would cost a timeout per batch, over an hour
 /// for a queue of 10,000. Every session stays where it is, to be retried later.
@@ -86,10 +87,11 @@ package struct BatchUploadProcedure: Sendable {
     }
 
     /// No later call could succeed (a login problem), or the backend asked the gateway to
-    /// wait (429): the remaining batches are not tried.
+    /// wait (429, or a 5xx with `Retry-After`): the remaining batches are not tried. A 5xx
+    /// without one says nothing about the next batch, which is tried (SolidFocus).
     static func endsRun(_ error: BackendError) -> Bool {
         if case .rateLimited = error { return true }
-        return error.stopsUploads
+        return error.retryAfter != nil || error.stopsUploads
     }
 
     /// Marks each session of an answered batch in one transaction.

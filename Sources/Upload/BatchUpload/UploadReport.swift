@@ -52,8 +52,8 @@ package enum StatsSyncResult: Sendable, Hashable, CustomStringConvertible {
 package struct UploadReport: Sendable {
     package var batches: [BatchReport] = []
     package var stats: StatsSyncResult = .notChecked
-    /// The failure that ended the run early: login required, device bound elsewhere, or a
-    /// 429 (the backend asked the gateway to stop).
+    /// The failure that ended the run early: login required, device bound elsewhere, a 429,
+    /// or a 5xx with `Retry-After` (the backend asked the gateway to wait).
     package var stoppedBy: BackendError?
 
     package init() {}

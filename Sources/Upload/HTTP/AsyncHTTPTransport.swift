@@ -18,7 +18,7 @@ package struct AsyncHTTPTransport: HTTPTransport {
     let clock: any Clock<Duration>
 
     /// `baseURL` is `http://host:port` or `https://…`, optionally with a path prefix.
-    package init(baseURL: String, client: HTTPClient = .shared, maximumBody: Int = 64 << 20, clock: any Clock<Duration> = ContinuousClock()) throws {
+    package init(baseURL: String, client: HTTPClient = .backend, maximumBody: Int = 64 << 20, clock: any Clock<Duration> = ContinuousClock()) throws {
         self.clock = clock
         guard let scheme = baseURL.split(separator: ":").first, scheme == "http" || scheme == "https",
               baseURL.contains("://"), baseURL.count > scheme.count + 3
@@ -57,7 +57,7 @@ package struct AsyncHTTPTransport: HTTPTransport {
             var body = try await response.body.collect(upTo: maximumBody)
             return BackendReply(
                 status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
-                body: body.readBytes(length: body.readableBytes) ?? [])
+                date: response.headers.first(name: "Date"), body: body.readBytes(length: body.readableBytes) ?? [])
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
@@ -83,4 +83,20 @@ package struct AsyncHTTPTransport: HTTPTransport {
     static func firstLine(_ text: String) -> String {
         String(text.split(whereSeparator: \.isNewline).first ?? "")
     }
+}
+
+extension HTTPClient {
+    /// The client every backend call goes through: AsyncHTTPClient's shared one, except that a
+    /// connection that cannot be made fails the call at once.
+    ///
+    /// AsyncHTTPClient's pool otherwise retries a failed connect with its own backoff until the
+    /// call's deadline, so a backend that is down (connection refused) cost `ftms-bridge login`
+    /// and every upload attempt the whole timeout before saying so. The upload scheduler has a
+    /// backoff of its own (contract §6), which is what should decide when to try again.
+    /// Like `.shared`, it lives as long as the process and is never shut down.
+    package static let backend: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 }

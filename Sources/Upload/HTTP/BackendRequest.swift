@@ -26,16 +26,20 @@ package struct BackendRequest: Sendable, CustomStringConvertible {
     package var description: String { "\(method.rawValue) \(path)" }
 }
 
-/// The backend's answer: status, the one header the client reads, and the body.
+/// The backend's answer: status, the headers the client reads, and the body.
 package struct BackendReply: Sendable {
     package var status: Int
     /// `Retry-After`, as sent (seconds or an HTTP date).
     package var retryAfter: String?
+    /// `Date`: the backend's clock when it answered, what an HTTP-date `Retry-After` is read
+    /// against.
+    package var date: String?
     package var body: [UInt8]
 
-    package init(status: Int, retryAfter: String? = nil, body: [UInt8] = []) {
+    package init(status: Int, retryAfter: String? = nil, date: String? = nil, body: [UInt8] = []) {
         self.status = status
         self.retryAfter = retryAfter
+        self.date = date
         self.body = body
     }
 }

@@ -6,7 +6,9 @@ import Workout
 ///
 /// The daemon runs ``run()`` in a task for its lifetime and calls ``sessionFinished()``
 /// when the engine stores a session. Triggers that arrive during a run are coalesced into one
-/// more run after it; a trigger during a `Retry-After` wait runs when the wait is over.
+/// more run after it; a trigger during a `Retry-After` wait runs when the wait is over. An
+/// operator's ``uploadNow()`` (the control socket's `upload`) ends any wait, `Retry-After`'s
+/// included: someone who knows the backend is back should not have to wait for it.
 package actor UploadScheduler {
     package let policy: RetryPolicy
     /// How long to wait with nothing to retry before looking again: sessions may also be
@@ -15,13 +17,16 @@ package actor UploadScheduler {
     package let idleInterval: Duration
     private let upload: @Sendable () async -> UploadOutcome
     private let sleep: @Sendable (Duration) async throws -> Void
+    /// Monotonic time, for when a `Retry-After` wait is over; injected with ``sleep`` so a test
+    /// can run the waits on a clock of its own.
+    private let now: @Sendable () -> Duration
     private var random: any RandomNumberGenerator & Sendable
     private var consecutiveFailures = 0
     private var wakePending = false
     private var waiter: CheckedContinuation<Void, Never>?
     private var waitGeneration = 0
-    /// No run may start before this (a `Retry-After`), triggers or not.
-    private var notBefore: ContinuousClock.Instant?
+    /// No run may start before this (a `Retry-After`), triggers or not; ``uploadNow()`` clears it.
+    private var notBefore: Duration?
 
     /// Runs so far, and the delays chosen after each: what the daemon's status reports.
     package private(set) var runs = 0
@@ -30,12 +35,15 @@ package actor UploadScheduler {
     package init(
         policy: RetryPolicy = RetryPolicy(), idleInterval: Duration = .seconds(900),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        now: (@Sendable () -> Duration)? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         upload: @escaping @Sendable () async -> UploadOutcome
     ) {
         self.policy = policy
         self.idleInterval = idleInterval
         self.random = random
+        let origin = ContinuousClock.now
+        self.now = now ?? { ContinuousClock.now - origin }
         self.sleep = sleep
         self.upload = upload
     }
@@ -62,19 +70,26 @@ package actor UploadScheduler {
             case .retry(let retryAfter):
                 consecutiveFailures += 1
                 delay = policy.delay(afterFailures: consecutiveFailures, retryAfter: retryAfter, using: &random)
-                notBefore = retryAfter.map { _ in ContinuousClock.now + delay }
+                notBefore = retryAfter.map { _ in now() + delay }
             }
             delays.append(delay)
             await wait(upTo: delay)
-            // A trigger may end the wait early, but not a wait the backend asked for.
-            while !Task.isCancelled, let notBefore, ContinuousClock.now < notBefore {
-                await wait(upTo: notBefore - ContinuousClock.now, ignoringTriggers: true)
+            // A trigger may end the wait early, but not a wait the backend asked for: only
+            // ``uploadNow()`` clears that.
+            while !Task.isCancelled, let notBefore, now() < notBefore {
+                await wait(upTo: notBefore - now(), ignoringTriggers: true)
             }
         }
     }
 
     /// A session was stored: upload soon.
     package func sessionFinished() {
+        wake(generation: nil)
+    }
+
+    /// An operator asked for an upload: now, whatever the wait, a `Retry-After` included.
+    package func uploadNow() {
+        notBefore = nil
         wake(generation: nil)
     }
 

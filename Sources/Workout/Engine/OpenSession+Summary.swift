@@ -2,8 +2,9 @@ import FTMS
 
 extension OpenSession {
     /// The summary of this session, ended for `reason`. Call after the last hold is closed.
-    func summary(machine: MachineIdentity, reason: EndReason, rules: ResolvedRules) -> SessionSummary {
-        let startedAt = startWall.wholeSeconds
+    /// `offset` dates it when it never saw a true wall clock (see ``startDate(offset:)``).
+    func summary(machine: MachineIdentity, reason: EndReason, rules: ResolvedRules, offset: Int64) -> SessionSummary {
+        let startedAt = startDate(offset: offset).wholeSeconds
         let elapsed = Nanoseconds.roundedSeconds(Nanoseconds.subtract(lastActiveEnd, self.startedAt))
         let duration = min(Nanoseconds.roundedSeconds(moving), elapsed)
         let (distanceMethod, distance) = TotalMethod.choose(
@@ -36,7 +37,8 @@ extension OpenSession {
             energyMethod: energyMethod,
             distanceMethod: distanceMethod,
             sampleCount: sampleCount,
-            endReason: reason
+            endReason: reason,
+            clockUnsynchronised: anchor == nil
         )
         return SessionSummary(
             sessionID: id,

@@ -8,7 +8,11 @@
 struct OpenSession: Sendable, Hashable, Codable {
     let id: String
     private(set) var startedAt: Int64
-    let startWall: UTCTime
+    /// The wall clock's offset from the monotonic clock, milliseconds, at the latest instant
+    /// the session saw whose wall clock was true: what dates it (``Timestamp/wallOffset``);
+    /// `nil` while it has seen none, when its dates are only what the clock says. Optional,
+    /// so checkpoints written before it existed still decode (and wait for a true clock).
+    var anchor: Int64?
     var phase: SessionPhase
     /// The last moving sample, or the Status event that started or resumed the session: what
     /// the idle timers count from.
@@ -30,10 +34,10 @@ struct OpenSession: Sendable, Hashable, Codable {
     /// so checkpoints written before it existed still decode.
     var outageSince: Int64?
 
-    init(id: String, at time: Int64, wall: UTCTime) {
+    init(id: String, at time: Int64, anchor: Int64?) {
         self.id = id
         startedAt = time
-        startWall = wall
+        self.anchor = anchor
         phase = .active
         lastActivity = time
         lastActiveEnd = time
@@ -69,9 +73,16 @@ struct OpenSession: Sendable, Hashable, Codable {
         lastActiveEnd = max(lastActiveEnd, time)
     }
 
+    /// The start's date: the start placed on the wall clock by the ``anchor``, else by `offset`
+    /// (the clock as it reads now, not known to be true).
+    func startDate(offset: Int64) -> UTCTime {
+        UTCTime(millisecondsSince1970: Nanoseconds.add(startedAt / Nanoseconds.perMillisecond, anchor ?? offset))
+    }
+
     /// Progress at `time`, counting the open hold as far as it reaches, with the session's
-    /// own distance and energy so far (chosen as the summary chooses them).
-    func progress(at time: Int64, rules: ResolvedRules) -> SessionProgress {
+    /// own distance and energy so far (chosen as the summary chooses them). `offset` and `boot`
+    /// are the engine's clock as it reads now (see ``startDate(offset:)``).
+    func progress(at time: Int64, rules: ResolvedRules, offset: Int64, boot: BootID?) -> SessionProgress {
         var moving = self.moving
         if let held { moving = Nanoseconds.add(moving, min(max(Nanoseconds.subtract(time, held.at), 0), rules.sampleHoldCap)) }
         let (_, distance) = TotalMethod.choose(
@@ -80,19 +91,21 @@ struct OpenSession: Sendable, Hashable, Codable {
             counterSeen: counters.energy.seen, counter: counters.energy.total, integrated: integrated.joules / rules.joulesPerKilocalorie)
         return SessionProgress(
             sessionID: id,
-            startedAt: startWall,
+            startedAt: startDate(offset: offset),
             elapsed: Nanoseconds.duration(max(0, Nanoseconds.subtract(time, startedAt))),
             moving: Nanoseconds.duration(moving),
             distance: distance,
-            energy: energy
+            energy: energy,
+            timing: SessionTiming(boot: boot, start: Nanoseconds.duration(startedAt), datesAreTrue: anchor != nil)
         )
     }
 
     /// The same session on a clock whose origin moved by `offset` (restoring a checkpoint in
-    /// a new process, whose monotonic clock starts elsewhere).
+    /// another boot, whose monotonic clock starts elsewhere); its dates do not move.
     func shifted(by offset: Int64) -> OpenSession {
         var copy = self
         copy.startedAt = Nanoseconds.add(startedAt, offset)
+        copy.anchor = anchor.map { Nanoseconds.subtract($0, offset / Nanoseconds.perMillisecond) }
         copy.lastActivity = Nanoseconds.add(lastActivity, offset)
         copy.lastActiveEnd = Nanoseconds.add(lastActiveEnd, offset)
         copy.held = held.map { HeldSample(at: Nanoseconds.add($0.at, offset), reading: $0.reading) }

@@ -8,10 +8,12 @@ import FTMS
 /// overlapping access.
 extension SessionEngine {
     /// Moves the engine's clock to `time` (never backwards) and fires the timers that fell
-    /// due on the way.
+    /// due on the way. A true wall clock dates the open session anew (``OpenSession/anchor``):
+    /// a session that began before the clock was synchronised gets its true dates here.
     mutating func advance(to time: Timestamp, into events: inout SessionEvents) -> Int64 {
         let now = max(Nanoseconds.of(time.monotonic), self.now)
         self.now = now
+        read(time)
         guard let due = session?.dueTimers(at: now, disconnectedAt: disconnectedAt, rules: resolved) else { return now }
         if let pauseAt = due.pauseAt { pause(at: pauseAt, reason: .idle, into: &events) }
         if let end = due.end { self.end(at: end.at, reason: end.reason, into: &events) }
@@ -36,26 +38,35 @@ extension SessionEngine {
         session?.outageSince = stoppedAt
     }
 
+    /// Takes the clocks of `time` as the engine's reading of them; a true wall clock anchors
+    /// the open session's dates.
+    mutating func read(_ time: Timestamp) {
+        wallOffset = time.wallOffset
+        wallIsTrue = time.wallIsTrue
+        boot = time.boot
+        if wallIsTrue { session?.anchor = wallOffset }
+    }
+
     /// A sample with no session open: the first real movement starts one (contract §5).
     mutating func startIfMoving(
-        _ reading: SampleReading, values: FieldValues, at now: Int64, wall: UTCTime, into events: inout SessionEvents
+        _ reading: SampleReading, values: FieldValues, at now: Int64, into events: inout SessionEvents
     ) {
         guard reading.isMoving else {
             needsStillness = false
             return
         }
         guard !needsStillness else { return }
-        start(at: now, wall: wall, into: &events)
+        start(at: now, into: &events)
         // The starting sample is the session's first: its counters are the baseline.
         let rules = resolved
         _ = session?.take(values, reading, at: now, rules: rules)
     }
 
-    mutating func start(at now: Int64, wall: UTCTime, into events: inout SessionEvents) {
-        let opened = OpenSession(id: ids.nextSessionID(), at: now, wall: wall)
+    mutating func start(at now: Int64, into events: inout SessionEvents) {
+        let opened = OpenSession(id: ids.nextSessionID(), at: now, anchor: wallIsTrue ? wallOffset : nil)
         session = opened
         lastCheckpoint = nil
-        events.append(.started(opened.progress(at: now, rules: resolved)))
+        events.append(.started(opened.progress(at: now, rules: resolved, offset: wallOffset, boot: boot)))
     }
 
     mutating func pause(at time: Int64, reason: PauseReason, into events: inout SessionEvents) {
@@ -68,7 +79,7 @@ extension SessionEngine {
 
     /// Appends an event made from the open session's progress at `time`.
     func appendProgress(at time: Int64, into events: inout SessionEvents, _ make: (SessionProgress) -> SessionEvent) {
-        if let progress = session?.progress(at: time, rules: resolved) { events.append(make(progress)) }
+        if let progress = session?.progress(at: time, rules: resolved, offset: wallOffset, boot: boot) { events.append(make(progress)) }
     }
 
     /// A console stop, reset or safety key: end, and wait for stillness before the next start.
@@ -82,8 +93,8 @@ extension SessionEngine {
         guard var ended = session.take() else { return }
         lastCheckpoint = nil
         ended.closeHold(at: time, cap: resolved.sampleHoldCap)
-        let summary = ended.summary(machine: machine, reason: reason, rules: resolved)
-        let progress = ended.progress(at: time, rules: resolved)
+        let summary = ended.summary(machine: machine, reason: reason, rules: resolved, offset: wallOffset)
+        let progress = ended.progress(at: time, rules: resolved, offset: wallOffset, boot: boot)
         if let drop = DropReason.judging(summary, moving: ended.moving, minimum: resolved.minimumMovement) {
             events.append(.dropped(progress, drop, summary))
         } else {

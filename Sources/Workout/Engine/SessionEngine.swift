@@ -23,6 +23,12 @@ public struct SessionEngine: Sendable {
     var disconnectedAt: Int64?
     /// The latest instant seen.
     var now: Int64 = .min
+    /// The clocks as the latest input read them: the wall clock's offset from the monotonic one
+    /// (``Timestamp/wallOffset``), whether that wall clock was true, and the boot the monotonic
+    /// clock counts from. What a session is dated by (``OpenSession/anchor``).
+    var wallOffset: Int64 = 0
+    var wallIsTrue = false
+    var boot: BootID?
     /// After a console stop, reset or safety key, the next session waits until the machine is
     /// seen still once (or a Status start), so a flywheel spinning down cannot open a session
     /// nobody rides.
@@ -42,7 +48,7 @@ public struct SessionEngine: Sendable {
     /// The open session's progress at `time` (for contract §7's `hello` resync), without
     /// advancing the engine.
     public func progress(at time: Timestamp) -> SessionProgress? {
-        session?.progress(at: max(Nanoseconds.of(time.monotonic), now), rules: resolved)
+        session?.progress(at: max(Nanoseconds.of(time.monotonic), now), rules: resolved, offset: time.wallOffset, boot: time.boot)
     }
 
     /// A merged data record (the ``RecordMerger``'s output). Allocation-free unless it
@@ -66,7 +72,7 @@ public struct SessionEngine: Sendable {
         case nil:
             break
         }
-        startIfMoving(reading, values: record.values, at: now, wall: time.wall, into: &events)
+        startIfMoving(reading, values: record.values, at: now, into: &events)
         return events
     }
 
@@ -107,7 +113,7 @@ public struct SessionEngine: Sendable {
         case .startedOrResumedByUser?:
             needsStillness = false
             if session == nil {
-                start(at: now, wall: time.wall, into: &events)
+                start(at: now, into: &events)
             } else {
                 session?.lastActivity = now
                 session?.awaitingStillness = false

@@ -14,8 +14,15 @@ public struct SessionProgress: Sendable, Hashable {
     public var distance: Int?
     /// The session's own energy so far, kcal (the summary's `total_energy`).
     public var energy: Int?
+    /// Where the session lies on the monotonic clock, and whether ``startedAt`` is a true date:
+    /// what the store keeps to date a finished session again once the wall clock is known.
+    public var timing: SessionTiming?
 
-    public init(sessionID: String, startedAt: UTCTime, elapsed: Duration, moving: Duration, distance: Int? = nil, energy: Int? = nil) {
+    public init(
+        sessionID: String, startedAt: UTCTime, elapsed: Duration, moving: Duration, distance: Int? = nil, energy: Int? = nil,
+        timing: SessionTiming? = nil
+    ) {
+        self.timing = timing
         self.sessionID = sessionID
         self.startedAt = startedAt
         self.elapsed = elapsed

@@ -30,14 +30,18 @@ public struct SessionDetail: Sendable, Hashable {
     /// Merged samples received while the session was open (`sample_count`).
     public var sampleCount: Int
     public var endReason: EndReason
+    /// The dates are what an unsynchronised wall clock said, not known to be true (`"clock":
+    /// "unsynchronised"`; contract §5 says when such a session is uploaded).
+    public var clockUnsynchronised: Bool
 
     public init(
         machine: MachineIdentity, elapsed: Int, paused: Int, averagePower: Double? = nil, maximumPower: Int? = nil,
         averageCadence: Double? = nil, averageSpeed: Double? = nil, averageHeartRate: Double? = nil,
         maximumHeartRate: Int? = nil, averageStrokeRate: Double? = nil, strokeCount: Int? = nil,
         averagePace: Double? = nil, energyMethod: TotalMethod, distanceMethod: TotalMethod, sampleCount: Int,
-        endReason: EndReason
+        endReason: EndReason, clockUnsynchronised: Bool = false
     ) {
+        self.clockUnsynchronised = clockUnsynchronised
         self.machine = machine
         self.elapsed = elapsed
         self.paused = paused

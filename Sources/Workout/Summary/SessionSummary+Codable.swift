@@ -66,6 +66,7 @@ extension SessionDetail: Codable {
         case distanceMethod = "distance_method"
         case sampleCount = "sample_count"
         case endReason = "end_reason"
+        case clock
     }
 
     public init(from decoder: any Decoder) throws {
@@ -91,7 +92,11 @@ extension SessionDetail: Codable {
         distanceMethod = try container.decode(TotalMethod.self, forKey: .distanceMethod)
         sampleCount = try container.decode(Int.self, forKey: .sampleCount)
         endReason = try container.decode(EndReason.self, forKey: .endReason)
+        clockUnsynchronised = try container.decodeIfPresent(String.self, forKey: .clock) == Self.unsynchronised
     }
+
+    /// `detail.clock` of a session dated by an unsynchronised wall clock; left out otherwise.
+    static let unsynchronised = "unsynchronised"
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -114,5 +119,6 @@ extension SessionDetail: Codable {
         try container.encode(distanceMethod, forKey: .distanceMethod)
         try container.encode(sampleCount, forKey: .sampleCount)
         try container.encode(endReason, forKey: .endReason)
+        if clockUnsynchronised { try container.encode(Self.unsynchronised, forKey: .clock) }
     }
 }

@@ -72,6 +72,10 @@ extension SessionDetail {
         json.appendInteger(sampleCount)
         json.appendKey("end_reason")
         json.appendString(endReason.rawValue)
+        if clockUnsynchronised {
+            json.appendKey("clock")
+            json.appendString(Self.unsynchronised)
+        }
         json.append(UInt8(ascii: "}"))
     }
 

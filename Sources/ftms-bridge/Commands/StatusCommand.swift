@@ -99,6 +99,9 @@ struct StatusCommand: AsyncParsableCommand {
             ("system bus", bus?["connected"]?.bool ?? false ? "connected" : "not connected: \(bus?["error"]?.string ?? "connecting")"),
             ("sessions", "\(count(queue?["pending"])) pending, \(count(queue?["uploaded"])) uploaded, \(count(queue?["dead"])) dead\(age)"),
         ]
+        if let clock = status["clock"], clock.isObject {
+            rows.append(("wall clock", Self.clockLine(clock)))
+        }
         if let last = status["last_upload"], last.isObject {
             rows.append(("last upload", "\(last["at"]?.string ?? "?") \(last["succeeded"]?.bool ?? false ? "ok" : "incomplete"): \(last["result"]?.string ?? "")"))
         }
@@ -129,6 +132,23 @@ struct StatusCommand: AsyncParsableCommand {
             rows.append(("  \(machine["name"]?.string ?? "?")", line))
         }
         print(renderTable(rows.map { [$0.0 + ":", $0.1] }))
+    }
+
+    /// `synchronised (2026-11-21T08:00:00Z)`, or why sessions are not dated by it and what waits
+    /// (contract §5).
+    static func clockLine(_ clock: JSONValue) -> String {
+        var line = "\(clock["state"]?.string ?? "?") (\(clock["now"]?.string ?? "?"))"
+        let waiting = clock["sessions_waiting"]?.integer ?? 0
+        let estimated = clock["sessions_estimated"]?.integer ?? 0
+        let left = clock["wait_left_s"]?.integer ?? 0
+        let wait = clock["wait_s"]?.integer ?? 0
+        if clock["trusted"]?.bool != true || waiting > 0 {
+            line += "; finished sessions wait for a true date until \(wait) s after boot (clock_sync_wait)"
+            line += left > 0 ? ", \(left) s more" : ", over: then they go up with this clock's dates, marked unsynchronised"
+        }
+        if waiting > 0 { line += "; \(waiting) waiting" }
+        if estimated > 0 { line += "; \(estimated) pending with estimated dates" }
+        return line
     }
 
     /// `connected to mqtt://broker:1883, 1520 delivered, 0 queued, 0 dropped`, or why not.

@@ -1,0 +1,92 @@
+import CClock
+package import Store
+import Synchronization
+package import Workout
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system's clocks as the daemon reads them: `CLOCK_BOOTTIME` with the boot's id for
+/// every interval, `CLOCK_REALTIME` for dates, and a ``WallClockJudge``'s word on whether the
+/// latter is true (contract §5).
+///
+/// ``now()`` is on the path of every notification, so it reads two clocks (vDSO, no system
+/// call) and judges again only once a second of boottime, or at once when wall minus boottime
+/// moved (a step): the kernel's state is a system call, timesyncd's flag a `stat`.
+package final class SystemWallClock: Sendable {
+    package let boot: BootID?
+    private let synchronisedFlag: String
+    private let state: Mutex<State>
+
+    private struct State {
+        var judge: WallClockJudge
+        var judgedAt: Duration?
+    }
+
+    /// `floor` as ``WallClockJudge/floor``; `memory`, what a daemon before this one knew in
+    /// this boot (ignored if of another boot); `synchronisedFlag`, systemd-timesyncd's mark of
+    /// a synchronised clock.
+    package init(
+        boot: BootID?, floor: UTCTime, memory: StoredWallClock? = nil,
+        synchronisedFlag: String = "/run/systemd/timesync/synchronized"
+    ) {
+        self.boot = boot
+        self.synchronisedFlag = synchronisedFlag
+        let remembered = memory.flatMap { $0.boot == boot?.value ? $0 : nil }
+        state = Mutex(State(judge: WallClockJudge(floor: floor, remembering: remembered)))
+    }
+
+    /// Both clocks now, the wall clock judged.
+    package func now() -> Timestamp {
+        let wall = Self.read(CLOCK_REALTIME)
+        let boottime = Self.read(CLOCK_BOOTTIME)
+        let time = UTCTime(millisecondsSince1970: wall.components.seconds * 1000 + wall.components.attoseconds / 1_000_000_000_000_000)
+        let trusted = state.withLock { state in
+            var reading = WallClockJudge.Reading(wall: time, boottime: boottime, synchronised: false)
+            let stepped = state.judge.offset.map { abs(reading.offset - $0) > WallClockJudge.stepThreshold } ?? true
+            if stepped || state.judgedAt.map({ boottime - $0 >= .seconds(1) }) ?? true {
+                reading.synchronised = kernelSaysSynchronised()
+                state.judge.judge(reading)
+                state.judgedAt = boottime
+            }
+            return state.judge.isTrusted
+        }
+        return Timestamp(monotonic: boottime, wall: time, wallIsTrue: trusted, boot: boot)
+    }
+
+    /// The judge as it stands (after a fresh ``now()`` if `read`).
+    package func judge(reading read: Bool = true) -> WallClockJudge {
+        if read { _ = now() }
+        return state.withLock { $0.judge }
+    }
+
+    /// A session was stored with true dates ending at `time`: the clock is not trusted behind it.
+    package func raise(floor time: UTCTime) {
+        state.withLock { $0.judge.raise(floor: time) }
+    }
+
+    /// `adjtimex`'s status (what `timedatectl` calls "System clock synchronized"), else
+    /// systemd-timesyncd's flag: under the unit's `ProtectClock=`, `adjtimex` is denied.
+    private func kernelSaysSynchronised() -> Bool {
+        if ftms_clock_synchronised() == 1 { return true }
+        var info = stat()
+        return stat(synchronisedFlag, &info) == 0
+    }
+
+    private static func read(_ clock: clockid_t) -> Duration {
+        var spec = timespec()
+        clock_gettime(clock, &spec)
+        return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
+    }
+
+    /// This boot's id (`/proc/sys/kernel/random/boot_id`), or `nil` where it cannot be read.
+    package static func currentBoot(path: String = "/proc/sys/kernel/random/boot_id") -> BootID? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let text = String(decoding: buffer.prefix { $0 != 0 && $0 != 0x0A }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.isEmpty ? nil : BootID(text)
+    }
+}
