@@ -25,7 +25,9 @@ struct RecordTests {
         try await store.cacheTrainings(body: #"[{"id":"t1"}]"#)
         try await store.logUpload(result: "1 uploaded", succeeded: true)
         try await store.enqueue(Sessions.summary(1, offset: 0), series: SeriesStoreTests.chunk(1, from: 0, count: 3))
-        try await store.enqueue(Sessions.summary(2, offset: 60))
+        try await store.enqueue(
+            Sessions.summary(2, offset: 60), timing: SessionTiming(boot: BootID("0d6c4e3a-5a44-4bd4-9c4e-2b0c51f6e3c1"), start: .seconds(90), datesAreTrue: false))
+        try await store.saveWallClock(StoredWallClock(boot: "0d6c4e3a-5a44-4bd4-9c4e-2b0c51f6e3c1", offset: 1_795_000_000_000, trustedOffset: 1_795_000_000_500, trust: "ntp"))
         try await store.record([Sessions.id(2): .retry(error: "internal_error")])
         try await store.saveAll([try CheckpointStoreTests.snapshot(seed: 3)], series: [SeriesStoreTests.chunk(3, from: 0, count: 2)])
         return store
@@ -36,7 +38,10 @@ struct RecordTests {
         let store = try await Self.filledStore(directory)
         let mismatches = try await store.read { db in
             var mismatches: [String] = []
-            let tables = ["device", "account", "sessions", "checkpoints", "stats", "trainings", "upload_log", "session_series", "session_series_chunks"]
+            let tables = [
+                "device", "account", "sessions", "checkpoints", "stats", "trainings", "upload_log", "session_series", "session_series_chunks",
+                "wall_clock",
+            ]
             for table in tables {
                 let columns = try db.columns(in: table)
                 let rows = try Row.fetchAll(db, sql: "SELECT \(columns.map { "typeof(\($0.name))" }.joined(separator: ", ")) FROM \(table)")
@@ -68,6 +73,9 @@ struct RecordTests {
         failed.rejectionCount = 2
         failed.lastError = "validation_error"
         failed.updatedAt = Self.now.adding(seconds: 1)
+        failed.dates = .waiting
+        failed.bootID = BootID("0d6c4e3a-5a44-4bd4-9c4e-2b0c51f6e3c1")
+        failed.bootStart = 90_000
         let account = AccountRow(
             accessToken: "a", refreshToken: "r", accessIssuedAt: Self.now, accessExpiresAt: Self.now.adding(seconds: 60), userProfile: "{}",
             loginRequiredReason: "why", updatedAt: Self.now)
@@ -78,6 +86,7 @@ struct RecordTests {
         let upload = UploadLogEntry(finishedAt: Self.now, result: "0 sessions", succeeded: false)
         let series = SeriesRow(sessionID: Sessions.id(1), machineName: "SF-Rower-0002", machineType: "rower", finished: true, createdAt: Self.now)
         let chunk = SeriesChunkRow(sessionID: Sessions.id(1), chunk: 7, points: SeriesStoreTests.points(from: 0, count: 4))
+        let clock = WallClockRow(StoredWallClock(boot: "b", offset: -5, trustedOffset: nil, trust: nil), at: Self.now)
         let sessions = [session, failed]
         let read = try await store.write { db in
             try DeviceRow.deleteAll(db)
@@ -90,10 +99,11 @@ struct RecordTests {
             try upload.insert(db)
             try series.insert(db)
             try chunk.insert(db)
+            try clock.insert(db)
             return (
                 try DeviceRow.fetchAll(db), try QueuedSession.order { $0.sessionID }.fetchAll(db), try AccountRow.fetchAll(db),
                 try CheckpointRow.fetchAll(db), try StoredStats.fetchAll(db), try TrainingsCache.fetchAll(db), try UploadLogEntry.fetchAll(db),
-                try SeriesRow.fetchAll(db), try SeriesChunkRow.fetchAll(db))
+                try SeriesRow.fetchAll(db), try SeriesChunkRow.fetchAll(db), try WallClockRow.fetchAll(db))
         }
         #expect(read.0 == [DeviceRow(deviceID: "806a2f1d-90b8-484d-b1ac-74f7f4039f18", createdAt: Self.now)])
         #expect(read.1 == sessions)
@@ -104,5 +114,6 @@ struct RecordTests {
         #expect(read.6 == [upload])
         #expect(read.7 == [series])
         #expect(read.8 == [chunk])
+        #expect(read.9 == [clock])
     }
 }
