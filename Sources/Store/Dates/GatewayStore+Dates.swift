@@ -1,4 +1,3 @@
-import Foundation
 import GRDB
 public import Workout
 
@@ -87,7 +86,7 @@ extension GatewayStore {
         var session = row.session
         session.dates = dates
         session.updatedAt = now
-        guard var summary = try? JSONDecoder().decode(SessionSummary.self, from: Data(session.summary.utf8)) else {
+        guard var summary = try? SessionSummary(json: session.summary) else {
             return try session.update(db, columns: [QueuedSession.Columns.dates, QueuedSession.Columns.updatedAt])
         }
         summary.startedAt = start.wholeSeconds
