@@ -318,7 +318,7 @@ let package = Package(
             dependencies: ["ReferenceBackend", "JSON", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
-        .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
+        .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",
             dependencies: ["Capture", "FTMS", "DeterministicRandom"],

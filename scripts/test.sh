@@ -6,6 +6,8 @@
 #
 # The steps, in order (the table at the bottom of this file; a new step is one line there):
 #   build          swift build --build-tests
+#   architecture   scripts/check-architecture.sh: each concept in its one home, the module graph
+#                  as the data flow (docs/architecture.md)
 #   swift-pure     swift test of the pure modules (FTMS, Workout, JSON, Capture): golden
 #                  vectors, real frames, property tests, a million notifications; computation
 #                  only, seconds of it on each of the cooperative pool's threads
@@ -129,9 +131,11 @@ swift_group() {
   # swift-testing prints one line per finished test: ✔ passed, ━ passed with a known issue,
   # ✘ failed (issues follow as "✘ Test … recorded an issue"); "Test run with" is the total.
   local ok bad known total unfinished
-  ok=$(grep -E '^[✔━] Test .* passed after' "$log" | grep -vc '^. Test run with')
-  known=$(grep -E '^━ Test .* passed after' "$log" | grep -vc '^. Test run with')
-  bad=$(grep -E '^✘ Test .* failed after' "$log" | grep -vc '^. Test run with')
+  # (Not anchored: a parameterised test's argument may print without its newline, and the
+  # next test's line then follows it on the same line.)
+  ok=$(grep -oE '[✔━] Test .* passed after' "$log" | grep -vc '^. Test run with')
+  known=$(grep -oE '━ Test .* passed after' "$log" | grep -vc '^. Test run with')
+  bad=$(grep -oE '✘ Test .* failed after' "$log" | grep -vc '^. Test run with')
   total=$(grep -oE 'Test run with [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -n 1)
   unfinished=$(unfinished_tests "$log")
   # A test that never finished (its group killed at the timeout, or crashed) failed.
@@ -177,13 +181,14 @@ import collections, re, sys
 started, finished = collections.Counter(), collections.Counter()
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     line = line.rstrip("\n")
-    if line.startswith(("◇ Test case ", "◇ Test run ", "✔ Test run ", "━ Test run ", "✘ Test run ")):
-        continue
-    if m := re.match(r"^◇ Test (.+) started\.$", line):
+    if m := re.match(r"^◇ Test (?!case |run )(.+) started\.$", line):
         started[m.group(1)] += 1
-    elif m := re.match(r"^[✔━✘] Test (.+?)(?: with \d+ test cases?)? (?:passed|failed) after ", line):
-        finished[m.group(1)] += 1
-    elif m := re.match(r"^➜ Test (.+?) skipped", line):
+    # Searched, not matched at the start: a test's line can follow an argument printed
+    # without its newline.
+    for m in re.finditer(r"[✔━✘] Test (.+?)(?: with \d+ test cases?)? (?:passed|failed) after ", line):
+        if not m.group(1).startswith("run with"):
+            finished[m.group(1)] += 1
+    for m in re.finditer(r"➜ Test (.+?) skipped", line):
         finished[m.group(1)] += 1
 print("\n".join(sorted((started - finished).elements())))
 EOF
@@ -207,6 +212,7 @@ socket_suites='ControlTests|TelemetryTests|DaemonTests|DashboardTests'
 # `step NAME guarded COMMAND...` runs a program among the decoys, and `swift_group NAME
 # ARGUMENTS...` is a swift test group (always among the decoys).
 step build build || built=no
+step architecture scripts/check-architecture.sh
 if scripts/lib/host-decoys.sh --check; then
   decoys=yes
 else

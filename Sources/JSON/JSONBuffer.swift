@@ -160,6 +160,13 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
         }
     }
 
+    /// A member's key, for a writer whose members may each be left out: after a comma unless
+    /// the byte before is the object's `{` (no value ends in one).
+    @inlinable
+    public mutating func appendMemberKey(_ key: StaticString) {
+        appendKey(key, first: used > 0 && base[used - 1] == UInt8(ascii: "{"))
+    }
+
     /// Writes the decimal digits of `value` straight into the buffer, last digit first.
     /// FTMS values fit 32 bits, where division by ten is cheaper, so that is the usual path.
     private mutating func appendDigits(_ value: UInt64) {

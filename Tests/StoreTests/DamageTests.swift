@@ -179,6 +179,42 @@ struct DamageTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: moved.path)) == bytes, "salvage reads a copy")
     }
 
+    /// Readable pages may still hold values of the wrong type (a blob where JSON was, text where
+    /// a time was): salvage counts the rows that hold no session or checkpoint as malformed and
+    /// reads on, the fresh store's identity keeps the tokens beside a time SQLite reads as 0,
+    /// and the live store names the bad checkpoint: nothing traps, every good session is read.
+    @Test func rowsOfTheWrongTypeAreCountedNeverTrappedOn() async throws {
+        let directory = try TemporaryDirectory(prefix: "ftms-damage")
+        let store = try GatewayStore(directory: directory.path)
+        try await store.saveTokens(Self.tokens)
+        try await store.enqueue([Sessions.summary(1, offset: 0), Sessions.summary(2, offset: 60)])
+        let open = try CheckpointStoreTests.snapshot(seed: 5)
+        try await store.save(open)
+        try await store.database.write { db in
+            try db.execute(sql: "UPDATE account SET access_issued_at = 'not a time'")
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions VALUES ('bad-1', 0, 0, 0, 0, 0, x'00ff', 'gateway', 'pending', 0, 0, NULL, 0, 0, 'true', NULL, NULL);
+                    INSERT INTO sessions VALUES ('bad-2', 0, 0, 0, 0, 0, '{"session_id":"bad-2"}', 'gateway', 'pending', 0, 0, NULL, 0, 0, 'true', NULL, NULL);
+                    INSERT INTO checkpoints VALUES ('bad-3', 'C0:11:22:33:44:07', x'00ff', 0);
+                    INSERT INTO checkpoints VALUES ('bad-4', 'C0:11:22:33:44:08', '{"version":1}', 0);
+                    """)
+        }
+        await #expect(throws: StoreError.self) { try await store.loadAll() }
+        try store.close()
+
+        let identity = StoreIdentity(salvagedFrom: directory.file(GatewayStore.fileName))
+        #expect(identity.deviceID == store.deviceID)
+        #expect(identity.account?.tokens?.refreshToken == Self.tokens.refreshToken)
+        #expect(identity.account?.accessIssuedAt == UTCTime(millisecondsSince1970: 0))
+        let elsewhere = try TemporaryDirectory(prefix: "ftms-damage")
+        let fresh = try GatewayStore(directory: elsewhere.path)
+        let report = try await fresh.salvage(from: directory.file(GatewayStore.fileName))
+        #expect(report.malformedRows == 4)
+        #expect(report.sessionsRead == 3 && report.openSessionsClosed == 1)
+        #expect(Set(try await fresh.sessions().map(\.sessionID)) == [Sessions.id(1), Sessions.id(2), open.sessionID])
+    }
+
     /// A database that is sound but cannot be written is never called damaged, never moved.
     @Test func aSoundStoreThatCannotBeOpenedIsNotMovedAside() async throws {
         let directory = try TemporaryDirectory(prefix: "ftms-damage")

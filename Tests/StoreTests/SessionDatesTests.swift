@@ -30,7 +30,7 @@ struct SessionDatesTests {
 
     func stored(_ store: GatewayStore, _ number: Int) async throws -> SessionSummary {
         let json = try #require(try await store.sessionJSON(id: Sessions.id(number)))
-        return try JSONDecoder().decode(SessionSummary.self, from: Data(json.utf8))
+        return try SessionSummary(json: json)
     }
 
     /// Dated 2000 and not true: never in an upload batch until a true clock of its boot dates

@@ -26,7 +26,7 @@ struct SessionPropertyTests {
             #expect(summary.duration + summary.detail.paused == summary.detail.elapsed)
             #expect(summary.endedAt.secondsSince1970 - summary.startedAt.secondsSince1970 == Int64(summary.detail.elapsed))
             #expect(summary.detail.sampleCount >= 0)
-            let decoded = try JSONDecoder().decode(SessionSummary.self, from: Data(summary.jsonString.utf8))
+            let decoded = try SessionSummary(json: summary.jsonString)
             #expect(decoded == summary)
         }
         for case .finished(_, let summary) in ride.events {

@@ -1,6 +1,7 @@
 import DeterministicRandom
 import FTMS
 import Foundation
+import JSON
 import Testing
 import Workout
 
@@ -56,16 +57,41 @@ struct SummaryJSONTests {
         #expect(summary.jsonString == #"{"session_id":"910a2dec-8902-4cc1-beeb-8da1658eec67","started_at":"2026-11-21T08:00:00Z","ended_at":"2026-11-21T08:02:01Z","duration":121,"total_energy":23,"total_distance":1044,"detail":{"name":"SF-Bike-0001","address":"C0:11:22:33:44:01","model":"SF-Bike-M1","type":"bike","elapsed":121,"paused":0,"avg_power":201,"max_power":201,"avg_cadence":90.5,"avg_speed":31.27,"avg_hr":140,"max_hr":140,"energy_method":"integrated","distance_method":"counter","sample_count":121,"end_reason":"end_of_capture"}}"#)
     }
 
-    @Test func decodesBackToTheSameSummary() throws {
-        let decoded = try JSONDecoder().decode(SessionSummary.self, from: Data(Self.summary.jsonString.utf8))
-        #expect(decoded == Self.summary)
-        // And Foundation's encoder writes the same keys (in its own order and number style).
-        let reencoded = try JSONDecoder().decode(SessionSummary.self, from: JSONEncoder().encode(Self.summary))
-        #expect(reencoded == Self.summary)
+    /// The reader walks the writer's own fields: every field, the optional ones present and
+    /// absent, reads back equal.
+    @Test func readsBackToTheSameSummary() throws {
+        #expect(try SessionSummary(json: Self.summary.jsonString) == Self.summary)
+        var every = Self.summary
+        every.detail.machine.model = nil
+        every.detail.averageStrokeRate = 24.5
+        every.detail.strokeCount = 715
+        every.detail.averagePace = 142.9
+        every.detail.clockUnsynchronised = true
+        every.raw = "AAEC"
+        #expect(try SessionSummary(json: every.jsonString) == every)
+        var none = every
+        none.detail = SessionDetail(
+            machine: every.detail.machine, elapsed: 1812, paused: 60, energyMethod: .integrated, distanceMethod: .counter, sampleCount: 0,
+            endReason: .disconnected)
+        none.raw = nil
+        #expect(try SessionSummary(json: none.jsonString) == none)
     }
 
-    @Test func badTimesAreAClearError() {
-        let json = Self.summary.jsonString.replacingOccurrences(of: "2026-11-21T08:00:00Z", with: "21/11/2026")
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SessionSummary.self, from: Data(json.utf8)) }
+    /// A field that is missing or of another form is named, nested ones by their path.
+    @Test func aFieldThatDoesNotReadIsNamed() {
+        let json = Self.summary.jsonString
+        #expect(throws: WireError(field: "started_at", problem: #"cannot be "21/11/2026""#)) {
+            try SessionSummary(json: json.replacingOccurrences(of: "2026-11-21T08:00:00Z", with: "21/11/2026"))
+        }
+        #expect(throws: WireError(field: "detail.type", problem: #"cannot be "tricycle""#)) {
+            try SessionSummary(json: json.replacingOccurrences(of: #""type":"bike""#, with: #""type":"tricycle""#))
+        }
+        #expect(throws: WireError(field: "detail.sample_count", problem: "is missing")) {
+            try SessionSummary(json: json.replacingOccurrences(of: #","sample_count":1790"#, with: ""))
+        }
+        #expect(throws: WireError(field: "detail.avg_power", problem: #"cannot be "fast""#)) {
+            try SessionSummary(json: json.replacingOccurrences(of: #""avg_power":152.3"#, with: #""avg_power":"fast""#))
+        }
+        #expect(throws: JSONSyntaxError.self) { try SessionSummary(json: String(json.dropLast())) }
     }
 }

@@ -66,7 +66,7 @@ struct TrueDatesTests {
         #expect(summary.startedAt == Self.y2000.adding(seconds: 1000))
         #expect(summary.detail.clockUnsynchronised)
         #expect(summary.jsonString.contains(#""clock":"unsynchronised""#))
-        let decoded = try JSONDecoder().decode(SessionSummary.self, from: Data(summary.jsonString.utf8))
+        let decoded = try SessionSummary(json: summary.jsonString)
         #expect(decoded == summary)
         #expect(events.last?.progress.timing == SessionTiming(boot: Self.boot, start: .seconds(1000), datesAreTrue: false))
     }

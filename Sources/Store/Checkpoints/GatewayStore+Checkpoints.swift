@@ -1,6 +1,5 @@
 import GRDB
 public import Workout
-import Foundation
 
 /// The open sessions' checkpoints (contract §5: "every few seconds, against a crash"), one per
 /// session, as JSON of ``SessionSnapshot``.
@@ -25,48 +24,33 @@ extension GatewayStore: SessionCheckpointStore {
     /// before it is tried (``StoreReserve``).
     public func saveAll(_ snapshots: [SessionSnapshot], series: [SeriesChunk] = []) async throws {
         guard !snapshots.isEmpty || !series.isEmpty else { return }
-        let now = clock.now().millisecondsSince1970
-        let encoder = JSONEncoder()
-        let rows = try snapshots.map { snapshot in
-            (snapshot.sessionID, snapshot.machine.address, String(decoding: try encoder.encode(snapshot), as: UTF8.self), snapshot.savedAt.millisecondsSince1970)
-        }
-        let chunks = try Self.encode(series)
+        let now = clock.now()
+        let rows = snapshots.map(CheckpointRow.init)
         try await write(.periodic) { db in
-            let upsert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO checkpoints (session_id, machine_address, snapshot, saved_at)
-                    SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE session_id = ?1)
-                    ON CONFLICT (session_id) DO UPDATE SET machine_address = excluded.machine_address,
-                    snapshot = excluded.snapshot, saved_at = excluded.saved_at
-                    """)
-            for (sessionID, address, body, savedAt) in rows {
-                try upsert.execute(arguments: [sessionID, address, body, savedAt])
+            for row in rows where try !QueuedSession.exists(db, key: row.sessionID) {
+                try row.upsert(db)
             }
-            for chunk in chunks { try Self.appendSeries(chunk, finished: false, now: now, db) }
+            for chunk in series { try Self.appendSeries(chunk, finished: false, now: now, db) }
         }
     }
 
     /// The machine's newest checkpoint.
     public func load(machineAddress: String) async throws -> SessionSnapshot? {
-        let body = try await read { db in
-            try String.fetchOne(
-                db, sql: "SELECT snapshot FROM checkpoints WHERE machine_address = ? ORDER BY saved_at DESC, session_id DESC LIMIT 1",
-                arguments: [machineAddress])
-        }
-        return try body.map(Self.decodeSnapshot)
+        try await read(decoding: "checkpoint") { db in
+            try CheckpointRow.filter { $0.machineAddress == machineAddress }.order { [$0.savedAt.desc, $0.sessionID.desc] }.fetchOne(db)
+        }.map(Self.checkedSnapshot)
     }
 
     /// Every checkpoint, by machine, oldest first within a machine.
     public func loadAll() async throws -> [SessionSnapshot] {
-        let bodies = try await read { db in
-            try String.fetchAll(db, sql: "SELECT snapshot FROM checkpoints ORDER BY machine_address, saved_at, session_id")
-        }
-        return try bodies.map(Self.decodeSnapshot)
+        try await read(decoding: "checkpoint") { db in
+            try CheckpointRow.order { [$0.machineAddress, $0.savedAt, $0.sessionID] }.fetchAll(db)
+        }.map(Self.checkedSnapshot)
     }
 
     /// How many open sessions are checkpointed: sessions not in the queue yet.
     public func checkpointCount() async throws -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM checkpoints") ?? 0 }
+        try await read { db in try CheckpointRow.fetchCount(db) }
     }
 
     public func remove(machineAddress: String, sessionID: String) async throws {
@@ -77,22 +61,16 @@ extension GatewayStore: SessionCheckpointStore {
     }
 
     static func removeCheckpoint(_ db: Database, machineAddress: String, sessionID: String) throws {
-        try db.execute(
-            sql: "DELETE FROM checkpoints WHERE session_id = ? AND machine_address = ?", arguments: [sessionID, machineAddress])
+        try CheckpointRow.filter(key: sessionID).filter { $0.machineAddress == machineAddress }.deleteAll(db)
     }
 
     /// A checkpoint from another layout is an error the caller reports, never a session
     /// silently forgotten.
-    private static func decodeSnapshot(_ body: String) throws -> SessionSnapshot {
-        let snapshot: SessionSnapshot
-        do {
-            snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: Data(body.utf8))
-        } catch {
-            throw StoreError.badRecord(what: "checkpoint", reason: "\(error)")
+    private static func checkedSnapshot(_ row: CheckpointRow) throws -> SessionSnapshot {
+        guard SessionSnapshot.readableVersions.contains(row.snapshot.version) else {
+            throw StoreError.badRecord(
+                what: "checkpoint", reason: "layout version \(row.snapshot.version), expected at most \(SessionSnapshot.currentVersion)")
         }
-        guard SessionSnapshot.readableVersions.contains(snapshot.version) else {
-            throw StoreError.badRecord(what: "checkpoint", reason: "layout version \(snapshot.version), expected at most \(SessionSnapshot.currentVersion)")
-        }
-        return snapshot
+        return row.snapshot
     }
 }

@@ -111,7 +111,7 @@ public final class GatewayStore: Sendable {
                 if let missing = StoreSchema.migrator.migrations.first(where: { !applied.contains($0) }) {
                     throw StoreError.unreadable(path: path, reason: "written by an older ftms-bridge (no migration \(missing) yet): restart the daemon first")
                 }
-                return try String.fetchOne(db, sql: "SELECT device_id FROM device") ?? ""
+                return try DeviceRow.deviceID(db) ?? ""
             }
             return (database, deviceID)
         }
@@ -136,28 +136,14 @@ public final class GatewayStore: Sendable {
         }
         try migrator.migrate(database)
         return try database.write { db in
-            try db.execute(
-                sql: "INSERT INTO device (singleton, device_id, created_at) SELECT 1, ?, ? WHERE NOT EXISTS (SELECT 1 FROM device)",
-                arguments: [identity.deviceID ?? UUID().uuidString.lowercased(), now.millisecondsSince1970])
+            try DeviceRow(deviceID: identity.deviceID ?? UUID().uuidString.lowercased(), createdAt: now).insert(db, onConflict: .ignore)
             // A login row that does not fit is left out: the fresh store then asks for a login.
-            if let account = identity.account { try? Self.insertAccount(account, db) }
-            guard let id = try String.fetchOne(db, sql: "SELECT device_id FROM device") else {
+            try? identity.account?.insert(db, onConflict: .ignore)
+            guard let id = try DeviceRow.deviceID(db) else {
                 throw StoreError.damaged(path: path, reason: "it has no device id row")
             }
             return id
         }
-    }
-
-    /// The login row of a damaged database, column by column as far as this schema has them.
-    private static func insertAccount(_ row: [String: DatabaseValue], _ db: Database) throws {
-        let known = Set(try db.columns(in: "account").map(\.name))
-        var values = row.filter { known.contains($0.key) && $0.key != "singleton" }
-        guard values["updated_at"].map({ !$0.isNull }) == true else { return }
-        values["singleton"] = 1.databaseValue
-        let names = values.keys.sorted()
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO account (\(names.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: names.count)))",
-            arguments: StatementArguments(names.map { values[$0] ?? .null }))
     }
 
     /// Runs the opening of the file at `path`, turning SQLite's errors into the store's: a
@@ -232,6 +218,19 @@ public final class GatewayStore: Sendable {
             return try await database.read(value)
         } catch let error as DatabaseError {
             throw StoreError.database(Self.oneLine(error))
+        }
+    }
+
+    /// ``read(_:)`` of rows whose values may not decode (a checkpoint of another layout, JSON
+    /// cut short): such a row is ``StoreError/badRecord(what:reason:)`` naming `what`, never
+    /// a row silently left out.
+    func read<T: Sendable>(decoding what: String, _ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await read(value)
+        } catch let error as DecodingError {
+            throw StoreError.badRecord(what: what, reason: "\(error)")
+        } catch let error as RowDecodingError {
+            throw StoreError.badRecord(what: what, reason: "\(error)")
         }
     }
 

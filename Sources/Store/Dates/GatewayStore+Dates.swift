@@ -1,4 +1,3 @@
-import Foundation
 import GRDB
 public import Workout
 
@@ -24,8 +23,8 @@ extension GatewayStore {
     /// earlier is wrong.
     public func latestTrueEnd() async throws -> UTCTime? {
         try await read { db in
-            try Int64.fetchOne(db, sql: "SELECT MAX(ended_at) FROM sessions WHERE origin = 'gateway' AND dates = 'true'")
-                .map { UTCTime(millisecondsSince1970: $0) }
+            try QueuedSession.filter { $0.origin == SessionOrigin.gateway && $0.dates == SessionDates.true }
+                .select({ max($0.endedAt) }, as: Int64.self).fetchOne(db).map { UTCTime(millisecondsSince1970: $0) }
         }
     }
 
@@ -38,21 +37,14 @@ extension GatewayStore {
     /// Returns how many were dated.
     @discardableResult
     public func dateSessions(boot: BootID, offset: Int64, isTrue: Bool, floor: UTCTime) async throws -> Int {
-        let now = clock.now().millisecondsSince1970
+        let now = clock.now()
+        let states: [SessionDates] = isTrue ? [.waiting, .estimated] : [.waiting]
         return try await write { db in
-            let states = isTrue ? "'waiting', 'estimated'" : "'waiting'"
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT rowid, summary, boot_start FROM sessions
-                    WHERE upload_status = 'pending' AND boot_id = ? AND boot_start IS NOT NULL AND dates IN (\(states))
-                    ORDER BY rowid
-                    """,
-                arguments: [boot.value])
+            let pending = QueuedSession.filter { $0.uploadStatus == UploadStatus.pending && $0.bootID == boot.value && $0.bootStart != nil }
+            let rows = try QueuedRow.fetchAll(db, pending.filter { states.contains($0.dates) })
             for row in rows {
-                let rowid: Int64 = row["rowid"]
-                let start = UTCTime(millisecondsSince1970: (row["boot_start"] as Int64) + offset)
-                try Self.redate(db, rowid: rowid, json: row["summary"], start: start, dates: isTrue ? .true : .estimated, floor: isTrue ? nil : floor, now: now)
+                let start = UTCTime(millisecondsSince1970: (row.session.bootStart ?? 0) + offset)
+                try Self.redate(row, start: start, dates: isTrue ? .true : .estimated, floor: isTrue ? nil : floor, now: now, db)
             }
             return rows.count
         }
@@ -63,19 +55,13 @@ extension GatewayStore {
     /// before `floor` or its machine's session before it ended, and become `estimated`.
     @discardableResult
     public func estimateOtherBoots(current: BootID?, floor: UTCTime) async throws -> Int {
-        let now = clock.now().millisecondsSince1970
+        let now = clock.now()
+        let current = current?.value ?? ""
         return try await write { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT rowid, summary, started_at FROM sessions
-                    WHERE upload_status = 'pending' AND dates = 'waiting' AND (boot_id IS NULL OR boot_id != ?)
-                    ORDER BY rowid
-                    """,
-                arguments: [current?.value ?? ""])
+            let waiting = QueuedSession.filter { $0.uploadStatus == UploadStatus.pending && $0.dates == SessionDates.waiting }
+            let rows = try QueuedRow.fetchAll(db, waiting.filter { $0.bootID == nil || $0.bootID != current })
             for row in rows {
-                let start = UTCTime(millisecondsSince1970: row["started_at"])
-                try Self.redate(db, rowid: row["rowid"], json: row["summary"], start: start, dates: .estimated, floor: floor, now: now)
+                try Self.redate(row, start: row.session.startedAt, dates: .estimated, floor: floor, now: now, db)
             }
             return rows.count
         }
@@ -83,24 +69,12 @@ extension GatewayStore {
 
     /// What the daemon last knew of the wall clock (see ``StoredWallClock``).
     public func wallClock() async throws -> StoredWallClock? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT boot_id, offset_ms, trusted_offset_ms, trust FROM wall_clock WHERE singleton = 1").map {
-                StoredWallClock(boot: $0["boot_id"], offset: $0["offset_ms"], trustedOffset: $0["trusted_offset_ms"], trust: $0["trust"])
-            }
-        }
+        try await read { db in try WallClockRow.fetchOne(db)?.state }
     }
 
     public func saveWallClock(_ state: StoredWallClock) async throws {
-        let now = clock.now().millisecondsSince1970
-        try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO wall_clock (singleton, boot_id, offset_ms, trusted_offset_ms, trust, updated_at) VALUES (1, ?, ?, ?, ?, ?)
-                    ON CONFLICT (singleton) DO UPDATE SET boot_id = excluded.boot_id, offset_ms = excluded.offset_ms,
-                    trusted_offset_ms = excluded.trusted_offset_ms, trust = excluded.trust, updated_at = excluded.updated_at
-                    """,
-                arguments: [state.boot, state.offset, state.trustedOffset, state.trust, now])
-        }
+        let row = WallClockRow(state, at: clock.now())
+        try await write { db in try row.upsert(db) }
     }
 
     /// Gives one session the start `start` (whole seconds; the end follows from its elapsed
@@ -108,12 +82,12 @@ extension GatewayStore {
     /// starts no earlier than it, nor than the end of the latest session recorded before it on
     /// the same machine, so that it never overlaps its predecessor. A summary that cannot be read
     /// keeps its dates and stops waiting: the upload reports it.
-    private static func redate(
-        _ db: Database, rowid: Int64, json: String, start: UTCTime, dates: SessionDates, floor: UTCTime?, now: Int64
-    ) throws {
-        guard var summary = try? JSONDecoder().decode(SessionSummary.self, from: Data(json.utf8)) else {
-            try db.execute(sql: "UPDATE sessions SET dates = ?, updated_at = ? WHERE rowid = ?", arguments: [dates.rawValue, now, rowid])
-            return
+    private static func redate(_ row: QueuedRow, start: UTCTime, dates: SessionDates, floor: UTCTime?, now: UTCTime, _ db: Database) throws {
+        var session = row.session
+        session.dates = dates
+        session.updatedAt = now
+        guard var summary = try? SessionSummary(json: session.summary) else {
+            return try session.update(db, columns: [QueuedSession.Columns.dates, QueuedSession.Columns.updatedAt])
         }
         summary.startedAt = start.wholeSeconds
         if let floor {
@@ -123,7 +97,7 @@ extension GatewayStore {
                     SELECT MAX(ended_at) FROM sessions WHERE rowid < ? AND origin = 'gateway' AND json_valid(summary)
                     AND json_extract(summary, '$.detail.address') = ?
                     """,
-                arguments: [rowid, summary.detail.machine.address])
+                arguments: [row.rowid, summary.detail.machine.address])
             let notBefore = max(floor, UTCTime(millisecondsSince1970: predecessor ?? .min))
             if summary.startedAt < notBefore {
                 summary.startedAt = notBefore.wholeSeconds == notBefore ? notBefore : notBefore.wholeSeconds.adding(seconds: 1)
@@ -131,10 +105,21 @@ extension GatewayStore {
         }
         summary.endedAt = summary.startedAt.adding(seconds: summary.detail.elapsed)
         summary.detail.clockUnsynchronised = dates != .true
-        try db.execute(
-            sql: "UPDATE sessions SET started_at = ?, ended_at = ?, summary = ?, dates = ?, updated_at = ? WHERE rowid = ?",
-            arguments: [
-                summary.startedAt.millisecondsSince1970, summary.endedAt.millisecondsSince1970, summary.jsonString, dates.rawValue, now, rowid,
-            ])
+        session.startedAt = summary.startedAt
+        session.endedAt = summary.endedAt
+        session.summary = summary.jsonString
+        try session.update(db)
+    }
+}
+
+/// A queue row with its rowid, the order sessions were queued in, as dating reads them oldest
+/// first: a session's predecessor on its machine is the latest queued before it.
+struct QueuedRow: Decodable, FetchableRecord {
+    var rowid: Int64
+    /// Decoded from the row's own columns.
+    var session: QueuedSession
+
+    static func fetchAll(_ db: Database, _ sessions: QueryInterfaceRequest<QueuedSession>) throws -> [QueuedRow] {
+        try sessions.select(AllColumns(), Column.rowID).order(Column.rowID).asRequest(of: QueuedRow.self).fetchAll(db)
     }
 }

@@ -1,5 +1,7 @@
+public import GRDB
+
 /// How a stored session's dates were made (the `dates` column; contract §5).
-public enum SessionDates: String, Sendable, Hashable, CaseIterable {
+public enum SessionDates: String, Sendable, Hashable, CaseIterable, Codable, DatabaseValueConvertible {
     /// By a wall clock known to be true: uploaded as they are.
     case `true`
     /// By a clock not known to be true: not uploaded until the session is dated.

@@ -23,8 +23,8 @@ struct DamagedStoreReader {
     /// What was read.
     struct Contents: Sendable {
         var deviceID: String?
-        /// The `account` row's columns, as stored (tokens included: they stay in 0600 files).
-        var account: [String: DatabaseValue]?
+        /// The `account` row, as stored (tokens included: they stay in 0600 files).
+        var account: AccountRow?
         var sessions: [SalvagedSession] = []
         var checkpoints: [SessionSnapshot] = []
         /// Row ids of `sessions` and `checkpoints` whose pages could not be read.
@@ -59,20 +59,16 @@ struct DamagedStoreReader {
             try database.writeWithoutTransaction { db in
                 // The schema (page 1) is what every row is found through.
                 _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
-                contents.deviceID = try? String.fetchOne(db, sql: "SELECT device_id FROM device")
-                contents.account = (try? Row.fetchOne(db, sql: "SELECT * FROM account")).map { row in
-                    Dictionary(zip(row.columnNames, row.databaseValues).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
-                }
+                contents.deviceID = try? DeviceRow.deviceID(db)
+                contents.account = try? AccountRow.fetchOne(db)
                 guard readSessions else { return }
                 let sessions = RowProbe(table: "sessions", columns: "upload_status, origin, summary").read(db) { row in
                     guard let session = SalvagedSession(row: row) else { return contents.malformedRows += 1 }
                     contents.sessions.append(session)
                 }
                 let checkpoints = RowProbe(table: "checkpoints", columns: "snapshot").read(db) { row in
-                    guard let body = String.fromDatabaseValue(row["snapshot"]),
-                          let snapshot = try? JSONDecoder().decode(SessionSnapshot.self, from: Data(body.utf8))
-                    else { return contents.malformedRows += 1 }
-                    contents.checkpoints.append(snapshot)
+                    guard let checkpoint = try? CheckpointRow.Snapshot(row: row) else { return contents.malformedRows += 1 }
+                    contents.checkpoints.append(checkpoint.snapshot)
                 }
                 contents.skippedRows = sessions.skipped + checkpoints.skipped
             }
@@ -123,8 +119,7 @@ public struct SalvagedSession: Sendable, Hashable {
     /// The damaged store had it as uploaded: it goes into the queue as uploaded, so the stats
     /// keep it and it is not sent again. Pending and dead-letter sessions go in as pending.
     public var uploaded: Bool
-    /// `gateway`, or `server` for one downloaded at login.
-    public var origin: String
+    public var origin: SessionOrigin
 
     init?(row: Row) {
         // A damaged page may hold any value anywhere: read each as it is, never by a
@@ -134,10 +129,10 @@ public struct SalvagedSession: Sendable, Hashable {
         else { return nil }
         self.record = record
         uploaded = String.fromDatabaseValue(row["upload_status"]) == UploadStatus.uploaded.rawValue
-        origin = String.fromDatabaseValue(row["origin"]) == "server" ? "server" : "gateway"
+        origin = String.fromDatabaseValue(row["origin"]).flatMap(SessionOrigin.init) ?? .gateway
     }
 
-    public init(record: SessionRecord, uploaded: Bool, origin: String) {
+    public init(record: SessionRecord, uploaded: Bool, origin: SessionOrigin) {
         self.record = record
         self.uploaded = uploaded
         self.origin = origin

@@ -47,7 +47,7 @@ extension GatewayStore {
 /// What a fresh store takes over from a damaged one: the device id, and the login row.
 struct StoreIdentity: Sendable {
     var deviceID: String?
-    var account: [String: DatabaseValue]?
+    var account: AccountRow?
 
     init() {}
 

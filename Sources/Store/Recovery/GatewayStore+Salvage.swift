@@ -42,7 +42,7 @@ extension GatewayStore {
         var sessions = contents.sessions
         for snapshot in contents.checkpoints {
             guard case .finished(_, let summary) = SessionEngine.closing(snapshot, rules: rules) else { continue }
-            sessions.append(SalvagedSession(record: SessionRecord(summary), uploaded: false, origin: "gateway"))
+            sessions.append(SalvagedSession(record: SessionRecord(summary), uploaded: false, origin: .gateway))
             report.openSessionsClosed += 1
         }
         report.sessionsRead = sessions.count
@@ -55,20 +55,8 @@ extension GatewayStore {
 
     /// Stores salvaged sessions in one transaction; a session id already here is left alone.
     public func importSalvaged(_ sessions: [SalvagedSession]) async throws -> (pending: Int, uploaded: Int, alreadyHeld: Int) {
-        let now = clock.now()
-        return try await write { db in
-            var pending = 0
-            var uploaded = 0
-            var held = 0
-            for session in sessions {
-                let status: UploadStatus = session.uploaded ? .uploaded : .pending
-                if try Self.insert(session.record, origin: session.origin, status: status, now: now, db) {
-                    if session.uploaded { uploaded += 1 } else { pending += 1 }
-                } else {
-                    held += 1
-                }
-            }
-            return (pending, uploaded, held)
-        }
+        let new = try await importSessions(sessions.map { ($0.record, $0.origin, $0.uploaded ? .uploaded : .pending) })
+        let added = zip(sessions, new).filter(\.1).map(\.0)
+        return (added.count(where: { !$0.uploaded }), added.count(where: \.uploaded), sessions.count - added.count)
     }
 }

@@ -18,21 +18,18 @@ extension GatewayStore {
     public func enqueue(
         _ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil, timing: SessionTiming? = nil
     ) async throws -> Bool {
-        let record = {
-            var record = SessionRecord(summary)
-            record.timing = timing
-            return record
-        }()
+        var record = SessionRecord(summary)
+        record.timing = timing
         let now = clock.now()
-        let chunk = try Self.encode([series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])])[0]
+        let session = QueuedSession(record, origin: .gateway, status: .pending, at: now)
+        let chunk = series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])
         return try await write { db in
             if let machineAddress {
                 try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: summary.sessionID)
             }
-            let added = try Self.insert(record, origin: "gateway", status: .pending, now: now, db)
-            let hasSeries = try Bool.fetchOne(db, sql: "SELECT 1 FROM session_series WHERE session_id = ?", arguments: [summary.sessionID]) ?? false
-            if series != nil || hasSeries {
-                try Self.appendSeries(chunk, finished: true, now: now.millisecondsSince1970, db)
+            let added = try session.insertIfNew(db)
+            if try series != nil || SeriesRow.exists(db, key: summary.sessionID) {
+                try Self.appendSeries(chunk, finished: true, now: now, db)
             }
             return added
         }
@@ -42,16 +39,14 @@ extension GatewayStore {
     /// with its plot series when `series` has one for its id. Returns how many were new.
     @discardableResult
     public func enqueue(_ summaries: [SessionSummary], series: [String: SeriesChunk] = [:]) async throws -> Int {
-        let records = summaries.map(SessionRecord.init)
-        guard !series.isEmpty else { return try await enqueue(records) }
         let now = clock.now()
-        let chunks = Dictionary(try Self.encode(Array(series.values)).map { ($0.sessionID, $0) }, uniquingKeysWith: { first, _ in first })
+        let sessions = summaries.map { QueuedSession(SessionRecord($0), origin: .gateway, status: .pending, at: now) }
         return try await write { db in
             var added = 0
-            for record in records where try Self.insert(record, origin: "gateway", status: .pending, now: now, db) {
+            for session in sessions where try session.insertIfNew(db) {
                 added += 1
-                if let chunk = chunks[record.sessionID] {
-                    try Self.appendSeries(chunk, finished: true, now: now.millisecondsSince1970, db)
+                if let chunk = series[session.sessionID] {
+                    try Self.appendSeries(chunk, finished: true, now: now, db)
                 }
             }
             return added
@@ -61,63 +56,48 @@ extension GatewayStore {
     /// ``enqueue(_:)-([SessionSummary])`` for records already in their upload form.
     @discardableResult
     public func enqueue(_ records: [SessionRecord]) async throws -> Int {
-        let now = clock.now()
-        return try await write { db in
-            var added = 0
-            for record in records where try Self.insert(record, origin: "gateway", status: .pending, now: now, db) {
-                added += 1
-            }
-            return added
-        }
+        try await importSessions(records.map { ($0, .gateway, .pending) }).count(where: { $0 })
     }
 
     /// Merges the backend's sessions after login (SolidFocus Flow 2 step 4): unknown ones are
     /// stored as `uploaded`; a local session the backend already holds is `uploaded` too.
     public func mergeDownloaded(_ records: [SessionRecord]) async throws -> (added: Int, alreadyHeld: Int) {
         let now = clock.now()
+        let sessions = records.map { QueuedSession($0, origin: .server, status: .uploaded, at: now) }
         return try await write { db in
             var added = 0
-            for record in records where try Self.insert(record, origin: "server", status: .uploaded, now: now, db) {
+            for session in sessions where try session.insertIfNew(db) {
                 added += 1
             }
-            let ids = records.map(\.sessionID)
             var marked = 0
-            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
-                let marks = databaseQuestionMarks(count: chunk.count)
-                try db.execute(
-                    sql: """
-                        UPDATE sessions SET upload_status = 'uploaded', last_error = NULL, updated_at = ?
-                        WHERE upload_status != 'uploaded' AND session_id IN (\(marks))
-                        """,
-                    arguments: StatementArguments([now.millisecondsSince1970] + chunk))
-                marked += db.changesCount
+            for start in stride(from: 0, to: sessions.count, by: 500) {
+                let ids = sessions[start..<min(start + 500, sessions.count)].map(\.sessionID)
+                marked += try QueuedSession.filter(keys: ids).filter { $0.uploadStatus != UploadStatus.uploaded }.updateAll(db) {
+                    [$0.uploadStatus.set(to: UploadStatus.uploaded), $0.lastError.set(to: nil), $0.updatedAt.set(to: now.millisecondsSince1970)]
+                }
             }
             return (added, marked)
         }
+    }
+
+    /// Stores sessions in one transaction, each with its origin and status; a session id
+    /// already here is left alone. Returns which were new.
+    func importSessions(_ sessions: [(SessionRecord, SessionOrigin, UploadStatus)]) async throws -> [Bool] {
+        let now = clock.now()
+        let rows = sessions.map { QueuedSession($0, origin: $1, status: $2, at: now) }
+        return try await write { db in try rows.map { try $0.insertIfNew(db) } }
     }
 
     /// Up to `limit` pending sessions, oldest first (`started_at`, then `session_id`),
     /// starting after `cursor`; a session whose dates wait for a true clock is not among them.
     public func pendingBatch(after cursor: QueueCursor?, limit: Int) async throws -> [PendingSession] {
         try await read { db in
+            var pending = QueuedSession.filter { $0.uploadStatus == UploadStatus.pending && $0.dates != SessionDates.waiting }
             if let cursor {
-                return try PendingSession.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
-                            WHERE upload_status = 'pending' AND dates != 'waiting' AND (started_at, session_id) > (?, ?)
-                            ORDER BY started_at, session_id LIMIT ?
-                            """),
-                    arguments: [cursor.startedAt.millisecondsSince1970, cursor.sessionID, limit])
-            } else {
-                return try PendingSession.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT session_id, started_at, retry_count, rejection_count, summary FROM sessions
-                            WHERE upload_status = 'pending' AND dates != 'waiting' ORDER BY started_at, session_id LIMIT ?
-                            """),
-                    arguments: [limit])
+                // A row value, so that the search runs along `sessions_by_status`.
+                pending = pending.filter(literal: "(started_at, session_id) > (\(cursor.startedAt.millisecondsSince1970), \(cursor.sessionID))")
             }
+            return try pending.order { [$0.startedAt, $0.sessionID] }.limit(limit).fetchAll(db).map(PendingSession.init)
         }
     }
 
@@ -125,32 +105,40 @@ extension GatewayStore {
     /// Sessions that went up take the series beyond the newest ``GatewayStore/defaultSeriesRetention``
     /// uploaded ones with them, in the same transaction.
     public func record(_ outcomes: [String: SessionOutcome]) async throws {
-        let now = clock.now().millisecondsSince1970
+        let now = clock.now()
         let retention = seriesRetention
         try await write { db in
-            let uploaded = try db.cachedStatement(
-                sql: "UPDATE sessions SET upload_status = 'uploaded', last_error = NULL, updated_at = ? WHERE session_id = ?")
-            let failed = try db.cachedStatement(
-                sql: """
-                    UPDATE sessions SET upload_status = ?, retry_count = retry_count + 1,
-                    rejection_count = rejection_count + ?, last_error = ?, updated_at = ?
-                    WHERE session_id = ? AND upload_status = 'pending'
-                    """)
             for (id, outcome) in outcomes {
+                let session = QueuedSession.filter(key: id)
+                let failed = session.filter { $0.uploadStatus == UploadStatus.pending }
                 switch outcome {
                 case .uploaded:
-                    try uploaded.execute(arguments: [now, id])
+                    try session.updateAll(db) {
+                        [$0.uploadStatus.set(to: UploadStatus.uploaded), $0.lastError.set(to: nil), $0.updatedAt.set(to: now.millisecondsSince1970)]
+                    }
                 case .retry(let error):
-                    try failed.execute(arguments: [UploadStatus.pending.rawValue, 1, error, now, id])
+                    try Self.recordFailure(failed, .pending, rejected: true, error, now, db)
                 case .dead(let error):
-                    try failed.execute(arguments: [UploadStatus.dead.rawValue, 1, error, now, id])
+                    try Self.recordFailure(failed, .dead, rejected: true, error, now, db)
                 case .callFailed(let error):
-                    try failed.execute(arguments: [UploadStatus.pending.rawValue, 0, error, now, id])
+                    try Self.recordFailure(failed, .pending, rejected: false, error, now, db)
                 }
             }
             if outcomes.values.contains(where: { if case .uploaded = $0 { true } else { false } }) {
                 _ = try Self.pruneSeries(retention: retention, now: now, db)
             }
+        }
+    }
+
+    /// One failed attempt (SolidFocus Flow 4: `upload_retry_count++`); a rejection of the
+    /// session itself counts towards the dead-letter state too.
+    private static func recordFailure(
+        _ session: QueryInterfaceRequest<QueuedSession>, _ status: UploadStatus, rejected: Bool, _ error: String, _ now: UTCTime,
+        _ db: Database
+    ) throws {
+        try session.updateAll(db) {
+            [$0.uploadStatus.set(to: status), $0.retryCount += 1, $0.rejectionCount += (rejected ? 1 : 0), $0.lastError.set(to: error),
+             $0.updatedAt.set(to: now.millisecondsSince1970)]
         }
     }
 
@@ -164,15 +152,12 @@ extension GatewayStore {
     /// operator fixed the cause. Returns how many moved.
     @discardableResult
     public func retryDead() async throws -> Int {
-        let now = clock.now().millisecondsSince1970
+        let now = clock.now()
         return try await write { db in
-            try db.execute(
-                sql: """
-                    UPDATE sessions SET upload_status = 'pending', retry_count = 0, rejection_count = 0, updated_at = ?
-                    WHERE upload_status = 'dead'
-                    """,
-                arguments: [now])
-            return db.changesCount
+            try QueuedSession.filter { $0.uploadStatus == UploadStatus.dead }.updateAll(db) {
+                [$0.uploadStatus.set(to: UploadStatus.pending), $0.retryCount.set(to: 0), $0.rejectionCount.set(to: 0),
+                 $0.updatedAt.set(to: now.millisecondsSince1970)]
+            }
         }
     }
 
@@ -197,7 +182,7 @@ extension GatewayStore {
     /// Every session, oldest first, optionally only those in `status`.
     public func sessions(status: UploadStatus? = nil) async throws -> [StoredSession] {
         try await read { db in
-            let filter = status.map { "WHERE upload_status = '\($0.rawValue)'" } ?? ""
+            let filter: SQL = if let status { "WHERE upload_status = \(status)" } else { "" }
             return try Self.storedSessions(db, "\(filter) ORDER BY started_at, session_id")
         }
     }
@@ -205,48 +190,32 @@ extension GatewayStore {
     /// The newest `limit` sessions, newest first: the dashboard's "last sessions".
     public func recentSessions(limit: Int) async throws -> [StoredSession] {
         try await read { db in
-            try Self.storedSessions(db, "ORDER BY started_at DESC, session_id DESC LIMIT ?", [limit])
+            try Self.storedSessions(db, "ORDER BY started_at DESC, session_id DESC LIMIT \(limit)")
         }
     }
 
     /// One session's row, or `nil` for an id the queue does not hold.
     public func session(id: String) async throws -> StoredSession? {
-        try await read { db in try Self.storedSessions(db, "WHERE session_id = ?", [id]).first }
+        try await read { db in try Self.storedSessions(db, "WHERE session_id = \(id)").first }
     }
 
-    private static func storedSessions(_ db: Database, _ clauses: String, _ arguments: StatementArguments = []) throws -> [StoredSession] {
-        try StoredSession.fetchAll(
+    /// The queue's rows as listed: the machine from the summary's `detail` (when the summary
+    /// has one: a downloaded session may not), and whether a plot series is held.
+    private static func storedSessions(_ db: Database, _ clauses: SQL) throws -> [StoredSession] {
+        try ListedSession.fetchAll(
             db,
-            sql: """
-                SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
-                rejection_count, last_error, origin,
+            SQLRequest(literal: """
+                SELECT *,
                 CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END AS machine_name,
                 CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END AS machine_type,
                 EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id) AS has_series
                 FROM sessions \(clauses)
-                """,
-            arguments: arguments)
+                """)
+        ).map(StoredSession.init)
     }
 
     /// The stored JSON of one session, as uploaded.
     public func sessionJSON(id: String) async throws -> String? {
-        try await read { db in try String.fetchOne(db, sql: "SELECT summary FROM sessions WHERE session_id = ?", arguments: [id]) }
-    }
-
-    static func insert(_ record: SessionRecord, origin: String, status: UploadStatus, now: UTCTime, _ db: Database) throws -> Bool {
-        let waiting = record.timing.map { !$0.datesAreTrue } ?? false
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO sessions (session_id, started_at, ended_at, duration, total_energy, total_distance, summary,
-                origin, upload_status, retry_count, created_at, updated_at, dates, boot_id, boot_start)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING
-                """
-        ).execute(arguments: [
-            record.sessionID, record.startedAt.millisecondsSince1970, record.endedAt.millisecondsSince1970,
-            record.duration, record.totalEnergy, record.totalDistance, record.json, origin, status.rawValue,
-            now.millisecondsSince1970, now.millisecondsSince1970, waiting ? SessionDates.waiting.rawValue : SessionDates.true.rawValue,
-            record.timing?.boot?.value, record.timing.map { SessionDates.milliseconds($0.start) },
-        ])
-        return db.changesCount > 0
+        try await read { db in try QueuedSession.filter(key: id).select({ $0.summary }, as: String.self).fetchOne(db) }
     }
 }

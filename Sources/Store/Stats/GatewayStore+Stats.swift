@@ -1,7 +1,6 @@
 import GRDB
 public import Workout
 public import FoundationEssentials
-import Foundation
 
 extension GatewayStore {
     /// The stats of the sessions the backend holds (`uploaded`, downloaded ones included),
@@ -37,31 +36,11 @@ extension GatewayStore {
     }
 
     public func storedStats() async throws -> StoredStats? {
-        let row = try await read { db in
-            try Row.fetchOne(db, sql: "SELECT body, source, updated_at FROM stats").map { row -> (String, String, Int64) in
-                (row["body"], row["source"], row["updated_at"])
-            }
-        }
-        guard let (body, source, updatedAt) = row else { return nil }
-        do {
-            let stats = try JSONDecoder().decode(WorkoutStats.self, from: Data(body.utf8))
-            return StoredStats(stats: stats, source: StoredStats.Source(rawValue: source) ?? .server, updatedAt: UTCTime(millisecondsSince1970: updatedAt))
-        } catch {
-            throw StoreError.badRecord(what: "stats", reason: "\(error)")
-        }
+        try await read(decoding: "stats") { db in try StoredStats.fetchOne(db) }
     }
 
     public func saveStats(_ stats: WorkoutStats, source: StoredStats.Source) async throws {
-        let now = clock.now().millisecondsSince1970
-        let body = stats.jsonString
-        try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO stats (singleton, body, source, updated_at) VALUES (1, ?, ?, ?)
-                    ON CONFLICT (singleton) DO UPDATE SET body = excluded.body, source = excluded.source,
-                    updated_at = excluded.updated_at
-                    """,
-                arguments: [body, source.rawValue, now])
-        }
+        let stored = StoredStats(stats: stats, source: source, updatedAt: clock.now())
+        try await write { db in try stored.upsert(db) }
     }
 }

@@ -7,19 +7,11 @@ extension GatewayStore {
     }
 
     static func lastUpload(_ db: Database) throws -> UploadLogEntry? {
-        try UploadLogEntry.fetchOne(db, sql: "SELECT finished_at, result, succeeded FROM upload_log")
+        try UploadLogEntry.fetchOne(db)
     }
 
     public func logUpload(result: String, succeeded: Bool) async throws {
-        let now = clock.now().millisecondsSince1970
-        try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO upload_log (singleton, finished_at, result, succeeded) VALUES (1, ?, ?, ?)
-                    ON CONFLICT (singleton) DO UPDATE SET finished_at = excluded.finished_at, result = excluded.result,
-                    succeeded = excluded.succeeded
-                    """,
-                arguments: [now, result, succeeded])
-        }
+        let entry = UploadLogEntry(finishedAt: clock.now(), result: result, succeeded: succeeded)
+        try await write { db in try entry.upsert(db) }
     }
 }
