@@ -45,7 +45,7 @@ import argparse, glob, json, os, shutil, socket, statistics, subprocess, sys, te
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import NotifySocket, stop_processes  # noqa: E402
+from harness import NotifySocket, stop_processes, daemon_config  # noqa: E402
 from broker import Broker  # noqa: E402
 from backend import ReferenceBackend  # noqa: E402
 import memory  # noqa: E402
@@ -203,24 +203,17 @@ def run_scenario(args, rate, work, label, sim_binary=None, sim_flags=()):
         backend.login(os.path.join(args.bin, "ftms-bridge"), state)
     config = os.path.join(work, f"config-{label}.toml")
     with open(config, "w") as f:
-        f.write(f"""[machines]
-max_connected = {max(10, args.machines)}
-max_per_adapter = {budget}
-[state]
-directory = "{state}"
-[metrics_socket]
-path = "{os.path.join(work, label + '-metrics.sock')}"
-[control_socket]
-path = "{os.path.join(work, label + '-control.sock')}"
-[prometheus]
-enabled = true
-listen = "127.0.0.1:0"
-[log]
-level = "notice"
-""" + (f"""[backend]
-url = "{backend.url}"
-upload_interval = 60
-""" if backend else "") + (broker.mqtt_config(f"bench-{label}", sample_rate=args.sample_rate) if broker else ""))
+        sections = {
+            "machines": {"max_connected": max(10, args.machines), "max_per_adapter": budget},
+            "state": {"directory": state},
+            "metrics_socket": {"path": os.path.join(work, label + "-metrics.sock")},
+            "control_socket": {"path": os.path.join(work, label + "-control.sock")},
+            "prometheus": {"enabled": True, "listen": "127.0.0.1:0"},
+            "log": {"level": "notice"},
+        }
+        if backend:
+            sections["backend"] = {"url": backend.url, "upload_interval": 60}
+        f.write(daemon_config(sections, extra=broker.mqtt_config(f"bench-{label}", sample_rate=args.sample_rate) if broker else ""))
     notify = NotifySocket(os.path.join(work, f"{label}-notify.sock"))
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, NOTIFY_SOCKET=notify.path, WATCHDOG_USEC="30000000")
     daemon = subprocess.Popen([os.path.join(args.bin, "ftms-bridged"), "--config", config], env=env,

@@ -32,7 +32,7 @@ import argparse, importlib.util, json, os, shutil, signal, socket, sqlite3, stat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import MetricsReader, stop_processes, wait_for, percentile, Failure  # noqa: E402
+from harness import MetricsReader, stop_processes, wait_for, percentile, Failure, daemon_config  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("bench_daemon", os.path.join(ROOT, "scripts", "bench-daemon.py"))
 bench_daemon = importlib.util.module_from_spec(_spec)
@@ -90,25 +90,14 @@ class Gateway:
         self.config = os.path.join(self.work, "config.toml")
         with open(self.config, "w") as f:
             # Every machine has a link: the per-adapter budget is not what is measured.
-            f.write(f"""[machines]
-max_per_adapter = {max(7, args.machines)}
-[sessions]
-pause_after_idle = 6
-end_after_idle = 120
-disconnect_grace = 60
-minimum_movement = 10
-checkpoint_interval = 2
-[state]
-directory = "{self.state}"
-[metrics_socket]
-path = "{self.metrics}"
-[control_socket]
-path = "{self.control}"
-[prometheus]
-enabled = false
-[log]
-level = "info"
-""")
+            f.write(daemon_config({
+                "machines": {"max_per_adapter": max(7, args.machines)},
+                "sessions": {"pause_after_idle": 6, "end_after_idle": 120, "disconnect_grace": 60, "minimum_movement": 10, "checkpoint_interval": 2},
+                "state": {"directory": self.state},
+                "metrics_socket": {"path": self.metrics},
+                "control_socket": {"path": self.control},
+                "log": {"level": "info"},
+            }))
         self.sim = self.daemon = None
         self.daemons = 0
 

@@ -25,7 +25,7 @@ import argparse, calendar, json, os, shutil, signal, subprocess, sys, tempfile, 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import MetricsReader, stop_processes, Failure, wait_for  # noqa: E402
+from harness import MetricsReader, stop_processes, Failure, wait_for, daemon_config  # noqa: E402
 from backend import ReferenceBackend  # noqa: E402
 
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
@@ -69,31 +69,14 @@ def main():
         backend.login(bridge, state)
         config, control = os.path.join(work, "config.toml"), os.path.join(run, "control.sock")
         with open(config, "w") as f:
-            f.write(f"""[sessions]
-minimum_movement = 3
-disconnect_grace = 60
-checkpoint_interval = 2
-
-[backend]
-url = "{backend.url}"
-upload_interval = 5
-clock_sync_wait = 86400
-
-[state]
-directory = "{state}"
-
-[metrics_socket]
-path = "{os.path.join(run, 'metrics.sock')}"
-
-[control_socket]
-path = "{control}"
-
-[prometheus]
-enabled = false
-
-[log]
-level = "debug"
-""")
+            f.write(daemon_config({
+                "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
+                "backend": {"url": backend.url, "upload_interval": 5, "clock_sync_wait": 86400},
+                "state": {"directory": state},
+                "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
+                "control_socket": {"path": control},
+                "log": {"level": "debug"},
+            }))
         clock_file = os.path.join(work, "faketime")
 
         def set_clock(at_2000):

@@ -29,7 +29,7 @@ import argparse, base64, json, os, shutil, signal, socket, subprocess, sys, temp
 from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from harness import stop_processes, Failure, wait_for, percentile  # noqa: E402
+from harness import stop_processes, Failure, wait_for, percentile, daemon_config  # noqa: E402
 from broker import Broker  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -136,26 +136,12 @@ def main():
         broker = Broker(os.path.join(work, "broker"), lambda argv, log: spawn(argv, log))
         config = os.path.join(work, "config.toml")
         with open(config, "w") as f:
-            f.write(f"""[sessions]
-pause_after_idle = 6
-end_after_idle = 120
-minimum_movement = 3
-disconnect_grace = 3
-checkpoint_interval = 2
-
-[state]
-directory = "{state}"
-
-[metrics_socket]
-path = "{metrics}"
-
-[control_socket]
-path = "{os.path.join(run, 'control.sock')}"
-
-[prometheus]
-enabled = false
-
-""" + broker.mqtt_config("gym-a", keepalive=5))
+            f.write(daemon_config({
+                "sessions": {"pause_after_idle": 6, "end_after_idle": 120, "minimum_movement": 3, "disconnect_grace": 3, "checkpoint_interval": 2},
+                "state": {"directory": state},
+                "metrics_socket": {"path": metrics},
+                "control_socket": {"path": os.path.join(run, "control.sock")},
+            }, extra=broker.mqtt_config("gym-a", keepalive=5)))
         daemon = spawn([bridge, "run", "--config", config], "daemon.log", env=env)
         wait_for("the metrics socket", lambda: os.path.exists(metrics), 60)
         dashboard = spawn([bridge, "dashboard", "--listen", "127.0.0.1:0", "--socket", metrics, "--gateway", "gym-a", "--title", "SolidFocus Demo Gym",

@@ -23,7 +23,7 @@ import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, th
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import MetricsReader, NotifySocket, stop_processes, Failure, wait_for  # noqa: E402
+from harness import MetricsReader, NotifySocket, stop_processes, Failure, wait_for, daemon_config  # noqa: E402
 
 
 
@@ -84,34 +84,15 @@ def main():
         config = os.path.join(work, "config.toml")
         control_socket = os.path.join(run, "control.sock")
         with open(config, "w") as f:
-            f.write(f"""[sessions]
-pause_after_idle = 6
-end_after_idle = 120
-disconnect_grace = 60
-minimum_movement = 3
-checkpoint_interval = 2
-
-[backend]
-url = "{url}"
-upload_interval = 10
-# This box's clock may not be synchronised (and never steps): sessions go up without waiting for it.
-clock_sync_wait = 0
-
-[state]
-directory = "{state}"
-
-[metrics_socket]
-path = "{os.path.join(run, 'metrics.sock')}"
-
-[control_socket]
-path = "{control_socket}"
-
-[prometheus]
-enabled = false
-
-[log]
-level = "debug"
-""")
+            f.write(daemon_config({
+                "sessions": {"pause_after_idle": 6, "end_after_idle": 120, "disconnect_grace": 60, "minimum_movement": 3, "checkpoint_interval": 2},
+                # This box's clock may not be synchronised (and never steps): sessions go up without waiting for it.
+                "backend": {"url": url, "upload_interval": 10, "clock_sync_wait": 0},
+                "state": {"directory": state},
+                "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
+                "control_socket": {"path": control_socket},
+                "log": {"level": "debug"},
+            }))
 
         # systemd's side of Type=notify, for the restarted daemon.
         notify = NotifySocket(os.path.join(run, "notify.sock"))

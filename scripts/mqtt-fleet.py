@@ -37,7 +37,7 @@ import argparse, json, os, shutil, signal, subprocess, sys, tempfile, threading,
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import stop_processes, Failure, wait_for, percentile  # noqa: E402
+from harness import stop_processes, Failure, wait_for, percentile, daemon_config  # noqa: E402
 from broker import Broker, write_secret  # noqa: E402
 
 
@@ -116,42 +116,28 @@ def main():
         url = line[1]
         step(f"broker on 127.0.0.1:{broker.port}, backend at {url}")
 
-        def broker_status(gateway):
+        def broker_status(gateway, waiting=True):
             """The `mqtt` part of `ftms-bridge status --json`, from the gateway's control socket
             (before the daemon answers there, status reads the gateway's own store: never this
-            machine's default one)."""
+            machine's default one). While `waiting`, a status that fails (the daemon not up yet,
+            its store not made yet) is None: not yet."""
             answer = subprocess.run([bridge, "status", "--json", "--control-socket", gateway["control"], "--state-dir", gateway["state"]],
                                     env=gateway["env"], capture_output=True, text=True, timeout=30)
             if answer.returncode != 0:
+                if waiting:
+                    return None
                 raise Failure(f"{gateway['name']} status: {answer.stderr.strip()}")
             return json.loads(answer.stdout).get("mqtt")
 
         def config_text(home, url, state, run, name, password_file):
-            return f"""[sessions]
-pause_after_idle = 6
-end_after_idle = 120
-minimum_movement = 3
-checkpoint_interval = 2
-
-[backend]
-url = "{url}"
-upload_interval = 5
-# This box's clock may not be synchronised (and never steps): sessions go up without waiting for it.
-clock_sync_wait = 0
-
-[state]
-directory = "{state}"
-
-[metrics_socket]
-path = "{os.path.join(run, 'metrics.sock')}"
-
-[control_socket]
-path = "{os.path.join(run, 'control.sock')}"
-
-[prometheus]
-enabled = false
-
-""" + broker.mqtt_config(name, keepalive=args.keepalive, sample_rate=args.sample_rate).replace(broker.password_file, password_file)
+            return daemon_config({
+                "sessions": {"pause_after_idle": 6, "end_after_idle": 120, "minimum_movement": 3, "checkpoint_interval": 2},
+                # This box's clock may not be synchronised (and never steps): sessions go up without waiting for it.
+                "backend": {"url": url, "upload_interval": 5, "clock_sync_wait": 0},
+                "state": {"directory": state},
+                "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
+                "control_socket": {"path": os.path.join(run, "control.sock")},
+            }, extra=broker.mqtt_config(name, keepalive=args.keepalive, sample_rate=args.sample_rate).replace(broker.password_file, password_file))
 
         gateways = []
         for number in range(1, args.gateways + 1):
@@ -226,7 +212,7 @@ enabled = false
         wait_for("samples from every machine", lambda: all(watch.on(m + "/sample") for m in machines), 30)
         step(f"{len(names)} gateways online; {len(machines)} machines ready with samples: {', '.join(sorted(m.split('/', 1)[1] for m in machines))}")
 
-        seen = broker_status(gateways[0])
+        seen = broker_status(gateways[0], waiting=False)
         if not seen or seen["state"] != "connected" or seen["delivered"] <= 0 or seen["url"] != f"mqtt://127.0.0.1:{broker.port}":
             raise Failure(f"status --json while the broker is up: mqtt {seen}")
 
@@ -276,7 +262,7 @@ enabled = false
                     found.add(message["sessionId"])
             return found
         down = wait_for("status says the broker is gone, with the summaries queued",
-                        lambda: (lambda m: m if m["state"] != "connected" and m.get("last_error") and m["queued"] >= 2 else None)(broker_status(gateways[0])), 30)
+                        lambda: (lambda m: m if m and m["state"] != "connected" and m.get("last_error") and m["queued"] >= 2 else None)(broker_status(gateways[0])), 30)
         step(f"status during the outage: mqtt {down['state']}, {down['queued']} queued, last error: {down['last_error']}")
         time.sleep(5)  # an outage long enough for several samples per machine
         returned = time.time()

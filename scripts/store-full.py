@@ -20,7 +20,7 @@ import argparse, errno, json, os, shutil, signal, subprocess, sys, tempfile, tim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-from harness import MetricsReader, NotifySocket, stop_processes, Failure, wait_for  # noqa: E402
+from harness import MetricsReader, NotifySocket, stop_processes, Failure, wait_for, daemon_config  # noqa: E402
 from backend import ReferenceBackend  # noqa: E402
 
 TMPFS_SIZE = "16m"
@@ -87,30 +87,14 @@ def main():
         control_socket = os.path.join(run, "control.sock")
         config = os.path.join(work, "config.toml")
         with open(config, "w") as f:
-            f.write(f"""[sessions]
-minimum_movement = 3
-checkpoint_interval = 2
-
-[backend]
-url = "{backend.url}"
-upload_interval = 5
-
-[state]
-directory = "{state}"
-low_space_warning_mib = 4
-
-[metrics_socket]
-path = "{os.path.join(run, 'metrics.sock')}"
-
-[control_socket]
-path = "{control_socket}"
-
-[prometheus]
-enabled = false
-
-[log]
-level = "info"
-""")
+            f.write(daemon_config({
+                "sessions": {"minimum_movement": 3, "checkpoint_interval": 2},
+                "backend": {"url": backend.url, "upload_interval": 5},
+                "state": {"directory": state, "low_space_warning_mib": 4},
+                "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
+                "control_socket": {"path": control_socket},
+                "log": {"level": "info"},
+            }))
         notify = NotifySocket(os.path.join(run, "notify.sock"))
         daemon_log = os.path.join(work, "daemon.log")
         daemon = spawn([bridge, "run", "--config", config], "daemon.log", dict(env, NOTIFY_SOCKET=notify.path, WATCHDOG_USEC="2000000"))

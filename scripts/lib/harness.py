@@ -127,3 +127,21 @@ def percentile(values, fraction):
     """The value at `fraction` (0.5 for the median) of the sorted values, nearest rank."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def daemon_config(sections, extra=""):
+    """The text of a daemon config.toml: `sections` maps a table name to its keys (str, bool,
+    int, float), in order; Prometheus is off unless a section says otherwise (a test's daemon
+    must not take the host's port 9464). `extra` is appended as it is (a broker's [mqtt])."""
+    sections = {"prometheus": {"enabled": False}, **sections}
+
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        return json.dumps(str(v))  # a TOML basic string: JSON's escapes are TOML's
+
+    text = "\n".join(f"[{name}]\n" + "".join(f"{key} = {value(v)}\n" for key, v in keys.items())
+                     for name, keys in sections.items())
+    return text + ("\n" + extra if extra else "")
