@@ -12,7 +12,8 @@
 // (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
 // Leaves everything may use, each the one place of its concept: JSON (the allocation-free
 // writer, the strict reader and the value type they share), DeterministicRandom (SplitMix64,
-// for replay, the simulator and every randomised test), CivilTime (the one calendar),
+// for replay, the simulator and every randomised test), CivilTime (the one calendar, instant
+// and ISO 8601 text; Workout names its `UTCTime` and `LocalDate`),
 // RetryTiming (the reconnect backoff of
 // BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
@@ -95,7 +96,9 @@ let package = Package(
         .target(name: "DeterministicRandom", swiftSettings: strict),
         // What both local sockets share: the line framing, placement, errors, address and client.
         .target(name: "LocalSocket", dependencies: ["ProcessOutput", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
-        // Days since 1970 ⇄ proleptic Gregorian dates: the one calendar, for Workout, Capture and the reference backend.
+        // The one calendar (days since 1970 ⇄ proleptic Gregorian dates, `LocalDate`), the one
+        // instant (`UTCTime`) and the one ISO 8601 parser and formatter: for Workout, Capture,
+        // the store, the daemon and the reference backend.
         .target(name: "CivilTime", swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
@@ -228,7 +231,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -315,9 +318,11 @@ let package = Package(
         .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "JSON", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "JSON", "CivilTime", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
+        // The one calendar, instant and ISO 8601 text against every form their users read, and Foundation.
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "DeterministicRandom"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",
