@@ -5,7 +5,7 @@ import NIOCore
 public import Publish
 import ServiceLifecycle
 
-/// `ftms-bridge dashboard` (and `[dashboard]` in `run`): the page, its event stream and a JSON
+/// `ftms-bridge dashboard`: the page, its event stream and a JSON
 /// view of the floor, served by Hummingbird, fed by one or more ``DashboardSource``s.
 ///
 /// Routes: `GET /` the page (HTML with its CSS and JavaScript inline: one request to a first
@@ -67,8 +67,8 @@ public struct DashboardServer: Sendable {
         try await application(onListening: onListening).runService()
     }
 
-    /// The application with the sources and the heartbeat as its services, for `run`, for the
-    /// daemon's service group and for tests.
+    /// The application with the sources and the heartbeat as its services, for ``run(onListening:)``
+    /// and for tests.
     public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "ftms-bridge.dashboard") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .critical
