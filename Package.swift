@@ -13,8 +13,9 @@
 // Leaves everything may use, each the one place of its concept: JSON (the allocation-free
 // writer, the strict reader and the value type they share), DeterministicRandom (SplitMix64,
 // for replay, the simulator and every randomised test), CivilTime (the one calendar, instant
-// and ISO 8601 text; Workout names its `UTCTime` and `LocalDate`),
-// RetryTiming (the reconnect backoff of
+// and ISO 8601 text; Workout names its `UTCTime` and `LocalDate`), Clocks (the one injectable
+// wall clock, the one place the kernel's clocks are read, the first of an operation or a
+// timeout), RetryTiming (the reconnect backoff of
 // BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 // LocalSocket is what the control and metrics sockets share: the line framing with its length
@@ -39,7 +40,7 @@
 //
 // Library products are what an adopter builds on: the codec (FTMS, JSON), Capture, the
 // simulator and the testing support (Simulator, TestSupport, BlueZTesting, MQTTTesting, ReferenceBackend,
-// DeterministicRandom), and what the benchmark package measures (DBus, Workout, Store, Publish,
+// DeterministicRandom, and Clocks, whose WallClock their initialisers take), and what the benchmark package measures (DBus, Workout, Store, Publish,
 // MQTT, Dashboard). The daemon's own modules (BlueZ, Upload, Control, LocalSocket, Systemd,
 // Training, DaemonConfig, Telemetry, Doctor, Daemon) use `package` access: visible to this
 // package's executables and tests, an API to nobody else.
@@ -63,6 +64,7 @@ let package = Package(
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "DeterministicRandom", targets: ["DeterministicRandom"]),
+        .library(name: "Clocks", targets: ["Clocks"]),
         .library(name: "Publish", targets: ["Publish"]),
         .library(name: "Store", targets: ["Store"]),
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
@@ -100,18 +102,21 @@ let package = Package(
         // instant (`UTCTime`) and the one ISO 8601 parser and formatter: for Workout, Capture,
         // the store, the daemon and the reference backend.
         .target(name: "CivilTime", swiftSettings: strict),
+        // Time as the product reads and waits for it: the one injectable wall clock, the one
+        // place the kernel's clocks are read, and the first of an operation or a timeout.
+        .target(name: "Clocks", dependencies: ["CivilTime"], swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "Clocks"], swiftSettings: strict),
         // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
         .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
         // What every test support needs and no test double is: a temporary directory, the one
         // child spawner and reaper, the waits, a manual clock, a thread for blocking work. No
         // libdbus, no broker: BlueZTesting and MQTTTesting build on it.
-        .target(name: "TestSupport", dependencies: ["ProcessOutput"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["ProcessOutput", "CivilTime", "Clocks"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
         .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "TestSupport"], swiftSettings: strict),
@@ -124,26 +129,32 @@ let package = Package(
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
-            dependencies: ["FTMS", "JSON", "LocalSocket", "ProcessOutput", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "FTMS", "JSON", "LocalSocket", "ProcessOutput", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // The durable local store (contract §6): one SQLite database through GRDB.
         .target(
             name: "Store",
-            dependencies: ["Workout", "JSON", "ProcessOutput", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Workout", "JSON", "ProcessOutput", "Clocks", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
         .target(
             name: "Upload",
-            dependencies: ["Store", "Workout", "JSON", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Store", "Workout", "JSON", "Clocks", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: strict
         ),
         // A reference SolidFocus backend (Hummingbird) with fault injection: product for
         // integrators and the peer of the upload tests.
         .target(
             name: "ReferenceBackend",
-            dependencies: ["JSON", "CivilTime", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "JSON", "CivilTime", "Clocks", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -153,7 +164,7 @@ let package = Package(
         ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
         // integrators, and the peer of the integration tests.
-        .target(name: "Simulator", dependencies: ["DBus", "FTMS", "DeterministicRandom"], swiftSettings: strict),
+        .target(name: "Simulator", dependencies: ["DBus", "FTMS", "DeterministicRandom", "Clocks"], swiftSettings: strict),
         .executableTarget(
             name: "ftms-sim",
             dependencies: ["Simulator", "Capture", "ProcessOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -161,7 +172,7 @@ let package = Package(
         ),
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
         // only implementation, and one sendmsg is not worth a C dependency.
-        .target(name: "Systemd", dependencies: ["LocalSocket", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "Systemd", dependencies: ["LocalSocket", "ProcessOutput", "Clocks"], swiftSettings: strict),
         // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
@@ -193,7 +204,10 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput"],
+            dependencies: [
+                "CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput",
+                "Clocks",
+            ],
             swiftSettings: strict
         ),
         // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
@@ -208,6 +222,7 @@ let package = Package(
                 "JSON",
                 "LocalSocket",
                 "ProcessOutput",
+                "Clocks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -220,7 +235,7 @@ let package = Package(
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput", "Clocks"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
         // The kernel's clock state (adjtimex), which Swift's Glibc module leaves out.
@@ -231,7 +246,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime", "Clocks",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,6 +288,8 @@ let package = Package(
                 "Upload",
                 "Publish",
                 "LocalSocket",
+                "CivilTime",
+                "Clocks",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -307,22 +324,24 @@ let package = Package(
         .testTarget(
             name: "PublishTests",
             dependencies: [
-                "Publish", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "Publish", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport"], exclude: ["Fixtures"],
+            name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport", "Clocks"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport", "Clocks"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "JSON", "CivilTime", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "JSON", "CivilTime", "Clocks", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
         // The one calendar, instant and ISO 8601 text against every form their users read, and Foundation.
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "DeterministicRandom"], swiftSettings: strict),
+        // The first of an operation or a timeout, and the manual clock the other tests run on.
+        .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",
@@ -352,11 +371,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "Clocks", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.

@@ -160,7 +160,7 @@ package struct GatewayDaemon: Sendable {
         do {
             server = try await MetricsServer.listen(
                 MetricsServerConfiguration(path: config.metricsSocket.path, group: metricsGroup, daemonVersion: version),
-                on: loops.next(), clock: systemUnixClock)
+                on: loops.next(), clock: .system)
         } catch {
             throw DaemonError("metrics socket \(config.metricsSocket.path): \(error)")
         }
@@ -181,7 +181,7 @@ package struct GatewayDaemon: Sendable {
         let publisher = LivePublisher(server: server, mqtt: mqtt)
 
         let scheduler = sync.map { sync in
-            UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval, sleep: { try await timers.sleep(for: $0) }) {
+            UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval, timers: timers) {
                 let outcome: UploadOutcome
                 let result: String
                 do {

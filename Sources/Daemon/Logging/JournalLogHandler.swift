@@ -3,7 +3,7 @@ import Glibc
 #endif
 package import Logging
 import CivilTime
-import Store
+import Clocks
 import Synchronization
 import ProcessOutput
 

@@ -1,3 +1,4 @@
+public import Clocks
 public import Hummingbird
 import HummingbirdCore
 import Logging
@@ -52,14 +53,14 @@ public struct DashboardServer: Sendable {
     /// Refuses a non-loopback address without a token before anything is bound.
     public init(
         configuration: Configuration, sources: [any DashboardSource], sessions: SessionLibrary? = nil,
-        now: @escaping @Sendable () -> Double, log: @escaping @Sendable (String) -> Void
+        clock: WallClock, log: @escaping @Sendable (String) -> Void
     ) throws(DashboardServerError) {
         if !configuration.listen.isLoopback, configuration.token == nil { throw .tokenRequired(configuration.listen) }
         self.configuration = configuration
         self.sessions = sessions
         self.sources = sources
         self.log = log
-        hub = DashboardHub(limits: configuration.limits, now: now)
+        hub = DashboardHub(limits: configuration.limits, clock: clock)
     }
 
     /// Serves until SIGINT or SIGTERM; `onListening` gets the bound port.
