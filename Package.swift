@@ -15,7 +15,7 @@
 // for replay, the simulator and every randomised test), CivilTime (the one calendar, instant
 // and ISO 8601 text; Workout names its `UTCTime` and `LocalDate`), Clocks (the one injectable
 // wall clock, the one place the kernel's clocks are read, the first of an operation or a
-// timeout), RetryTiming (the reconnect backoff of
+// timeout), HostPort (`host:port` split once), RetryTiming (the reconnect backoff of
 // BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 // LocalSocket is what the control and metrics sockets share: the line framing with its length
@@ -107,6 +107,8 @@ let package = Package(
         .target(name: "Clocks", dependencies: ["CivilTime"], swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
+        // `host:port` split once: the dashboard's and Prometheus's listen addresses, the broker URL.
+        .target(name: "HostPort", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
@@ -184,7 +186,7 @@ let package = Package(
         // /etc/ftms-bridge/config.toml: every key, its default, and one-line errors naming the key.
         .target(
             name: "DaemonConfig",
-            dependencies: ["Workout", "ProcessOutput", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["Workout", "ProcessOutput", "HostPort", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
         ),
         // Prometheus metrics on loopback: swift-metrics with swift-prometheus, served by NIOHTTP1.
@@ -222,6 +224,7 @@ let package = Package(
                 "JSON",
                 "LocalSocket",
                 "ProcessOutput",
+                "HostPort",
                 "Clocks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -235,7 +238,7 @@ let package = Package(
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput", "Clocks"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput", "Clocks", "HostPort"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
         // The kernel's clock state (adjtimex), which Swift's Glibc module leaves out.
@@ -341,6 +344,8 @@ let package = Package(
         // The one calendar, instant and ISO 8601 text against every form their users read, and Foundation.
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "DeterministicRandom"], swiftSettings: strict),
         // The first of an operation or a timeout, and the manual clock the other tests run on.
+        // The one host:port splitter, against every spelling its three users accept or refuse.
+        .testTarget(name: "HostPortTests", dependencies: ["HostPort"], swiftSettings: strict),
         .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
         .testTarget(

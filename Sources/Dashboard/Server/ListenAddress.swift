@@ -1,3 +1,4 @@
+import HostPort
 import NIOCore
 
 /// `--listen HOST:PORT`, and whether it is loopback (the only place the page may be served
@@ -19,11 +20,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// `127.0.0.1:8088`, `[::1]:0`, `0.0.0.0:80`, `localhost:8088`, or `:8088` (loopback).
     public init(parsing text: String) throws(ListenAddressError) {
-        guard let colon = text.lastIndex(of: ":") else { throw .malformed(text) }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.isEmpty { host = "127.0.0.1" }
-        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { throw .malformed(text) }
+        guard let parsed = try? HostPort(parsing: text), let port = parsed.port else { throw .malformed(text) }
+        let host = parsed.host.isEmpty ? "127.0.0.1" : parsed.host
         let literal = host.lowercased() == "localhost" ? "127.0.0.1" : host
         guard (try? SocketAddress(ipAddress: literal, port: port)) != nil else { throw .notAnAddress(host) }
         self.host = literal
@@ -43,7 +41,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { HostPort.text(host: host, port: port) }
 }
 
 public enum ListenAddressError: Error, Equatable, CustomStringConvertible {
