@@ -16,7 +16,8 @@
 // and ISO 8601 text; Workout names its `UTCTime` and `LocalDate`), Clocks (the one injectable
 // wall clock, the one place the kernel's clocks are read, the first of an operation or a
 // timeout), HostPort (`host:port` split once), RetryTiming (the reconnect backoff of
-// BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
+// BlueZ and MQTT, so the broker client does not link libdbus), OwnThread (blocking work on a
+// thread of its own: the doctor's probes, the tests' reads) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 // LocalSocket is what the control and metrics sockets share: the line framing with its length
 // limit (a NIO decoder), the socket file's placement (bound in a private directory, renamed
@@ -107,6 +108,8 @@ let package = Package(
         .target(name: "Clocks", dependencies: ["CivilTime"], swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
+        // Blocking work on a thread of its own: the doctor's probes, the tests' blocking reads and waits.
+        .target(name: "OwnThread", swiftSettings: strict),
         // `host:port` split once: the dashboard's and Prometheus's listen addresses, the broker URL.
         .target(name: "HostPort", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
@@ -116,9 +119,9 @@ let package = Package(
         // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
         .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
         // What every test support needs and no test double is: a temporary directory, the one
-        // child spawner and reaper, the waits, a manual clock, a thread for blocking work. No
-        // libdbus, no broker: BlueZTesting and MQTTTesting build on it.
-        .target(name: "TestSupport", dependencies: ["ProcessOutput", "CivilTime", "Clocks"], swiftSettings: strict),
+        // child spawner and reaper, the waits, the manual clock. No libdbus, no broker:
+        // BlueZTesting and MQTTTesting build on it.
+        .target(name: "TestSupport", dependencies: ["ProcessOutput", "CivilTime", "Clocks", "OwnThread"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
         .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "TestSupport"], swiftSettings: strict),
@@ -208,7 +211,7 @@ let package = Package(
             name: "Doctor",
             dependencies: [
                 "CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput",
-                "Clocks",
+                "Clocks", "OwnThread",
             ],
             swiftSettings: strict
         ),
@@ -345,6 +348,7 @@ let package = Package(
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "DeterministicRandom"], swiftSettings: strict),
         // The first of an operation or a timeout, and the manual clock the other tests run on.
         // The one host:port splitter, against every spelling its three users accept or refuse.
+        .testTarget(name: "OwnThreadTests", dependencies: ["OwnThread"], swiftSettings: strict),
         .testTarget(name: "HostPortTests", dependencies: ["HostPort"], swiftSettings: strict),
         .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS"], swiftSettings: strict),
@@ -362,7 +366,7 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
-            dependencies: ["Control", "JSON", "LocalSocket", "TestSupport", "DeterministicRandom", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["Control", "JSON", "LocalSocket", "TestSupport", "OwnThread", "DeterministicRandom", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 @testable import Control
+import OwnThread
 import TestSupport
 import Foundation
 import Testing
@@ -51,7 +52,7 @@ struct ClientTests {
         let peer = try RawListener(path: path, listening: true)
         let serving = Task.detached { peer.answerOnce(with: answer) }
         let client = ControlClient(socketPath: path, timeout: .seconds(20))
-        let result = try await blocking { () -> ControlClientError? in
+        let result = try await onOwnThread { () -> ControlClientError? in
             do {
                 _ = try client.request(.status)
                 return nil
@@ -75,7 +76,7 @@ struct ClientTests {
         let peer = try RawListener(path: path, listening: true)
         let serving = Task.detached { peer.answerOnce(with: "") }
         let client = ControlClient(socketPath: path, timeout: .seconds(20))
-        await #expect(throws: ControlClientError.closedWithoutAnswer(path: path)) { try await blocking { try client.request(.status) } }
+        await #expect(throws: ControlClientError.closedWithoutAnswer(path: path)) { try await onOwnThread { try client.request(.status) } }
         await serving.value
     }
 
@@ -85,7 +86,7 @@ struct ClientTests {
         let peer = try RawListener(path: path, listening: true)
         let serving = Task.detached { peer.answerOnce(with: #"{"ok":false,"error":"full","code":"busy"}"# + "\n") }
         let client = ControlClient(socketPath: path, timeout: .seconds(20))
-        let response = try await blocking { try client.request(.status) }
+        let response = try await onOwnThread { try client.request(.status) }
         #expect(response.failure == ControlFailure(code: .busy, message: "full"))
         await serving.value
     }
