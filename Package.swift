@@ -110,7 +110,8 @@ let package = Package(
         .target(name: "RetryTiming", swiftSettings: strict),
         // Blocking work on a thread of its own: the doctor's probes, the tests' blocking reads and waits.
         .target(name: "OwnThread", swiftSettings: strict),
-        // `host:port` split once: the dashboard's and Prometheus's listen addresses, the broker URL.
+        // `host:port` split once (the dashboard's and Prometheus's listen addresses, the broker
+        // URL), and whether a listen address is loopback, judged once.
         .target(name: "HostPort", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
@@ -196,6 +197,7 @@ let package = Package(
         .target(
             name: "Telemetry",
             dependencies: [
+                "HostPort",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),

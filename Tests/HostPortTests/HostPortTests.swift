@@ -39,3 +39,17 @@ struct HostPortTests {
         #expect(HostPort.text(host: "127.0.0.1", port: 80) == "127.0.0.1:80")
     }
 }
+
+/// Loopback judged on the address for every listen address, whoever reads it.
+@Suite("Listen scope")
+struct ListenScopeTests {
+    @Test(arguments: [
+        ("127.0.0.1", ListenScope.loopback), ("127.255.0.9", .loopback), ("localhost", .loopback), ("LocalHost", .loopback),
+        ("::1", .loopback), ("0:0:0:0:0:0:0:1", .loopback),
+        ("0.0.0.0", .wider), ("192.168.1.5", .wider), ("128.0.0.1", .wider), ("::", .wider), ("::2", .wider), ("::ffff:127.0.0.1", .wider),
+        ("example.com", .notAnAddress), ("127.1", .notAnAddress), ("127.0.0.256", .notAnAddress), ("", .notAnAddress), ("[::1]", .notAnAddress),
+    ])
+    func judged(host: String, scope: ListenScope) {
+        #expect(ListenScope(host: host) == scope)
+    }
+}

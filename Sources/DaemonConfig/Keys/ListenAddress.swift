@@ -21,19 +21,11 @@ struct ListenAddress: Equatable {
             throw .invalid(usage)
         }
         guard let port = parsed.port else { throw .invalid(usage) }
-        guard Self.isLoopback(Substring(parsed.host)) else {
+        guard ListenScope(host: parsed.host) == .loopback else {
             throw .invalid("must be a loopback address (127.0.0.0/8, [::1] or localhost): the endpoint has no authentication, got \(OneLine.quoted(text))")
         }
         host = parsed.host
         self.port = port
-    }
-
-    static func isLoopback(_ host: Substring) -> Bool {
-        if host.lowercased() == "localhost" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return false }
-        let values = octets.map { octet in octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } ? Int(octet) : nil }
-        return values.allSatisfy { ($0 ?? 256) <= 255 } && values.first == 127
     }
 }
 
