@@ -12,9 +12,12 @@
 // (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
 // Leaves everything may use, each the one place of its concept: JSON (the allocation-free
 // writer, the strict reader and the value type they share), DeterministicRandom (SplitMix64,
-// for replay, the simulator and every randomised test), CivilTime (the one calendar),
-// RetryTiming (the reconnect backoff of
-// BlueZ and MQTT, so the broker client does not link libdbus) and ProcessOutput (whole lines to
+// for replay, the simulator and every randomised test), CivilTime (the one calendar, instant
+// and ISO 8601 text; Workout names its `UTCTime` and `LocalDate`), Clocks (the one injectable
+// wall clock, the one place the kernel's clocks are read, the first of an operation or a
+// timeout), HostPort (`host:port` split once), RetryTiming (the reconnect backoff of
+// BlueZ and MQTT, so the broker client does not link libdbus), OwnThread (blocking work on a
+// thread of its own: the doctor's probes, the tests' reads) and ProcessOutput (whole lines to
 // stdout and stderr). FTMS holds the one MachineType: bike or rower, and what follows from it.
 // LocalSocket is what the control and metrics sockets share: the line framing with its length
 // limit (a NIO decoder), the socket file's placement (bound in a private directory, renamed
@@ -38,7 +41,7 @@
 //
 // Library products are what an adopter builds on: the codec (FTMS, JSON), Capture, the
 // simulator and the testing support (Simulator, TestSupport, BlueZTesting, MQTTTesting, ReferenceBackend,
-// DeterministicRandom), and what the benchmark package measures (DBus, Workout, Store, Publish,
+// DeterministicRandom, and Clocks, whose WallClock their initialisers take), and what the benchmark package measures (DBus, Workout, Store, Publish,
 // MQTT, Dashboard). The daemon's own modules (BlueZ, Upload, Control, LocalSocket, Systemd,
 // Training, DaemonConfig, Telemetry, Doctor, Daemon) use `package` access: visible to this
 // package's executables and tests, an API to nobody else.
@@ -62,6 +65,7 @@ let package = Package(
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "DeterministicRandom", targets: ["DeterministicRandom"]),
+        .library(name: "Clocks", targets: ["Clocks"]),
         .library(name: "Publish", targets: ["Publish"]),
         .library(name: "Store", targets: ["Store"]),
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
@@ -95,20 +99,30 @@ let package = Package(
         .target(name: "DeterministicRandom", swiftSettings: strict),
         // What both local sockets share: the line framing, placement, errors, address and client.
         .target(name: "LocalSocket", dependencies: ["ProcessOutput", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
-        // Days since 1970 ⇄ proleptic Gregorian dates: the one calendar, for Workout, Capture and the reference backend.
+        // The one calendar (days since 1970 ⇄ proleptic Gregorian dates, `LocalDate`), the one
+        // instant (`UTCTime`) and the one ISO 8601 parser and formatter: for Workout, Capture,
+        // the store, the daemon and the reference backend.
         .target(name: "CivilTime", swiftSettings: strict),
+        // Time as the product reads and waits for it: the one injectable wall clock, the one
+        // place the kernel's clocks are read, and the first of an operation or a timeout.
+        .target(name: "Clocks", dependencies: ["CivilTime"], swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
         .target(name: "RetryTiming", swiftSettings: strict),
+        // Blocking work on a thread of its own: the doctor's probes, the tests' blocking reads and waits.
+        .target(name: "OwnThread", swiftSettings: strict),
+        // `host:port` split once (the dashboard's and Prometheus's listen addresses, the broker
+        // URL), and whether a listen address is loopback, judged once.
+        .target(name: "HostPort", swiftSettings: strict),
         // libdbus-1, from Debian's libdbus-1-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "Clocks"], swiftSettings: strict),
         // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
         .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
         // What every test support needs and no test double is: a temporary directory, the one
-        // child spawner and reaper, the waits, a manual clock, a thread for blocking work. No
-        // libdbus, no broker: BlueZTesting and MQTTTesting build on it.
-        .target(name: "TestSupport", dependencies: ["ProcessOutput"], swiftSettings: strict),
+        // child spawner and reaper, the waits, the manual clock. No libdbus, no broker:
+        // BlueZTesting and MQTTTesting build on it.
+        .target(name: "TestSupport", dependencies: ["ProcessOutput", "CivilTime", "Clocks", "OwnThread"], swiftSettings: strict),
         // Test doubles shipped as a module: a private dbus-daemon and the fake BlueZ, for our
         // tests and for integrators developing without hardware.
         .target(name: "BlueZTesting", dependencies: ["DBus", "LocalSocket", "ProcessOutput", "TestSupport"], swiftSettings: strict),
@@ -121,26 +135,32 @@ let package = Package(
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
         .target(
             name: "Publish",
-            dependencies: ["FTMS", "JSON", "LocalSocket", "ProcessOutput", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "FTMS", "JSON", "LocalSocket", "ProcessOutput", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // The durable local store (contract §6): one SQLite database through GRDB.
         .target(
             name: "Store",
-            dependencies: ["Workout", "JSON", "ProcessOutput", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Workout", "JSON", "ProcessOutput", "Clocks", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
         .target(
             name: "Upload",
-            dependencies: ["Store", "Workout", "JSON", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Store", "Workout", "JSON", "Clocks", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: strict
         ),
         // A reference SolidFocus backend (Hummingbird) with fault injection: product for
         // integrators and the peer of the upload tests.
         .target(
             name: "ReferenceBackend",
-            dependencies: ["JSON", "CivilTime", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "JSON", "CivilTime", "Clocks", "ProcessOutput", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -150,7 +170,7 @@ let package = Package(
         ),
         // A BlueZ 5.66 + SolidFocus machine simulator on the DBus binding's export API: product for
         // integrators, and the peer of the integration tests.
-        .target(name: "Simulator", dependencies: ["DBus", "FTMS", "DeterministicRandom"], swiftSettings: strict),
+        .target(name: "Simulator", dependencies: ["DBus", "FTMS", "DeterministicRandom", "Clocks"], swiftSettings: strict),
         .executableTarget(
             name: "ftms-sim",
             dependencies: ["Simulator", "Capture", "ProcessOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -158,7 +178,7 @@ let package = Package(
         ),
         // sd_notify over the NOTIFY_SOCKET datagram socket, hand-written: libsystemd's is the
         // only implementation, and one sendmsg is not worth a C dependency.
-        .target(name: "Systemd", dependencies: ["LocalSocket", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "Systemd", dependencies: ["LocalSocket", "ProcessOutput", "Clocks"], swiftSettings: strict),
         // The control socket (contract §7, owner only): one JSON request line, one JSON answer line.
         .target(
             name: "Control",
@@ -170,13 +190,14 @@ let package = Package(
         // /etc/ftms-bridge/config.toml: every key, its default, and one-line errors naming the key.
         .target(
             name: "DaemonConfig",
-            dependencies: ["Workout", "ProcessOutput", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["Workout", "ProcessOutput", "HostPort", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
         ),
         // Prometheus metrics on loopback: swift-metrics with swift-prometheus, served by NIOHTTP1.
         .target(
             name: "Telemetry",
             dependencies: [
+                "HostPort",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -190,7 +211,10 @@ let package = Package(
         // `ftms-bridge doctor`: the operator's first look, BlueZ to backend.
         .target(
             name: "Doctor",
-            dependencies: ["CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput"],
+            dependencies: [
+                "CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput",
+                "Clocks", "OwnThread",
+            ],
             swiftSettings: strict
         ),
         // The gym-floor dashboard: envelopes from the metrics socket (or MQTT) folded into tiles,
@@ -205,6 +229,8 @@ let package = Package(
                 "JSON",
                 "LocalSocket",
                 "ProcessOutput",
+                "HostPort",
+                "Clocks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -217,7 +243,7 @@ let package = Package(
         // libmosquitto, from Debian's libmosquitto-dev (scripts/install-deps.sh installs it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client on libmosquitto: one thread owns the connection; bounded queue, reconnect forever.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "RetryTiming", "ProcessOutput", "Clocks", "HostPort"], swiftSettings: strict),
         // A private mosquitto broker for tests and integrators, as BlueZTesting's PrivateBus is a dbus-daemon.
         .target(name: "MQTTTesting", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
         // The kernel's clock state (adjtimex), which Swift's Glibc module leaves out.
@@ -228,7 +254,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime", "Clocks",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -270,6 +296,8 @@ let package = Package(
                 "Upload",
                 "Publish",
                 "LocalSocket",
+                "CivilTime",
+                "Clocks",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -299,25 +327,33 @@ let package = Package(
             swiftSettings: strict
         ),
         // The binding against a real private dbus-daemon.
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZTesting", "TestSupport", "OwnThread"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "BlueZTesting", "RetryTiming", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PublishTests",
             dependencies: [
-                "Publish", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "Publish", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport"], exclude: ["Fixtures"],
+            name: "StoreTests", dependencies: ["DeterministicRandom", "Store", "Workout", "TestSupport", "Clocks"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport", "Clocks"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "JSON", "ftms-backend", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "JSON", "CivilTime", "Clocks", "ftms-backend", "TestSupport", "OwnThread", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
+        // The one calendar, instant and ISO 8601 text against every form their users read, and Foundation.
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime", "DeterministicRandom"], swiftSettings: strict),
+        // Blocking work on a thread of its own, each call at once.
+        .testTarget(name: "OwnThreadTests", dependencies: ["OwnThread"], swiftSettings: strict),
+        // The one host:port splitter, against every spelling its three users accept or refuse.
+        .testTarget(name: "HostPortTests", dependencies: ["HostPort"], swiftSettings: strict),
+        // The first of an operation or a timeout, and the manual clock the other tests run on.
+        .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",
@@ -327,13 +363,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["Simulator", "BlueZ", "BlueZTesting", "TestSupport", "RetryTiming"],
+            dependencies: ["Simulator", "BlueZ", "BlueZTesting", "TestSupport", "OwnThread", "RetryTiming"],
             swiftSettings: strict
         ),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
-            dependencies: ["Control", "JSON", "LocalSocket", "TestSupport", "DeterministicRandom", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["Control", "JSON", "LocalSocket", "TestSupport", "OwnThread", "DeterministicRandom", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "TrainingTests", dependencies: ["Training", "DeterministicRandom"], swiftSettings: strict),
@@ -347,16 +383,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "Clocks", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["DeterministicRandom", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "TestSupport", "OwnThread"], swiftSettings: strict),
     ]
 )

@@ -60,7 +60,16 @@ only "pthread_create" '\bpthread_create\(' "Sources Tests" \
   Sources/DBus/Connection/BusLoop.swift Sources/MQTT/Client/MQTTLoop.swift \
   Sources/ftms-bridge/IO/BlockWriter.swift Sources/ftms-bridge/IO/ParallelDecodeStream.swift \
   Sources/TestSupport/
-never "Foundation's threads and queues (NIO's event loops and thread pool instead)" '\b(DispatchQueue|Thread\.detachNewThread|Thread\()' Sources
+only "a Foundation Thread (onOwnThread for awaited blocking work)" '\bThread\s*[({]' Sources \
+  Sources/OwnThread/OnOwnThread.swift \
+  Sources/TestSupport/ChildExit.swift Sources/ftms-backend/StdinLifeline.swift # threads nobody awaits: a reaper, a stdin lifeline
+never "Dispatch queues (NIO's event loops, or onOwnThread)" '\b(DispatchQueue|Thread\.detachNewThread)\b' Sources
+
+# Time: one place reads the kernel's clocks, one wall clock is injected, one race of an
+# operation against its deadline, one host:port splitter, one loopback judgement.
+only "clock_gettime (Clocks.SystemClocks)" '\bclock_gettime\(' "Sources Tests" Sources/Clocks/SystemClocks.swift
+only "a task group racing an operation against a timer (Clocks.withTimeout)" '\bwithThrowingTaskGroup\b' Sources Sources/Clocks/
+only "inet_pton (HostPort.ListenScope)" '\binet_pton\(' Sources Sources/HostPort/ListenScope.swift
 
 # JSON: one writer, one reader, one value. Foundation's coders only where a library hands us
 # Codable (Hummingbird's request and response coders, the control protocol's Codable answer);

@@ -1,4 +1,4 @@
-/// `ftms-bridge run`: the modules composed into the service a gym runs (contract §10).
+/// `ftms-bridged`: the modules composed into the service a gym runs (contract §10).
 ///
 /// The data flow of contract §1, live: a ``MachineFleet`` keeps every allowed machine connected
 /// (re-creating the bus connection when dbus-daemon itself restarts), each machine's

@@ -1,6 +1,6 @@
 package import Workout
 
-/// Everything `ftms-bridge run` reads from `/etc/ftms-bridge/config.toml` (contract §10).
+/// Everything the daemon (`ftms-bridged`) reads from `/etc/ftms-bridge/config.toml` (contract §10).
 ///
 /// Every key has a default, so an empty file (or none) is a working gateway: a missing key
 /// means "the default", never "off". The TOML names are snake_case and grouped in tables;

@@ -1,4 +1,5 @@
 public import Glibc
+import OwnThread
 import Foundation
 
 /// How test support waits for the children it starts (dbus-daemon, ftms-sim, mosquitto, the
@@ -9,7 +10,7 @@ import Foundation
 /// No wait here holds a thread of Swift's cooperative pool: on a 2-core box the pool has two
 /// threads, and a test holding one in `waitpid` or between polls stalls every other suite, the
 /// very processes it waits for included. The `async` waits block a thread of their own
-/// (``blocking(_:)``); the `…InBackground` stops, for a `defer` or a `deinit`, return at once
+/// (``onOwnThread(_:)``); the `…InBackground` stops, for a `defer` or a `deinit`, return at once
 /// and leave the wait to such a thread.
 public enum ChildExit {
     /// waitpid's raw status as a shell shows it: the exit code, or 128 + the signal.
@@ -26,20 +27,20 @@ public enum ChildExit {
     /// Waits for the child to exit; its status. Nil if it still runs after `limit`: then it
     /// is killed and reaped (status 137 is returned instead) when `killAtEnd`, else left running.
     public static func exit(of pid: pid_t, within limit: Duration, killAtEnd: Bool = true) async -> Int32? {
-        await blocking { waitBlocking(pid, within: limit, killAtEnd: killAtEnd) }
+        await onOwnThread { waitBlocking(pid, within: limit, killAtEnd: killAtEnd) }
     }
 
     /// SIGKILL, then reaped: a crash, or the end of a child that would not stop.
     @discardableResult
     public static func kill(_ pid: pid_t) async -> Int32 {
-        await blocking { killBlocking(pid) }
+        await onOwnThread { killBlocking(pid) }
     }
 
     /// `signal` (SIGTERM, as systemd stops a service), and SIGKILL if the child has not exited
     /// within `grace`; reaped either way. Its exit status.
     @discardableResult
     public static func terminate(_ pid: pid_t, signal: Int32 = SIGTERM, grace: Duration) async -> Int32 {
-        await blocking { terminateBlocking(pid, signal: signal, grace: grace) }
+        await onOwnThread { terminateBlocking(pid, signal: signal, grace: grace) }
     }
 
     /// ``terminate(_:signal:grace:)`` for a stop that must not wait (a `defer`, a `deinit`):

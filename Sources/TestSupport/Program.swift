@@ -1,4 +1,5 @@
 public import Glibc
+import OwnThread
 
 /// A short-lived program run to its end (a `sqlite3` editing a store as a second process would,
 /// a probe run as another user): its exit status and what it wrote on stdout.
@@ -14,7 +15,7 @@ public struct ProgramResult: Sendable {
 /// own: a wait on a cooperative thread, with a 2-core box's two pool threads taken, can stall
 /// every other suite.
 public func runProgram(_ arguments: [String]) async throws -> ProgramResult {
-    try await blocking { try runToEnd(arguments) }
+    try await onOwnThread { try runToEnd(arguments) }
 }
 
 /// Why a program could not be run.

@@ -1,3 +1,4 @@
+import OwnThread
 import TestSupport
 import Foundation
 import Testing
@@ -47,7 +48,7 @@ struct DecodeCommandTests {
     /// (The megabytes are built and compared on a thread of their own, off the cooperative pool.)
     @Test func linesAcrossReadBlocksStayWholeAndInOrder() async throws {
         let frames = ["44 02 da 02 02 01 22 01 00", "4402da0202012201", "01 00", "00 00 10 27"]
-        let input = await blocking {
+        let input = await onOwnThread {
             var input = ""
             for index in 0..<200_000 { input += frames[index % 4] + (index % 7 == 0 ? "\r\n" : "\n") }
             return input
@@ -56,7 +57,7 @@ struct DecodeCommandTests {
         #expect(result.status == 0)
         var expected: [String] = []
         for frame in frames { expected.append(String(try #require(try await ProcessRunner.run(["decode", "2ad2", frame]).lines.first))) }
-        let (count, mismatches) = await blocking { [expected] in
+        let (count, mismatches) = await onOwnThread { [expected] in
             let lines = result.lines
             return (lines.count, lines.enumerated().filter { $0.element != expected[$0.offset % 4] }.count)
         }
@@ -83,7 +84,7 @@ struct DecodeCommandTests {
         let result = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: file)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.lines.last == Self.ic4[...])
-        let notJSON = await blocking { result.lines.filter { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) == nil }.map { String($0.prefix(120)) } }
+        let notJSON = await onOwnThread { result.lines.filter { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) == nil }.map { String($0.prefix(120)) } }
         #expect(notJSON.isEmpty, "not JSON: \(notJSON.prefix(3))")
         #expect(result.lines.contains { $0.contains("longer than any frame") })
     }
@@ -108,7 +109,7 @@ struct DecodeCommandTests {
         let large = try await ProcessRunner.run(["decode", "2ad2"], stdinFile: largeInput)
         #expect(small.status == 0 && large.status == 0)
         #expect(small.maxResidentKiB > 0 && large.maxResidentKiB > 0, "no memory figure was read")
-        #expect(await blocking { large.lines.count } == 500_000)
+        #expect(await onOwnThread { large.lines.count } == 500_000)
         #expect(large.maxResidentKiB - small.maxResidentKiB < 2_048,
                 "peak RSS grew from \(small.maxResidentKiB) KiB to \(large.maxResidentKiB) KiB")
     }

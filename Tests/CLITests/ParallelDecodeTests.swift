@@ -1,3 +1,4 @@
+import OwnThread
 import TestSupport
 import DeterministicRandom
 import Foundation
@@ -24,7 +25,7 @@ struct ParallelDecodeTests {
     /// Megabytes of text, made on a thread of its own: seconds of computing on the
     /// cooperative pool would stall every other suite's timers and processes meanwhile.
     static func input(seed: UInt64, lines: Int, longLines: Bool) async -> Data {
-        await blocking { makeInput(seed: seed, lines: lines, longLines: longLines) }
+        await onOwnThread { makeInput(seed: seed, lines: lines, longLines: longLines) }
     }
 
     private static func makeInput(seed: UInt64, lines: Int, longLines: Bool) -> Data {

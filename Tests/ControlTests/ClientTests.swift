@@ -1,4 +1,5 @@
 @testable import Control
+import OwnThread
 import TestSupport
 import Foundation
 import Testing
@@ -30,7 +31,7 @@ struct ClientTests {
         let silent = try RawListener(path: path, listening: true)
         let started = ContinuousClock.now
         let error = await #expect(throws: ControlClientError.timedOut(path: path, after: .milliseconds(300))) {
-            try await blocking { try ControlClient(socketPath: path, timeout: .milliseconds(300)).request(.upload) }
+            try await onOwnThread { try ControlClient(socketPath: path, timeout: .milliseconds(300)).request(.upload) }
         }
         // The client waited out its own timeout; how much longer a loaded machine took is not its doing.
         #expect(ContinuousClock.now - started >= .milliseconds(300))
@@ -51,7 +52,7 @@ struct ClientTests {
         let peer = try RawListener(path: path, listening: true)
         let serving = Task { await peer.answerOnce(with: answer) }
         let client = ControlClient(socketPath: path, timeout: .seconds(20))
-        let result = try await blocking { () -> ControlClientError? in
+        let result = try await onOwnThread { () -> ControlClientError? in
             do {
                 _ = try client.request(.status)
                 return nil
@@ -75,7 +76,7 @@ struct ClientTests {
         let peer = try RawListener(path: path, listening: true)
         let serving = Task { await peer.answerOnce(with: "") }
         let client = ControlClient(socketPath: path, timeout: .seconds(20))
-        await #expect(throws: ControlClientError.closedWithoutAnswer(path: path)) { try await blocking { try client.request(.status) } }
+        await #expect(throws: ControlClientError.closedWithoutAnswer(path: path)) { try await onOwnThread { try client.request(.status) } }
         await serving.value
     }
 
@@ -85,7 +86,7 @@ struct ClientTests {
         let peer = try RawListener(path: path, listening: true)
         let serving = Task { await peer.answerOnce(with: #"{"ok":false,"error":"full","code":"busy"}"# + "\n") }
         let client = ControlClient(socketPath: path, timeout: .seconds(20))
-        let response = try await blocking { try client.request(.status) }
+        let response = try await onOwnThread { try client.request(.status) }
         #expect(response.failure == ControlFailure(code: .busy, message: "full"))
         await serving.value
     }

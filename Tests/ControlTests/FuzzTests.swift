@@ -1,6 +1,7 @@
 import DeterministicRandom
 import JSON
 @testable import Control
+import OwnThread
 import TestSupport
 import Testing
 
@@ -74,7 +75,7 @@ struct FuzzTests {
             let answered = try await withThrowingTaskGroup(of: Int.self) { group in
                 for worker in 0..<8 {
                     group.addTask {
-                        try await blocking {
+                        try await onOwnThread {
                             var random = SplitMix64(seed: 0xB17E_5000 + UInt64(worker))
                             var answers = 0
                             for _ in 0..<25 {
@@ -105,7 +106,7 @@ struct FuzzTests {
             }
             #expect(answered > 50)
             let client = fixture.client
-            let response = try await blocking { try client.request(.setResistance(machine: "m", level: 3.5)) }
+            let response = try await onOwnThread { try client.request(.setResistance(machine: "m", level: 3.5)) }
             #expect(try ControlRequest(parsing: try #require(response.resultJSON)) == .setResistance(machine: "m", level: 3.5))
         }
     }

@@ -1,5 +1,6 @@
 @testable import Control
 import LocalSocket
+import OwnThread
 import TestSupport
 import Foundation
 import Synchronization
@@ -12,7 +13,7 @@ struct ServerTests {
         try await withServer { fixture in
             for request in ProtocolTests.everyCommand {
                 let client = fixture.client
-                let response = try await blocking { try client.request(request) }
+                let response = try await onOwnThread { try client.request(request) }
                 let result = try #require(response.resultJSON)
                 #expect(try ControlRequest(parsing: result) == request)
             }
@@ -25,7 +26,7 @@ struct ServerTests {
         }
         try await withServer(handler: handler) { fixture in
             let client = fixture.client
-            let response = try await blocking { try client.request(.start(machine: "SF-Bike-9")) }
+            let response = try await onOwnThread { try client.request(.start(machine: "SF-Bike-9")) }
             #expect(response.failure == ControlFailure(code: .unknownMachine, message: "no machine SF-Bike-9 (known: SF-Bike-0001)"))
             #expect(!response.isOK)
         }
@@ -33,7 +34,7 @@ struct ServerTests {
 
     @Test func idsAreEchoedAndBadLinesDoNotEndTheConnection() async throws {
         try await withServer { fixture in
-            let lines = try await blocking {
+            let lines = try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"id\":\"abc\",\"command\":\"status\"}\nhello\n\n  \n{\"id\":7,\"command\":\"launch\"}\r\n{\"command\":\"machines\",\"id\":-1}\n")
                 return try (0..<4).map { _ in try stream.line() }
@@ -59,7 +60,7 @@ struct ServerTests {
             return (try? .success(resultJSON: request.jsonLine())) ?? .ok
         }
         try await withServer(handler: handler) { fixture in
-            let answers = try await blocking {
+            let answers = try await onOwnThread {
                 var stream = try fixture.connect()
                 let requests = (1...50).map { ControlRequest.setPower(machine: "m", watts: $0).jsonLine(id: .integer(Int64($0))) + "\n" }
                 try stream.send(requests.joined())
@@ -88,9 +89,9 @@ struct ServerTests {
         }
         try await withServer(handler: handler) { fixture in
             let client = fixture.client
-            async let first = blocking { try client.request(.start(machine: "a")) }
+            async let first = onOwnThread { try client.request(.start(machine: "a")) }
             try await Task.sleep(for: .milliseconds(50))
-            let second = try await blocking { try client.request(.stop(machine: "b")) }
+            let second = try await onOwnThread { try client.request(.stop(machine: "b")) }
             #expect(second.isOK)
             #expect(try await first.isOK)
         }
@@ -102,7 +103,7 @@ struct ServerTests {
             let answers = try await withThrowingTaskGroup(of: (Int, ControlResponse).self) { group in
                 for number in 0..<100 {
                     group.addTask {
-                        try await blocking { (number, try client.request(.setPower(machine: "m\(number)", watts: number))) }
+                        try await onOwnThread { (number, try client.request(.setPower(machine: "m\(number)", watts: number))) }
                     }
                 }
                 return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -128,7 +129,7 @@ struct ServerTests {
             fixture.squat(sending: "{\"command\":\"upload\"}\n", heard: heard)
             fixture.squat(sending: "{\"command\":\"upload\"}\n", heard: heard)
             try await waitUntil("both requests in hand") { working.withLock { $0 } == 2 }
-            try await blocking {
+            try await onOwnThread {
                 var third = try fixture.connect()
                 try third.expectLine(#"{"ok":false,"error":"the control socket has all the clients it takes (2); try again shortly","code":"busy"}"#)
                 third.expectEnd()
@@ -138,13 +139,13 @@ struct ServerTests {
             // A place freed is a place taken: the count drops as the server sees the close.
             try await waitUntil("the first two gone") { fixture.server.connectedClients == 0 }
             let client = fixture.client
-            #expect(try await blocking { try client.request(.status) }.isOK)
+            #expect(try await onOwnThread { try client.request(.status) }.isOK)
         }
     }
 
     @Test func anOversizeLineIsAnsweredThenClosed() async throws {
         try await withServer(ControlServerConfiguration(maximumLineLength: 1024)) { fixture in
-            try await blocking {
+            try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"status\",\"id\":1}\n" + String(repeating: "x", count: 70_000))
                 try stream.expectLine(#"{"ok":true,"id":1,"result":{"command":"status"}}"#)
@@ -158,7 +159,7 @@ struct ServerTests {
         try await withServer { fixture in
             let name = String(repeating: "n", count: 256)
             let padding = String(repeating: " ", count: 60_000)
-            let answer = try await blocking {
+            let answer = try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"start\",\(padding)\"machine\":\"\(name)\"}\n")
                 return try stream.line()
@@ -169,7 +170,7 @@ struct ServerTests {
 
     @Test func aClientThatClosesItsSideGetsEveryAnswerIncludingAnUnterminatedLastLine() async throws {
         try await withServer { fixture in
-            try await blocking {
+            try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"machines\"}\n{\"command\":\"status\"}")
                 stream.shutdownWrite()
@@ -186,7 +187,7 @@ struct ServerTests {
             return .ok
         }
         try await withServer(handler: slow) { fixture in
-            try await blocking {
+            try await onOwnThread {
                 for _ in 0..<20 {
                     let stream = try fixture.connect()
                     try stream.send("{\"command\":\"sta")
@@ -199,14 +200,14 @@ struct ServerTests {
             for _ in 0..<2000 where fixture.server.connectedClients > 0 { try await Task.sleep(for: .milliseconds(5)) }
             #expect(fixture.server.connectedClients == 0)
             let client = fixture.client
-            #expect(try await blocking { try client.request(.status) }.isOK)
+            #expect(try await onOwnThread { try client.request(.status) }.isOK)
         }
     }
 
     @Test func idleClientsAreToldAndClosed() async throws {
         try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(200))) { fixture in
             let started = ContinuousClock.now
-            try await blocking {
+            try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.expectLine(#"{"ok":false,"error":"no request for 0.2 seconds; closing","code":"timeout"}"#)
                 stream.expectEnd()
@@ -226,7 +227,7 @@ struct ServerTests {
             }
             try await waitUntil("four clients admitted") { fixture.server.connectedClients == 4 }
             let client = fixture.client
-            let answer = try await blocking { try client.request(.status) }
+            let answer = try await onOwnThread { try client.request(.status) }
             #expect(answer.isOK, "\(answer)")
             // One squatter made room, and was told so.
             try await waitUntil("a squatter told") { !heard.lines.withLock { $0.isEmpty } }
@@ -240,7 +241,7 @@ struct ServerTests {
     /// byte at a time, never finishing it, is closed all the same.
     @Test func aClientTricklingAnEndlessLineTimesOut() async throws {
         try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(300))) { fixture in
-            let notice = try await blocking { () -> String? in
+            let notice = try await onOwnThread { () -> String? in
                 var stream = try fixture.connect()
                 for _ in 0..<200 {
                     try stream.send("x")
@@ -264,7 +265,7 @@ struct ServerTests {
             return .ok
         }
         try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(400)), handler: slow) { fixture in
-            try await blocking {
+            try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"upload\"}\n")
                 try stream.expectLine(#"{"ok":true,"result":{}}"#)
@@ -276,7 +277,7 @@ struct ServerTests {
 
     @Test func closeEndsClientsAndRemovesTheSocket() async throws {
         try await withServer { fixture in
-            try await blocking {
+            try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"status\"}\n")
                 _ = try stream.line()

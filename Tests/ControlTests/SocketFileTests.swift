@@ -1,6 +1,7 @@
 import JSON
 @testable import Control
 import LocalSocket
+import OwnThread
 import TestSupport
 import Foundation
 import Glibc
@@ -58,7 +59,7 @@ struct SocketFileTests {
         let stop = Atomic<Bool>(false)
         // The watcher spins on a thread of its own: on the cooperative pool it held one of a
         // 2-core box's two threads for as long as the servers took, and hung a CI run once.
-        let watcher = Task { try await blocking { () -> (sockets: Int, stagings: Int, wrong: [String]) in
+        let watcher = Task { await onOwnThread { () -> (sockets: Int, stagings: Int, wrong: [String]) in
             var sockets = 0
             var stagings = 0
             var wrong: [String] = []
@@ -83,11 +84,11 @@ struct SocketFileTests {
             }
         } catch {
             stop.store(true, ordering: .relaxed)
-            _ = try? await watcher.value
+            _ = await watcher.value
             throw error
         }
         stop.store(true, ordering: .relaxed)
-        let seen = try await watcher.value
+        let seen = await watcher.value
         #expect(seen.wrong.isEmpty, "seen: \(seen.wrong.prefix(5))")
         #expect(seen.sockets > 0)
     }
@@ -152,7 +153,7 @@ struct SocketFileTests {
         try await Self.withGroup { group in
             let server = try await Self.listen(path, on: group)
             let client = ControlClient(socketPath: path, timeout: .seconds(20))
-            #expect(try await blocking { try client.request(.status) }.isOK)
+            #expect(try await onOwnThread { try client.request(.status) }.isOK)
             await server.close()
         }
     }
@@ -168,7 +169,7 @@ struct SocketFileTests {
             }
             #expect(TemporaryDirectory.entries(fixture.directory.path + "/run") == ["control.sock"])
             let client = fixture.client
-            #expect(try await blocking { try client.request(.machines) }.isOK)
+            #expect(try await onOwnThread { try client.request(.machines) }.isOK)
         }
         #expect(LocalSocketError.alreadyListening(path: "/run/x.sock").description
             == "another daemon is already listening on /run/x.sock (is another ftms-bridge running?)")
@@ -215,7 +216,7 @@ struct SocketFileTests {
         try await Self.withGroup { group in
             let server = try await Self.listen(path, on: group)
             let client = ControlClient(socketPath: path, timeout: .seconds(20))
-            #expect(try await blocking { try client.request(.machines) }.isOK)
+            #expect(try await onOwnThread { try client.request(.machines) }.isOK)
             await server.close()
             await #expect(throws: LocalSocketError.pathTooLong(path: path + "c", limit: 93)) { try await Self.listen(path + "c", on: group) }
         }

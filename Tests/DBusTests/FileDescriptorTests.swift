@@ -1,3 +1,4 @@
+import OwnThread
 import BlueZTesting
 import TestSupport
 import DBus
@@ -201,7 +202,7 @@ struct FileDescriptorTests {
     /// Whether the peer hangs up `descriptor` (waited for a minute at most, a hang detector,
     /// on a thread of its own rather than the cooperative pool's).
     static func hangUp(on descriptor: Int32) async -> Bool {
-        await blocking {
+        await onOwnThread {
             var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             return poll(&probe, 1, 60_000) == 1 && probe.revents & Int16(POLLHUP) != 0
         }

@@ -1,5 +1,6 @@
 import BlueZ
 import TestSupport
+import Clocks
 import Dashboard
 import Foundation
 import MQTT
@@ -61,7 +62,7 @@ struct MQTTSourceTests {
             qos: .atLeastOnce, retain: true))
         try await waitUntil("back's retained state at the broker") { back.status.queued == 0 && back.status.delivered >= 2 }
 
-        let hub = DashboardHub(now: { Date().timeIntervalSince1970 })
+        let hub = DashboardHub(clock: .system)
         let source = MQTTSource(client: try client("dashboard"), prefix: "gym", log: { _ in })
         let running = Task { await source.run { await hub.apply($0) } }
         try await waitUntil("the retained rower, before anything live") {
@@ -121,7 +122,7 @@ struct MQTTSourceTests {
         try await waitUntil("offline at the broker") { gone.status.queued == 0 && gone.status.delivered >= 4 }
         await gone.stop()
 
-        let hub = DashboardHub(now: { Date().timeIntervalSince1970 })
+        let hub = DashboardHub(clock: .system)
         let source = MQTTSource(client: try MQTTClient(try configuration("dashboard", nil)), prefix: "gym", log: { _ in })
         let running = Task { await source.run { await hub.apply($0) } }
         try await waitUntil("both machines and the gateway's status") {

@@ -1,5 +1,7 @@
 import TestSupport
 import Foundation
+import Clocks
+import Workout
 import Dashboard
 import NIOCore
 import Publish
@@ -80,7 +82,7 @@ struct AccessTests {
     @Test func aPublicAddressWithoutATokenIsRefusedBeforeBinding() throws {
         let configuration = DashboardServer.Configuration(listen: try ListenAddress(parsing: "0.0.0.0:0"))
         #expect(throws: DashboardServerError.self) {
-            try DashboardServer(configuration: configuration, sources: [], now: { 0 }, log: { _ in })
+            try DashboardServer(configuration: configuration, sources: [], clock: .fixed(UTCTime(millisecondsSince1970: 0)), log: { _ in })
         }
     }
 }

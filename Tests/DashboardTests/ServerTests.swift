@@ -1,4 +1,5 @@
 import TestSupport
+import Clocks
 import Dashboard
 import Foundation
 import NIOCore
@@ -24,11 +25,11 @@ struct ServerTests {
             directory = try TemporaryDirectory()
             let path = directory.path + "/metrics.sock"
             metrics = try await MetricsServer.listen(
-                MetricsServerConfiguration(path: path, daemonVersion: "test"), on: group.next(), clock: { Date().timeIntervalSince1970 })
+                MetricsServerConfiguration(path: path, daemonVersion: "test"), on: group.next(), clock: .system)
             let source = MetricsSocketSource(path: path, gateway: "front", group: group, log: { _ in })
             dashboard = try DashboardServer(
                 configuration: .init(listen: ListenAddress(host: "127.0.0.1", port: 0), token: token, limits: limits, heartbeat: .seconds(1)),
-                sources: [source], now: { Date().timeIntervalSince1970 }, log: { _ in })
+                sources: [source], clock: .system, log: { _ in })
             let application = dashboard.application { [bound] port in bound.set(port) }
             task.withLock { $0 = Task { try await application.run() } }
             try await waitUntil("the dashboard listening") { bound.port != 0 }
@@ -196,7 +197,7 @@ struct ServerTests {
             }
             let path = fixture.directory.path + "/metrics.sock"
             let again = try await MetricsServer.listen(
-                MetricsServerConfiguration(path: path, daemonVersion: "test"), on: fixture.group.next(), clock: { Date().timeIntervalSince1970 })
+                MetricsServerConfiguration(path: path, daemonVersion: "test"), on: fixture.group.next(), clock: .system)
             let ready = try JSONPayload(validating: Envelopes.machine("SF-Bike-0005", state: "ready"))
             _ = try await again.publish(.machine, machine: "SF-Bike-0005", payload: ready)
             try await waitUntil("a resync from the new daemon's hello", timeout: .seconds(30)) {

@@ -1,4 +1,5 @@
 import TestSupport
+import Clocks
 import Dashboard
 import Foundation
 #if canImport(FoundationXML)
@@ -49,7 +50,7 @@ struct SessionPagesTests {
         init(_ library: SessionLibrary, token: AccessToken? = nil) async throws {
             let dashboard = try DashboardServer(
                 configuration: .init(listen: ListenAddress(host: "127.0.0.1", port: 0), token: token), sources: [], sessions: library,
-                now: { Date().timeIntervalSince1970 }, log: { _ in })
+                clock: .system, log: { _ in })
             let bound = Mutex(0)
             let application = dashboard.application { port in bound.withLock { $0 = port } }
             task = Task { try await application.run() }

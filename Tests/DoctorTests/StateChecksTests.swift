@@ -1,3 +1,4 @@
+import Clocks
 import TestSupport
 import JSON
 import Doctor

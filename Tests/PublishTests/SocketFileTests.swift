@@ -1,6 +1,8 @@
 import Glibc
 import NIOPosix
 import LocalSocket
+import CivilTime
+import Clocks
 import Publish
 import TestSupport
 import Testing
@@ -30,7 +32,7 @@ struct SocketFileTests {
 
     static func listen(_ path: String, on group: MultiThreadedEventLoopGroup, socketGroup: String? = nil) async throws -> MetricsServer {
         try await MetricsServer.listen(
-            MetricsServerConfiguration(path: path, group: socketGroup, daemonVersion: "test"), on: group.next(), clock: { 0 })
+            MetricsServerConfiguration(path: path, group: socketGroup, daemonVersion: "test"), on: group.next(), clock: .fixed(UTCTime(millisecondsSince1970: 0)))
     }
 
     @Test func createsDirectoriesAndSetsMode0660AndGroup() async throws {

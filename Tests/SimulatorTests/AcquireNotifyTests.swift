@@ -1,3 +1,4 @@
+import OwnThread
 import BlueZ
 import TestSupport
 import DBus
@@ -21,7 +22,7 @@ extension SimulatorProcessTests {
         /// Waits for the simulator's end to have hung up, as a client sees it (a minute at
         /// most: a hang detector), on a thread of its own, off the cooperative pool.
         private static func hungUp(_ descriptor: Int32) async -> Bool {
-            await blocking {
+            await onOwnThread {
                 var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let deadline = ContinuousClock.now + .seconds(60)
                 while ContinuousClock.now < deadline {
@@ -36,7 +37,7 @@ extension SimulatorProcessTests {
 
         /// The next datagram (waited for a minute at most, on a thread of its own).
         private static func receive(_ descriptor: Int32) async -> [UInt8]? {
-            await blocking {
+            await onOwnThread {
                 var probe = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&probe, 1, 60_000) > 0 else { return nil }
                 var buffer = [UInt8](repeating: 0, count: 512)

@@ -82,7 +82,7 @@ struct AccountTests {
     @Test func trainingsCacheAges() async throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock.atOrigin()
-        let store = try GatewayStore(directory: directory.path, clock: clock.wallClock)
+        let store = try GatewayStore(directory: directory.path, clock: clock.wall)
         try await store.cacheTrainings(body: #"[{"id":"t1"}]"#)
         let cache = try #require(try await store.cachedTrainings())
         #expect(cache.cacheTimestamp == Sessions.origin)

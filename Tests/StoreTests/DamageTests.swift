@@ -133,7 +133,7 @@ struct DamageTests {
 
         // The daemon's open: moved aside, never deleted; a fresh store in its place.
         let clock = ManualClock.atOrigin()
-        let (store, movedAside) = try GatewayStore.openMovingDamagedAside(directory: directory.path, clock: clock.wallClock)
+        let (store, movedAside) = try GatewayStore.openMovingDamagedAside(directory: directory.path, clock: clock.wall)
         let moved = try #require(movedAside)
         #expect(moved.path == path + ".damaged-20261121T080000Z")
         #expect(try Data(contentsOf: URL(fileURLWithPath: moved.path)) == bytes, "moved as it was")

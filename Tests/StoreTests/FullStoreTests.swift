@@ -46,7 +46,7 @@ struct FullStoreTests {
     @Test func aFullDiskIsNamedOnceAndItsRecoveryOnce() async throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock.atOrigin()
-        let store = try GatewayStore(directory: directory.path, clock: clock.wallClock)
+        let store = try GatewayStore(directory: directory.path, clock: clock.wall)
         let changes = Changes(store)
         #expect(store.health.writable)
         try await Self.limitPages(store)
@@ -55,7 +55,7 @@ struct FullStoreTests {
         #expect(StoreError.cannotWrite(failure).description.hasPrefix("state database cannot be written: the file system is full ("))
         #expect(!store.health.writable)
         #expect(store.health.failingSince == Sessions.origin)
-        clock.advance(30)
+        clock.advance(.seconds(30))
         for number in refused..<(refused + 5) {
             await #expect(throws: StoreError.self) { try await store.enqueue(Sessions.summary(number, offset: number * 60)) }
         }

@@ -51,14 +51,14 @@ struct StatsTests {
     @Test func storedStatsRoundTrip() async throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock.atOrigin()
-        let store = try GatewayStore(directory: directory.path, clock: clock.wallClock)
+        let store = try GatewayStore(directory: directory.path, clock: clock.wall)
         #expect(try await store.storedStats() == nil)
         let stats = WorkoutStats(
             totalCount: 150, totalEnergy: 25_000, totalDistance: 450_000, totalDuration: 120_000, streak: 7,
             lastWorkoutDate: LocalDate(year: 2025, month: 12, day: 24))
         try await store.saveStats(stats, source: .server)
         #expect(try await store.storedStats() == StoredStats(stats: stats, source: .server, updatedAt: Sessions.origin))
-        clock.advance(5)
+        clock.advance(.seconds(5))
         try await store.saveStats(stats, source: .gateway)
         #expect(try await store.storedStats()?.source == .gateway)
         #expect(try await store.storedStats()?.updatedAt == Sessions.origin.adding(seconds: 5))

@@ -1,3 +1,4 @@
+import Clocks
 import TestSupport
 import Foundation
 import Store
@@ -100,7 +101,7 @@ struct ClientContractTests {
     }
 
     @Test func retryAfterInBothForms() {
-        let now = Date(timeIntervalSince1970: 1_767_596_400)  // 2026-01-05T07:00:00Z
+        let now = UTCTime(secondsSince1970: 1_767_596_400)  // 2026-01-05T07:00:00Z
         #expect(RetryAfter.parse("7", now: now) == .seconds(7))
         #expect(RetryAfter.parse("Mon, 05 Jan 2026 07:01:30 GMT", now: now) == .seconds(90))
         #expect(RetryAfter.parse("Mon, 05 Jan 2026 06:00:00 GMT", now: now) == .zero)

@@ -1,3 +1,4 @@
+import Clocks
 import TestSupport
 import DeterministicRandom
 import Foundation
@@ -9,7 +10,7 @@ import Workout
 
 /// `Retry-After` is the backend asking the gateway to wait (contract §6): on a 503 as on a 429,
 /// in seconds or as an HTTP-date read against the answer's own `Date`, capped, and ended at
-/// once by an operator's `upload`. The scheduler runs on a ``ManualTimeline``, so each wait is
+/// once by an operator's `upload`. The scheduler runs on a ``ManualClock``, so each wait is
 /// checked by its deadline, never by how long a test took.
 @Suite("Retry-After")
 struct RetryAfterTests {
@@ -25,12 +26,11 @@ struct RetryAfterTests {
     }
 
     static func scheduler(
-        _ timeline: ManualTimeline, runs: RunCount, policy: RetryPolicy = RetryPolicy(),
+        _ clock: ManualClock, runs: RunCount, policy: RetryPolicy = RetryPolicy(),
         upload: @escaping @Sendable () async -> UploadOutcome
     ) -> UploadScheduler {
         UploadScheduler(
-            policy: policy, idleInterval: .seconds(3600), random: SplitMix64(seed: 3), now: timeline.now,
-            sleep: { try await timeline.sleep($0) }
+            policy: policy, idleInterval: .seconds(3600), random: SplitMix64(seed: 3), timers: clock
         ) {
             let outcome = await upload()
             runs.add()
@@ -46,25 +46,25 @@ struct RetryAfterTests {
         let (backend, gateway) = try await TestGateway.loggedIn()
         try await gateway.enqueue(1)
         try await backend.faults([fault])
-        let timeline = ManualTimeline()
+        let clock = ManualClock()
         let runs = RunCount()
-        let scheduler = Self.scheduler(timeline, runs: runs) {
+        let scheduler = Self.scheduler(clock, runs: runs) {
             (try? await gateway.service.uploader.run())?.outcome ?? .retry(retryAfter: nil)
         }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
-        #expect(try #require(timeline.nextDeadline) >= .seconds(30), "retried after \(timeline.nextDeadline ?? .zero)")
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && clock.nextDeadline != nil }
+        #expect(try #require(clock.nextDeadline) >= .seconds(30), "retried after \(clock.nextDeadline ?? .zero)")
         #expect(try await gateway.store.counts() == QueueCounts(pending: 1))
 
-        timeline.advance(.seconds(25))
-        let sleeps = timeline.sleeps
+        clock.advance(.seconds(25))
+        let sleeps = clock.sleeps
         await scheduler.sessionFinished()
-        try await waitUntil("the wait taken up again after the trigger", timeout: Self.patience) { timeline.sleeps > sleeps && timeline.nextDeadline != nil }
+        try await waitUntil("the wait taken up again after the trigger", timeout: Self.patience) { clock.sleeps > sleeps && clock.nextDeadline != nil }
         #expect(runs.value == 1, "a trigger brought the retry forward")
-        #expect(try #require(timeline.nextDeadline) >= .seconds(30))
+        #expect(try #require(clock.nextDeadline) >= .seconds(30))
 
-        timeline.advance(.seconds(10))
+        clock.advance(.seconds(10))
         try await waitUntil("the retry after 30 s", timeout: Self.patience) { runs.value == 2 }
         #expect(try await gateway.store.counts() == QueueCounts(uploaded: 1))
         #expect(try await backend.storedSessions().map(\.received) == [1])
@@ -89,48 +89,48 @@ struct RetryAfterTests {
         let report = try await service.uploader.run()
         #expect(report.outcome == .retry(retryAfter: .seconds(40)))
 
-        let timeline = ManualTimeline()
+        let clock = ManualClock()
         let runs = RunCount()
-        let scheduler = Self.scheduler(timeline, runs: runs) { report.outcome }
+        let scheduler = Self.scheduler(clock, runs: runs) { report.outcome }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
-        let deadline = try #require(timeline.nextDeadline)
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && clock.nextDeadline != nil }
+        let deadline = try #require(clock.nextDeadline)
         #expect(deadline >= .seconds(40) && deadline <= .seconds(42), "waits \(deadline)")
     }
 
     /// Without a `Date` the gateway's own clock is all there is.
     @Test func anHTTPDateWithoutADateHeader() {
-        let now = Date(timeIntervalSince1970: 1_767_596_400)  // 2026-01-05T07:00:00Z
+        let now = UTCTime(secondsSince1970: 1_767_596_400)  // 2026-01-05T07:00:00Z
         #expect(RetryAfter.parse("Mon, 05 Jan 2026 07:00:30 GMT", date: nil, now: now) == .seconds(30))
         #expect(RetryAfter.parse("Mon, 05 Jan 2026 07:00:30 GMT", date: "not a date", now: now) == .seconds(30))
-        #expect(RetryAfter.parse("Mon, 05 Jan 2026 07:00:30 GMT", date: "Mon, 05 Jan 2026 07:00:00 GMT", now: .distantPast) == .seconds(30))
+        #expect(RetryAfter.parse("Mon, 05 Jan 2026 07:00:30 GMT", date: "Mon, 05 Jan 2026 07:00:00 GMT", now: UTCTime(secondsSince1970: 0)) == .seconds(30))
     }
 
     /// A week is taken as the cap (an hour), plus at most the base of jitter.
     @Test func aRetryAfterIsCapped() async throws {
-        let timeline = ManualTimeline()
+        let clock = ManualClock()
         let runs = RunCount()
         let policy = RetryPolicy()
-        let scheduler = Self.scheduler(timeline, runs: runs, policy: policy) { .retry(retryAfter: .seconds(7 * 86_400)) }
+        let scheduler = Self.scheduler(clock, runs: runs, policy: policy) { .retry(retryAfter: .seconds(7 * 86_400)) }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
-        let deadline = try #require(timeline.nextDeadline)
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && clock.nextDeadline != nil }
+        let deadline = try #require(clock.nextDeadline)
         #expect(deadline >= policy.longestRetryAfter && deadline <= policy.longestRetryAfter + policy.base, "waits \(deadline)")
     }
 
     /// An operator's `upload` (the control socket's command) ends a `Retry-After` wait at once,
     /// where a finished session would not.
     @Test func uploadNowEndsARetryAfterWait() async throws {
-        let timeline = ManualTimeline()
+        let clock = ManualClock()
         let runs = RunCount()
-        let scheduler = Self.scheduler(timeline, runs: runs) { runs.value == 0 ? .retry(retryAfter: .seconds(30)) : .settled }
+        let scheduler = Self.scheduler(clock, runs: runs) { runs.value == 0 ? .retry(retryAfter: .seconds(30)) : .settled }
         let task = Task { await scheduler.run() }
         defer { task.cancel() }
-        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && timeline.nextDeadline != nil }
+        try await waitUntil("the first run and its wait", timeout: Self.patience) { runs.value == 1 && clock.nextDeadline != nil }
         await scheduler.uploadNow()
         try await waitUntil("the run the operator asked for", timeout: Self.patience) { runs.value == 2 }
-        #expect(timeline.now() == .zero, "no time passed")
+        #expect(clock.now == ManualClock.Instant(offset: .zero), "no time passed")
     }
 }

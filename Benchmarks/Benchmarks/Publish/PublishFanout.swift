@@ -1,4 +1,5 @@
 import Benchmark
+import Clocks
 import Glibc
 import NIOCore
 import NIOPosix
@@ -41,7 +42,7 @@ final class Fanout: Sendable {
         let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let readerLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await MetricsServer.listen(
-            MetricsServerConfiguration(path: path, daemonVersion: "bench"), on: serverLoops.next(), clock: systemUnixClock)
+            MetricsServerConfiguration(path: path, daemonVersion: "bench"), on: serverLoops.next(), clock: .system)
         var readers: [any Channel] = []
         for index in 0..<readerCount {
             readers.append(try await ClientBootstrap(group: readerLoops)

@@ -1,3 +1,4 @@
+import CivilTime
 import FTMS
 
 /// The `.ftmscap` header line: the machine a capture recorded.
@@ -122,9 +123,9 @@ enum FtmscapHeaderLine {
             return DecimalSeconds.parse(scanner.bytes(range))
         case .text(let text) where !text.escaped:
             let bytes = scanner.bytes(text.range)
-            if let instant = UTCTimestamp.parse(bytes) { return instant }
+            if let instant = ISO8601.parse(bytes, .zoneOptional) { return instant }
             if bytes.count == 10 {
-                let midnight = (Array(bytes) + Array("T00:00:00Z".utf8)).withUnsafeBufferPointer { UTCTimestamp.parse($0) }
+                let midnight = (Array(bytes) + Array("T00:00:00Z".utf8)).withUnsafeBufferPointer { ISO8601.parse($0, .zoneOptional) }
                 if let midnight { return midnight }
             }
             return DecimalSeconds.parse(bytes)

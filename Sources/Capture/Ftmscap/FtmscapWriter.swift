@@ -1,4 +1,5 @@
 public import JSON
+import CivilTime
 import FTMS
 
 /// Writes canonical `.ftmscap` (`docs/ftmscap.md`): one JSON object and `\n` per line, keys in
@@ -21,9 +22,8 @@ public enum FtmscapWriter {
         buffer.appendInteger(version)
         if let start = header.start {
             buffer.appendKey("start")
-            var instant = JSONBuffer(capacity: 64)
-            if UTCTimestamp.append(start, to: &instant) {
-                instant.withUnsafeBytes { buffer.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
+            if ISO8601.fourDigitYears.contains(start) {
+                buffer.appendString(ISO8601.string(start))
             } else {
                 DecimalSeconds.append(start, to: &buffer)  // outside years 0–9999: epoch seconds
             }

@@ -22,7 +22,7 @@ package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvert
     package var description: String {
         switch self {
         case .noDaemon(let path):
-            "no daemon is listening on \(path) (is ftms-bridge run started?)"
+            "no daemon is listening on \(path) (is the daemon, ftms-bridged, started?)"
         case .permissionDenied(let path):
             "permission denied on \(path): the control socket is for the daemon's user only (try sudo -u ftms-bridge)"
         case .timedOut(let path, let after):

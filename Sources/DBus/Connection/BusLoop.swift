@@ -1,4 +1,5 @@
 import CDBus
+import Clocks
 import Synchronization
 
 #if canImport(Glibc)
@@ -120,7 +121,7 @@ final class BusLoop: @unchecked Sendable {
             descriptors.append(pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0))
         }
         var wait: Int64 = -1
-        let now = Self.milliseconds()
+        let now = SystemClocks.monotonicMilliseconds()
         for (timeout, deadline) in timeoutDeadlines where dbus_timeout_get_enabled(timeout) != 0 {
             let remaining = max(0, deadline - now)
             wait = wait < 0 ? remaining : min(wait, remaining)
@@ -154,7 +155,7 @@ final class BusLoop: @unchecked Sendable {
                 _ = read(wakeDescriptor, &counter, 8)
             }
         }
-        let later = Self.milliseconds()
+        let later = SystemClocks.monotonicMilliseconds()
         for timeout in Array(timeoutDeadlines.keys) {
             guard let deadline = timeoutDeadlines[timeout], deadline <= later,
                 dbus_timeout_get_enabled(timeout) != 0
@@ -190,7 +191,7 @@ final class BusLoop: @unchecked Sendable {
             { timeout, context in
                 guard let timeout, let context else { return 0 }
                 let loop = Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue()
-                loop.timeoutDeadlines[timeout] = BusLoop.milliseconds() + Int64(dbus_timeout_get_interval(timeout))
+                loop.timeoutDeadlines[timeout] = SystemClocks.monotonicMilliseconds() + Int64(dbus_timeout_get_interval(timeout))
                 return 1
             },
             { timeout, context in
@@ -200,7 +201,7 @@ final class BusLoop: @unchecked Sendable {
             { timeout, context in
                 guard let timeout, let context else { return }
                 let loop = Unmanaged<BusLoop>.fromOpaque(context).takeUnretainedValue()
-                loop.timeoutDeadlines[timeout] = BusLoop.milliseconds() + Int64(dbus_timeout_get_interval(timeout))
+                loop.timeoutDeadlines[timeout] = SystemClocks.monotonicMilliseconds() + Int64(dbus_timeout_get_interval(timeout))
             },
             context, nil)
         dbus_connection_set_wakeup_main_function(
@@ -227,11 +228,5 @@ final class BusLoop: @unchecked Sendable {
         datagramSockets.removeAll()
         watches.removeAll()
         timeoutDeadlines.removeAll()
-    }
-
-    static func milliseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }

@@ -1,5 +1,5 @@
+import Clocks
 package import Workout
-import Store
 
 /// The two times every pipeline input carries: monotonic for durations (immune to NTP steps
 /// and an operator's `date -s`), wall for what sessions are dated with, and whether that wall

@@ -1,4 +1,5 @@
 import CClock
+import Clocks
 package import Store
 import Synchronization
 package import Workout
@@ -39,9 +40,9 @@ package final class SystemWallClock: Sendable {
 
     /// Both clocks now, the wall clock judged.
     package func now() -> Timestamp {
-        let wall = Self.read(CLOCK_REALTIME)
-        let boottime = Self.read(CLOCK_BOOTTIME)
-        let time = UTCTime(millisecondsSince1970: wall.components.seconds * 1000 + wall.components.attoseconds / 1_000_000_000_000_000)
+        let wall = SystemClocks.realtime()
+        let boottime = SystemClocks.boottime()
+        let time = UTCTime(millisecondsSince1970: SystemClocks.milliseconds(wall))
         let trusted = state.withLock { state in
             var reading = WallClockJudge.Reading(wall: time, boottime: boottime, synchronised: false)
             let stepped = state.judge.offset.map { abs(reading.offset - $0) > WallClockJudge.stepThreshold } ?? true
@@ -72,12 +73,6 @@ package final class SystemWallClock: Sendable {
         if ftms_clock_synchronised() == 1 { return true }
         var info = stat()
         return stat(synchronisedFlag, &info) == 0
-    }
-
-    private static func read(_ clock: clockid_t) -> Duration {
-        var spec = timespec()
-        clock_gettime(clock, &spec)
-        return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
     }
 
     /// This boot's id (`/proc/sys/kernel/random/boot_id`), or `nil` where it cannot be read.

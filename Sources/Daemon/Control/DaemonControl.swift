@@ -1,3 +1,4 @@
+package import Clocks
 package import BlueZ
 import FTMS
 import FoundationEssentials
@@ -84,12 +85,12 @@ package actor DaemonControl {
             metricsReaders: readers, mqtt: broker, store: await storeWatch?.status(), clock: try await wallClockStatus())
     }
 
-    private func wallClockStatus() async throws -> DaemonStatus.WallClock? {
+    private func wallClockStatus() async throws -> DaemonStatus.WallClockState? {
         guard let wallClock else { return nil }
         let judge = wallClock.judge()
         let undated = try await store.undatedSessions()
         let boottime = judge.last?.boottime ?? .zero
-        return DaemonStatus.WallClock(
+        return DaemonStatus.WallClockState(
             trusted: judge.isTrusted, state: judge.explanation, now: judge.last?.wall.iso8601 ?? "?",
             sessionsWaiting: undated.waiting, sessionsEstimated: undated.estimated,
             waitSeconds: Int(clockSyncWait.components.seconds), waitLeftSeconds: Int(max(.zero, clockSyncWait - boottime).components.seconds))

@@ -103,7 +103,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
 
     /// The wall clock as the daemon judges it (contract §5), and the finished sessions whose
     /// dates wait for it.
-    package struct WallClock: Sendable, Codable, Equatable {
+    package struct WallClockState: Sendable, Codable, Equatable {
         /// Whether sessions are dated by it now.
         package var trusted: Bool
         /// Why, or why not, in words.
@@ -140,7 +140,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
     package var metricsReaders: Int
     package var mqtt: Broker?
     package var store: Store?
-    package var clock: WallClock?
+    package var clock: WallClockState?
 
     enum CodingKeys: String, CodingKey {
         case version

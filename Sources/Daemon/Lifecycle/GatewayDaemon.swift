@@ -15,7 +15,7 @@ import Training
 import Upload
 import Workout
 
-/// `ftms-bridge run`: opens everything that can fail at start (store, sockets), says READY=1,
+/// `ftms-bridged`: opens everything that can fail at start (store, sockets), says READY=1,
 /// then runs the services until SIGTERM (contract §10, SolidFocus Flow 1).
 ///
 /// Start-up order is Flow 1's on a gateway: the store opens and the device id is ready;
@@ -33,7 +33,7 @@ package struct GatewayDaemon: Sendable {
     package var version: String
     package var level: JournalLogHandler.Level
     /// The event loops for the sockets and timers; `nil` makes a one-thread group for this run.
-    /// `ftms-bridge run` passes NIO's singleton group after making it Swift Concurrency's global
+    /// `ftms-bridged` passes NIO's singleton group after making it Swift Concurrency's global
     /// executor, so the whole daemon runs on threads that sleep until something is due.
     package var loops: MultiThreadedEventLoopGroup?
 
@@ -160,7 +160,7 @@ package struct GatewayDaemon: Sendable {
         do {
             server = try await MetricsServer.listen(
                 MetricsServerConfiguration(path: config.metricsSocket.path, group: metricsGroup, daemonVersion: version),
-                on: loops.next(), clock: systemUnixClock)
+                on: loops.next(), clock: .system)
         } catch {
             throw DaemonError("metrics socket \(config.metricsSocket.path): \(error)")
         }
@@ -181,7 +181,7 @@ package struct GatewayDaemon: Sendable {
         let publisher = LivePublisher(server: server, mqtt: mqtt)
 
         let scheduler = sync.map { sync in
-            UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval, sleep: { try await timers.sleep(for: $0) }) {
+            UploadScheduler(policy: RetryPolicy(), idleInterval: config.backend.uploadInterval, timers: timers) {
                 let outcome: UploadOutcome
                 let result: String
                 do {

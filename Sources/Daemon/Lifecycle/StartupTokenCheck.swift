@@ -1,3 +1,4 @@
+import Clocks
 import Logging
 import Telemetry
 import Upload
@@ -14,7 +15,7 @@ struct StartupTokenCheck: Sendable {
 
     func run() async {
         let authority = sync.authority
-        let check = await Self.withTimeout(timeout, timers: timers) { await authority.checkAtStartup() }
+        let check = await withTimeout(timeout, on: timers) { await authority.checkAtStartup() }
         switch check {
         case .valid(let refreshed)?:
             if refreshed { metrics.tokenRefreshed(result: "success") }
@@ -26,22 +27,6 @@ struct StartupTokenCheck: Sendable {
             logger.warning("backend unreachable at start-up (\(reason)); uploads will retry")
         case nil:
             logger.warning("token check took longer than \(timeout); machines first, uploads will retry")
-        }
-    }
-
-    /// `operation`'s result, or `nil` if it takes longer than `timeout` (it is cancelled).
-    static func withTimeout<T: Sendable>(
-        _ timeout: Duration, timers: any Clock<Duration>, _ operation: @escaping @Sendable () async -> T
-    ) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await operation() }
-            group.addTask {
-                try? await timers.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
     }
 }

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 package import Logging
+import CivilTime
+import Clocks
 import Synchronization
 import ProcessOutput
 
@@ -74,14 +76,6 @@ package struct JournalLogHandler: LogHandler {
     }
 
     private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = Int(now.tv_nsec / 1_000_000)
-        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+        ISO8601.string(.milliseconds(WallClock.system.now().millisecondsSince1970), fractionDigits: 3)
     }
 }

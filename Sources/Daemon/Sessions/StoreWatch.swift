@@ -1,3 +1,4 @@
+package import Clocks
 import FoundationEssentials
 package import Logging
 package import Store

@@ -1,3 +1,5 @@
+import HostPort
+
 /// `[prometheus] listen`: `host:port` on loopback only.
 ///
 /// The scrape endpoint has no authentication, so it must not be reachable from the gym's
@@ -8,34 +10,22 @@ struct ListenAddress: Equatable {
 
     init(parsing text: String) throws(ValueProblem) {
         let usage = "must be host:port on loopback (127.0.0.1:9464, [::1]:9464, localhost:9464), got \(OneLine.quoted(text))"
-        let hostPart: Substring
-        let portPart: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[close...].hasPrefix("]:") else { throw .invalid(usage) }
-            hostPart = text[text.index(after: text.startIndex)..<close]
-            portPart = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":") else { throw .invalid(usage) }
-            hostPart = text[..<colon]
-            portPart = text[text.index(after: colon)...]
-            guard !hostPart.contains(":") else { throw .invalid("must write an IPv6 address in brackets ([::1]:9464), got \(OneLine.quoted(text))") }
+        let parsed: HostPort
+        do {
+            parsed = try HostPort(parsing: text)
+        } catch .unbracketedIPv6 {
+            throw .invalid("must write an IPv6 address in brackets ([::1]:9464), got \(OneLine.quoted(text))")
+        } catch .badPort {
+            throw .invalid("must end in a port from 0 (any free port, logged at start) to 65535, got \(OneLine.quoted(text))")
+        } catch {
+            throw .invalid(usage)
         }
-        guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let port = Int(portPart), (0...65535).contains(port)
-        else { throw .invalid("must end in a port from 0 (any free port, logged at start) to 65535, got \(OneLine.quoted(text))") }
-        guard Self.isLoopback(hostPart) else {
+        guard let port = parsed.port else { throw .invalid(usage) }
+        guard ListenScope(host: parsed.host) == .loopback else {
             throw .invalid("must be a loopback address (127.0.0.0/8, [::1] or localhost): the endpoint has no authentication, got \(OneLine.quoted(text))")
         }
-        host = String(hostPart)
+        host = parsed.host
         self.port = port
-    }
-
-    static func isLoopback(_ host: Substring) -> Bool {
-        if host.lowercased() == "localhost" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return false }
-        let values = octets.map { octet in octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } ? Int(octet) : nil }
-        return values.allSatisfy { ($0 ?? 256) <= 255 } && values.first == 127
     }
 }
 

@@ -1,5 +1,5 @@
 extension DaemonConfig {
-    /// The path `ftms-bridge run` reads when no `--config` is given.
+    /// The path the daemon reads when no `--config` is given.
     package static let defaultPath = "/etc/ftms-bridge/config.toml"
 
     /// Reads a config from TOML text. `source` names it in errors (the file's path).
@@ -47,7 +47,7 @@ extension DaemonConfig {
     }
 
     /// Reads the file at `path`; with `missingIsDefault`, a file that does not exist gives the
-    /// defaults (`run` without `--config` on a box where nobody wrote one).
+    /// defaults (the daemon without `--config` on a box where nobody wrote one).
     package static func load(path: String, missingIsDefault: Bool) throws(ConfigError) -> DaemonConfig {
         switch try ConfigFile.read(path) {
         case .bytes(let bytes):

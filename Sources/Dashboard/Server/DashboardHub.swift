@@ -1,3 +1,4 @@
+public import Clocks
 public import NIOCore
 public import Publish
 
@@ -13,13 +14,15 @@ public actor DashboardHub {
     private var clients: [Int: ClientMailbox] = [:]
     private var nextClient = 0
     private let limits: ReaderLimits
-    private let now: @Sendable () -> Double
+    private let clock: WallClock
 
-    /// `now` is the dashboard's clock, Unix seconds (injected for tests).
-    public init(limits: ReaderLimits = ReaderLimits(), now: @escaping @Sendable () -> Double) {
+    /// `clock` is the dashboard's (injected for tests).
+    public init(limits: ReaderLimits = ReaderLimits(), clock: WallClock) {
         self.limits = limits
-        self.now = now
+        self.clock = clock
     }
+
+    private func now() -> Double { clock.now().unixSeconds }
 
     public var clientCount: Int { clients.count }
     public var state: FloorState { floor }

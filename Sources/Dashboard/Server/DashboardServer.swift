@@ -1,3 +1,4 @@
+public import Clocks
 public import Hummingbird
 import HummingbirdCore
 import Logging
@@ -5,7 +6,7 @@ import NIOCore
 public import Publish
 import ServiceLifecycle
 
-/// `ftms-bridge dashboard` (and `[dashboard]` in `run`): the page, its event stream and a JSON
+/// `ftms-bridge dashboard`: the page, its event stream and a JSON
 /// view of the floor, served by Hummingbird, fed by one or more ``DashboardSource``s.
 ///
 /// Routes: `GET /` the page (HTML with its CSS and JavaScript inline: one request to a first
@@ -52,14 +53,14 @@ public struct DashboardServer: Sendable {
     /// Refuses a non-loopback address without a token before anything is bound.
     public init(
         configuration: Configuration, sources: [any DashboardSource], sessions: SessionLibrary? = nil,
-        now: @escaping @Sendable () -> Double, log: @escaping @Sendable (String) -> Void
+        clock: WallClock, log: @escaping @Sendable (String) -> Void
     ) throws(DashboardServerError) {
         if !configuration.listen.isLoopback, configuration.token == nil { throw .tokenRequired(configuration.listen) }
         self.configuration = configuration
         self.sessions = sessions
         self.sources = sources
         self.log = log
-        hub = DashboardHub(limits: configuration.limits, now: now)
+        hub = DashboardHub(limits: configuration.limits, clock: clock)
     }
 
     /// Serves until SIGINT or SIGTERM; `onListening` gets the bound port.
@@ -67,8 +68,8 @@ public struct DashboardServer: Sendable {
         try await application(onListening: onListening).runService()
     }
 
-    /// The application with the sources and the heartbeat as its services, for `run`, for the
-    /// daemon's service group and for tests.
+    /// The application with the sources and the heartbeat as its services, for ``run(onListening:)``
+    /// and for tests.
     public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "ftms-bridge.dashboard") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .critical

@@ -1,11 +1,9 @@
-import NIOCore
+import HostPort
 
 /// `--listen HOST:PORT`, and whether it is loopback (the only place the page may be served
 /// without a token).
 ///
-/// Loopback is decided on the parsed address, not the spelling, as the Prometheus endpoint
-/// does: `localhost` is 127.0.0.1 without asking a resolver, any other host must be an IP
-/// literal, and loopback means 127.0.0.0/8 or ::1.
+/// Loopback is decided on the parsed address, not the spelling (``ListenScope``).
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -19,31 +17,16 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// `127.0.0.1:8088`, `[::1]:0`, `0.0.0.0:80`, `localhost:8088`, or `:8088` (loopback).
     public init(parsing text: String) throws(ListenAddressError) {
-        guard let colon = text.lastIndex(of: ":") else { throw .malformed(text) }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.isEmpty { host = "127.0.0.1" }
-        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { throw .malformed(text) }
-        let literal = host.lowercased() == "localhost" ? "127.0.0.1" : host
-        guard (try? SocketAddress(ipAddress: literal, port: port)) != nil else { throw .notAnAddress(host) }
-        self.host = literal
+        guard let parsed = try? HostPort(parsing: text), let port = parsed.port else { throw .malformed(text) }
+        let host = parsed.host.isEmpty ? "127.0.0.1" : parsed.host
+        guard ListenScope(host: host) != .notAnAddress else { throw .notAnAddress(host) }
+        self.host = ListenScope.literal(host)
         self.port = port
     }
 
-    public var isLoopback: Bool {
-        guard let address = try? SocketAddress(ipAddress: host, port: port) else { return false }
-        switch address {
-        case .v4(let v4):
-            // s_addr is in network byte order: the first octet is the lowest byte in memory.
-            return withUnsafeBytes(of: v4.address.sin_addr.s_addr) { $0.first } == 127
-        case .v6(let v6):
-            return withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) } == Array(repeating: 0, count: 15) + [1]
-        case .unixDomainSocket:
-            return false
-        }
-    }
+    public var isLoopback: Bool { ListenScope(host: host) == .loopback }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { HostPort.text(host: host, port: port) }
 }
 
 public enum ListenAddressError: Error, Equatable, CustomStringConvertible {

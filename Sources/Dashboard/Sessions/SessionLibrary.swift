@@ -2,8 +2,7 @@ public import Store
 import Synchronization
 
 /// Where the dashboard's session pages read finished sessions and their plot series: the
-/// gateway's own database, through a read-only connection of the dashboard's own (both in
-/// `run`'s `[dashboard]` and in the standalone `ftms-bridge dashboard`), beside the daemon:
+/// gateway's own database, through a read-only connection of `ftms-bridge dashboard`'s own, beside the daemon:
 /// SQLite's WAL lets a reader in while the daemon writes, and a browser never holds the
 /// daemon's store. The connection opens on the first request, and again on the next one if it
 /// could not (the daemon has not made the database yet).

@@ -1,5 +1,6 @@
 import JSON
 import BlueZ
+import Clocks
 import DaemonConfig
 import MQTT
 import RetryTiming
@@ -69,18 +70,9 @@ struct BrokerCheck: Sendable {
     }
 
     private static func firstOutcome(_ client: MQTTClient, timeout: Duration) async -> MQTTEvent? {
-        await withTaskGroup(of: MQTTEvent?.self) { group in
-            group.addTask {
-                var events = client.events.makeAsyncIterator()
-                return await events.next()
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await withTimeout(timeout) {
+            var events = client.events.makeAsyncIterator()
+            return await events.next()
+        } ?? nil
     }
 }

@@ -1,4 +1,5 @@
 import CBluetooth
+import OwnThread
 
 #if canImport(Glibc)
 import Glibc

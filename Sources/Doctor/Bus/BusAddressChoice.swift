@@ -1,4 +1,4 @@
-/// Which bus the doctor looks at, and why that one: the same choice `ftms-bridge run` makes,
+/// Which bus the doctor looks at, and why that one: the same choice the daemon (`ftms-bridged`) makes,
 /// so the doctor examines the bus the daemon would use.
 struct BusAddressChoice: Sendable, Hashable {
     static let standard = "unix:path=/run/dbus/system_bus_socket"

@@ -1,4 +1,5 @@
 import BlueZ
+import Clocks
 import DBus
 
 /// Takes a ``BusSnapshot`` of the bus at one address, within a time limit.
@@ -9,11 +10,8 @@ struct BusProbe: Sendable {
     func snapshot() async -> BusSnapshot {
         let address = address
         let limit = timeout
-        return await withDeadline(limit, onTimeout: {
-            .unreachable(reason: "no answer from the bus at \(address) within \(Seconds.text(limit))")
-        }) {
-            await Self.look(at: address, callTimeout: limit)
-        }
+        return await withTimeout(limit) { await Self.look(at: address, callTimeout: limit) }
+            ?? .unreachable(reason: "no answer from the bus at \(address) within \(Seconds.text(limit))")
     }
 
     private static func look(at address: String, callTimeout: Duration) async -> BusSnapshot {

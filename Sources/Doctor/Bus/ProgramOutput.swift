@@ -1,3 +1,4 @@
+import OwnThread
 import ProcessOutput
 import Foundation
 

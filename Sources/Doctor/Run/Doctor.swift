@@ -1,4 +1,5 @@
 import BlueZ
+import Clocks
 import DaemonConfig
 import Store
 
@@ -23,11 +24,9 @@ package struct Doctor: Sendable {
         async let state = stateChecks(settings)
         async let metrics = SocketCheck(kind: .metrics, settings: settings.config.metricsSocket, timeout: inputs.timeouts.socket).run()
         async let control = SocketCheck(kind: .control, settings: settings.config.controlSocket, timeout: inputs.timeouts.socket).run()
-        async let backend = withDeadline(inputs.timeouts.backend + .seconds(1), onTimeout: {
-            CheckResult(id: BackendCheck.id, title: BackendCheck.title, status: .failed, detail: "no answer from \(settings.backendURL) in time")
-        }) { [inputs] in
+        async let backend = withTimeout(inputs.timeouts.backend + .seconds(1)) { [inputs] in
             await BackendCheck(url: settings.backendURL, source: settings.backendSource, timeout: inputs.timeouts.backend).run()
-        }
+        } ?? CheckResult(id: BackendCheck.id, title: BackendCheck.title, status: .failed, detail: "no answer from \(settings.backendURL) in time")
         async let broker = BrokerCheck(settings: settings.config.mqtt, timeout: inputs.timeouts.backend).run()
         let policy = PolicyCheck(directories: inputs.policyDirectories, user: inputs.serviceUser, group: inputs.serviceGroup).run()
         let (stateResults, secrets) = await state
@@ -54,11 +53,11 @@ package struct Doctor: Sendable {
         for adapter in adapters ?? [] {
             results.append(adapterCheck.result(adapter))
             let limit = inputs.timeouts.controller * 2
-            results.append(await withDeadline(limit, onTimeout: {
-                CheckResult(
-                    id: "controller.\(adapter.name)", title: "Controller \(adapter.name)", status: .warning,
-                    detail: "the controller did not answer within \(Seconds.text(limit))")
-            }) { await controllers.result(adapter, kernel: support) })
+            results.append(
+                await withTimeout(limit) { await controllers.result(adapter, kernel: support) }
+                    ?? CheckResult(
+                        id: "controller.\(adapter.name)", title: "Controller \(adapter.name)", status: .warning,
+                        detail: "the controller did not answer within \(Seconds.text(limit))"))
         }
         return results
     }
@@ -77,13 +76,7 @@ package struct Doctor: Sendable {
         }
         let clock = inputs.clock
         let limit = inputs.timeouts.database
-        let (database, login, secrets) = await withDeadline(limit, onTimeout: {
-            (CheckResult(
-                id: DatabaseCheck.id, title: DatabaseCheck.title, status: .failed,
-                detail: "the database did not open within \(Seconds.text(limit)): another process holds its lock?",
-                hint: "see which process holds it: fuser -v \(settings.stateDirectory)/\(GatewayStore.fileName)"),
-             CheckResult.skipped(id: LoginCheck.id, title: LoginCheck.title, because: "the database did not open"), [String]())
-        }) {
+        let checked = await withTimeout(limit) {
             let (database, store) = await DatabaseCheck(
                 directory: settings.stateDirectory, clock: clock, lowSpaceBytes: Int64(settings.config.state.lowSpaceWarningMiB) << 20).run()
             guard let store else {
@@ -93,6 +86,13 @@ package struct Doctor: Sendable {
             try? store.close()
             return (database, login, secrets)
         }
+        let (database, login, secrets) = checked ?? (
+            CheckResult(
+                id: DatabaseCheck.id, title: DatabaseCheck.title, status: .failed,
+                detail: "the database did not open within \(Seconds.text(limit)): another process holds its lock?",
+                hint: "see which process holds it: fuser -v \(settings.stateDirectory)/\(GatewayStore.fileName)"),
+            CheckResult.skipped(id: LoginCheck.id, title: LoginCheck.title, because: "the database did not open"), [String]()
+        )
         return ([directoryResult, database, login], secrets)
     }
 }

@@ -1,4 +1,4 @@
-package import Store
+package import Clocks
 import DaemonConfig
 
 /// Everything the doctor looks at that is not fixed by the machine itself: the command's

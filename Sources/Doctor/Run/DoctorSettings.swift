@@ -1,7 +1,7 @@
 import DaemonConfig
 
 /// The paths, bus and backend the checks examine: the config's, with systemd's environment
-/// and the command's flags applied the way `ftms-bridge run` applies them.
+/// and the command's flags applied the way the daemon (`ftms-bridged`) applies them.
 struct DoctorSettings: Sendable {
     /// The file's config with `$STATE_DIRECTORY` and `$RUNTIME_DIRECTORY` applied.
     var config: DaemonConfig

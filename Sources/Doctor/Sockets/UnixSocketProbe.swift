@@ -1,4 +1,5 @@
 import LocalSocket
+import OwnThread
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import Clocks
 import JSON
 import Foundation
 import Store

@@ -1,3 +1,4 @@
+import Clocks
 import JSON
 import Store
 import Workout

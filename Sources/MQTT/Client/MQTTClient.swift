@@ -1,3 +1,4 @@
+import Clocks
 
 /// A connection to one MQTT broker that never makes its caller wait: ``publish(_:)`` queues
 /// and returns, the client's own thread (see ``MQTTBinding``) connects, reconnects forever
@@ -110,7 +111,7 @@ public final class MQTTClient: Sendable {
                 }
                 if !state.stopRequested {
                     state.stopRequested = true
-                    state.stopDeadline = MQTTLoop.milliseconds() + milliseconds
+                    state.stopDeadline = SystemClocks.monotonicMilliseconds() + milliseconds
                 }
                 state.stopWaiters.append(continuation)
                 return false

@@ -1,6 +1,7 @@
 import ProcessOutput
 import RetryTiming
 import CMosquitto
+import Clocks
 import Synchronization
 
 #if canImport(Glibc)
@@ -78,7 +79,7 @@ final class MQTTLoop: @unchecked Sendable {
         _ = cmosquitto_name_thread("mqtt-loop")
         MosquittoLibrary.ensureInitialised()
         while true {
-            let now = Self.milliseconds()
+            let now = SystemClocks.monotonicMilliseconds()
             let (stopping, deadline, pending) = shared.withLock { ($0.stopRequested, $0.stopDeadline, $0.queue.count) }
             if stopping {
                 let flushed = pending == 0 && !(handle.map { mosquitto_want_write($0) } ?? false)
@@ -299,7 +300,7 @@ final class MQTTLoop: @unchecked Sendable {
         let reason = "\(configuration.broker): " + (context.map { "\($0): " } ?? "") + (refusal ?? Self.describe(code, errno: savedErrno))
         destroyHandle()
         let delay = backoff.next(random: random())
-        nextAttempt = Self.milliseconds() + Int64(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        nextAttempt = SystemClocks.monotonicMilliseconds() + SystemClocks.milliseconds(delay)
         shared.withLock { state in
             state.queue.connectionLost()
             state.status.state = .waiting
@@ -352,11 +353,5 @@ final class MQTTLoop: @unchecked Sendable {
         events.finish()
         for stream in streams { stream.finish() }
         for waiter in waiters { waiter.resume() }
-    }
-
-    static func milliseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }

@@ -1,3 +1,5 @@
+import HostPort
+
 /// A broker address from `mqtt://host[:port]` or `mqtts://host[:port]` (TLS). Default ports are
 /// MQTT's registered ones: 1883, and 8883 for TLS. An IPv6 literal is written in brackets.
 public struct BrokerURL: Sendable, Equatable, CustomStringConvertible {
@@ -28,33 +30,25 @@ public struct BrokerURL: Sendable, Equatable, CustomStringConvertible {
         guard !authority.isEmpty, !authority.contains("/"), !authority.contains("@"), !authority.contains("?") else {
             throw .invalid("broker URL \"\(text)\" must be mqtt[s]://host[:port], with no path, user or query")
         }
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw .invalid("broker URL \"\(text)\": unclosed [ in the host") }
-            host = String(authority[authority.index(after: authority.startIndex)..<close])
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .invalid("broker URL \"\(text)\": expected :port after ]") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = String(authority[..<colon])
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = String(authority)
+        let parsed: HostPort
+        do {
+            parsed = try HostPort(parsing: authority)
+        } catch .unclosedBracket {
+            throw .invalid("broker URL \"\(text)\": unclosed [ in the host")
+        } catch .textAfterBracket {
+            throw .invalid("broker URL \"\(text)\": expected :port after ]")
+        } catch .unbracketedIPv6 {
+            throw .invalid("broker URL \"\(text)\": write an IPv6 address in brackets (mqtt://[fd00::1]:1883)")
+        } catch {
+            throw .invalid("broker URL \"\(text)\": port must be 1-65535")
         }
+        host = parsed.host
         guard !host.isEmpty else { throw .invalid("broker URL \"\(text)\" has no host") }
-        if let portText {
-            guard let port = Int(portText), (1...65535).contains(port) else {
-                throw .invalid("broker URL \"\(text)\": port must be 1-65535")
-            }
-            self.port = port
-        } else {
-            port = tls ? 8883 : 1883
-        }
+        guard parsed.port != 0 else { throw .invalid("broker URL \"\(text)\": port must be 1-65535") }
+        port = parsed.port ?? (tls ? 8883 : 1883)
     }
 
     public var description: String {
-        "\(tls ? "mqtts" : "mqtt")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        "\(tls ? "mqtts" : "mqtt")://" + HostPort.text(host: host, port: port)
     }
 }

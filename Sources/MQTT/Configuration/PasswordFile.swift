@@ -5,7 +5,7 @@ import Glibc
 
 /// `[mqtt] password_file`: the password's first line, from a regular file nobody but its
 /// owner can read (mode 0600 or stricter), so it is never in the config, on a command line or
-/// in a log. Errors name the file, never its contents. Shared by `run` and `doctor`.
+/// in a log. Errors name the file, never its contents. Shared by the daemon and `doctor`.
 public enum PasswordFile {
     public static func read(_ path: String) throws(MQTTConfigurationError) -> String {
         var info = stat()

@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 import FTMS
 
@@ -9,11 +10,10 @@ import FTMS
 struct UnixMilliseconds: Sendable, Hashable {
     var value: Int64
 
-    /// Rounds to the nearest millisecond. A clock that returns nonsense (not finite, before
-    /// 1970, past year 200000) gives 0 rather than a trap: the line still goes out.
-    init(unixSeconds: Double) {
-        let milliseconds = (unixSeconds * 1000).rounded()
-        value = milliseconds.isFinite && milliseconds >= 0 && milliseconds < 6.3e15 ? Int64(milliseconds) : 0
+    /// A clock that returns nonsense (before 1970, past year 200000) gives 0 rather than a
+    /// trap: the line still goes out.
+    init(_ time: UTCTime) {
+        value = (0..<6_300_000_000_000_000).contains(time.millisecondsSince1970) ? time.millisecondsSince1970 : 0
     }
 
     func writeJSON(into json: inout JSONBuffer) {

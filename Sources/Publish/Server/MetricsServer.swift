@@ -1,3 +1,4 @@
+public import Clocks
 import JSON
 import FTMS
 import LocalSocket
@@ -25,7 +26,7 @@ public actor MetricsServer {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let configuration: MetricsServerConfiguration
-    private let clock: UnixClock
+    private let clock: WallClock
     private let placement: SocketPlacement
     private var identity: FileIdentity?
     private var listener: (any Channel)?
@@ -38,7 +39,7 @@ public actor MetricsServer {
     private var scratch = JSONBuffer(capacity: 2048)
     private let allocator = ByteBufferAllocator()
 
-    private init(configuration: MetricsServerConfiguration, placement: SocketPlacement, eventLoop: any EventLoop, clock: @escaping UnixClock) {
+    private init(configuration: MetricsServerConfiguration, placement: SocketPlacement, eventLoop: any EventLoop, clock: WallClock) {
         self.configuration = configuration
         self.placement = placement
         self.eventLoop = eventLoop
@@ -48,11 +49,11 @@ public actor MetricsServer {
 
     /// Listens on `configuration.path`: makes its directory, replaces a stale socket file,
     /// refuses a live one, and sets mode 0660 and the configured group. `clock` gives the
-    /// envelope's `timestamp` in Unix seconds.
+    /// envelopes' `timestamp` (replay's is the capture's time).
     public static func listen(
         _ configuration: MetricsServerConfiguration,
         on eventLoop: any EventLoop,
-        clock: @escaping UnixClock
+        clock: WallClock
     ) async throws -> MetricsServer {
         let group = try configuration.group.map { (name) throws(LocalSocketError) in try GroupLookup.id(named: name) }
         let placement = try SocketPlacement(path: configuration.path)
@@ -222,7 +223,7 @@ public actor MetricsServer {
     // MARK: Encoding
 
     private func now() -> UnixMilliseconds {
-        UnixMilliseconds(unixSeconds: clock())
+        UnixMilliseconds(clock.now())
     }
 
     private func hello(for filter: WatchFilter) -> ByteBuffer {

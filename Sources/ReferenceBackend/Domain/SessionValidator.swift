@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 import FoundationEssentials
 
@@ -33,13 +34,13 @@ enum SessionValidator {
         func refuse(_ message: String) -> Result<Accepted, Refusal> {
             .failure(Refusal(sessionID: sessionID, message: message))
         }
-        let started: ISO8601Time
-        let ended: ISO8601Time
+        let started: Double
+        let ended: Double
         switch (time(session, "started_at"), time(session, "ended_at")) {
         case (.failure(let problem), _), (_, .failure(let problem)): return refuse(problem.message)
         case (.success(let start), .success(let end)): (started, ended) = (start, end)
         }
-        guard ended.secondsSince1970 >= started.secondsSince1970 else { return refuse("ended_at is before started_at") }
+        guard ended >= started else { return refuse("ended_at is before started_at") }
         let duration: Int64
         let energy: Int64
         let distance: Int64
@@ -47,7 +48,7 @@ enum SessionValidator {
         case (.failure(let problem), _, _), (_, .failure(let problem), _), (_, _, .failure(let problem)): return refuse(problem.message)
         case (.success(let d), .success(let e), .success(let m)): (duration, energy, distance) = (d, e, m)
         }
-        guard Double(duration) <= ended.secondsSince1970 - started.secondsSince1970 + durationSlack else {
+        guard Double(duration) <= ended - started + durationSlack else {
             return refuse("duration \(duration) s exceeds ended_at − started_at")
         }
         if let detail = session["detail"], !detail.isObject, detail != .null {
@@ -57,17 +58,18 @@ enum SessionValidator {
             guard let text = raw.string, Data(base64Encoded: text) != nil else { return refuse("raw must be a Base64 string") }
         }
         let figures = SessionFigures(
-            startedAt: started.secondsSince1970, endedAt: ended.secondsSince1970, duration: duration, energy: energy,
+            startedAt: started, endedAt: ended, duration: duration, energy: energy,
             distance: distance)
         return .success(Accepted(sessionID: sessionID, key: sessionID.lowercased(), figures: figures))
     }
 
-    private static func time(_ session: JSONValue, _ key: String) -> Result<ISO8601Time, FieldProblem> {
+    /// Seconds since 1970, fraction included, of an RFC 3339 time (docs/backend-api.md: a zone required).
+    private static func time(_ session: JSONValue, _ key: String) -> Result<Double, FieldProblem> {
         guard let value = session[key], value != .null else { return .failure(FieldProblem("missing \(key)")) }
-        guard let text = value.string, let time = ISO8601Time(text) else {
+        guard let text = value.string, let time = ISO8601.parse(text, .rfc3339) else {
             return .failure(FieldProblem("\(key) must be an ISO 8601 time with a zone, like 2025-12-24T07:30:00Z"))
         }
-        return .success(time)
+        return .success(Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18)
     }
 
     /// A whole, non-negative number (seconds, kcal, metres): stats are sums of exactly these.

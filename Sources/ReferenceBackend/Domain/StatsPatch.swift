@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 
 /// `PATCH /users/me/stats`: any subset of the six stats fields, applied over the current ones.
@@ -29,7 +30,7 @@ struct StatsPatch: Sendable {
             case .lastWorkoutDate:
                 if value == .null {
                     result.lastWorkoutDate = nil
-                } else if let text = value.string, let day = CivilDay(text) {
+                } else if let text = value.string, let day = LocalDate(text) {
                     result.lastWorkoutDate = day.description
                 } else {
                     throw .invalidRequest("last_workout_date must be YYYY-MM-DD or null")

@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 
 /// A user's stats, kept up to date one accepted session at a time.
@@ -14,12 +15,12 @@ struct StatsTally: Sendable {
     private var duration: Int64 = 0
     private var days: Set<Int64> = []
 
-    mutating func add(_ figures: SessionFigures, on day: CivilDay) {
+    mutating func add(_ figures: SessionFigures, on day: LocalDate) {
         count += 1
         energy = Self.sum(energy, figures.energy)
         distance = Self.sum(distance, figures.distance)
         duration = Self.sum(duration, figures.duration)
-        days.insert(day.number)
+        days.insert(day.dayNumber)
     }
 
     /// Stops at ``JSONValue/maxSafeInteger``: absurd sessions may make absurd totals, never a
@@ -36,6 +37,6 @@ struct StatsTally: Sendable {
         }
         return UserStats(
             totalCount: count, totalEnergy: energy, totalDistance: distance, totalDuration: duration, streak: streak,
-            lastWorkoutDate: last.map { CivilDay(number: $0).description })
+            lastWorkoutDate: last.map { LocalDate(dayNumber: $0).description })
     }
 }

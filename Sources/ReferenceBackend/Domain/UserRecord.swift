@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 
 /// A user as the server keeps it (SolidFocus "User"), keyed by the id token's subject.
@@ -27,7 +28,7 @@ struct UserRecord: Sendable, Hashable, Codable {
     var profile: UserProfile {
         UserProfile(
             userID: subject, provider: provider, email: email, name: name,
-            createdAt: ISO8601Time.format(secondsSince1970: createdAt), boundDeviceID: boundDeviceID)
+            createdAt: ISO8601.string(secondsSince1970: createdAt), boundDeviceID: boundDeviceID)
     }
 }
 

@@ -1,3 +1,4 @@
+public import Clocks
 public import Hummingbird
 import Logging
 import NIOCore
@@ -15,7 +16,7 @@ public struct BackendServer: Sendable {
 
     /// Loads the state file, if any; a bad one is a one-line error rather than an empty start.
     public init(
-        configuration: BackendConfiguration, clock: any BackendClock = SystemBackendClock(),
+        configuration: BackendConfiguration, clock: WallClock = .system,
         log: @escaping @Sendable (String) -> Void = { LineOutput.standardError($0) }
     ) throws(StartupError) {
         do {

@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 
 /// What `/_admin/*` reads and changes: introspection for tests, and the operator's levers.
@@ -11,7 +12,7 @@ extension Backend {
                     AdminSessionsReport.Entry(
                         user: subject, sessionID: session.body["session_id"]?.string ?? session.key, received: session.received,
                         startedAt: session.body["started_at"]?.string ?? "",
-                        firstReceivedAt: ISO8601Time.format(secondsSince1970: Int64(session.firstReceivedAt.rounded(.down))),
+                        firstReceivedAt: ISO8601.string(secondsSince1970: Int64(session.firstReceivedAt.rounded(.down))),
                         body: includeBodies ? session.body : nil))
             }
         }

@@ -1,3 +1,4 @@
+import Clocks
 import FoundationEssentials
 
 /// The reference backend's state and rules, without HTTP: the routes call these methods and
@@ -7,7 +8,7 @@ import FoundationEssentials
 /// is in the state file before its answer leaves.
 actor Backend {
     let configuration: BackendConfiguration
-    let clock: any BackendClock
+    let clock: WallClock
     var state: BackendState
     var signer: JWTSigner
     var tokenSettings: TokenSettings
@@ -19,7 +20,7 @@ actor Backend {
     var refreshExpiredThrough: Int64 = 0
     private let journal: Journal?
 
-    init(configuration: BackendConfiguration, clock: any BackendClock) throws(Journal.Failure) {
+    init(configuration: BackendConfiguration, clock: WallClock) throws(Journal.Failure) {
         self.configuration = configuration
         self.clock = clock
         let fallbackKey = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
@@ -36,7 +37,8 @@ actor Backend {
         sequence = state.families.values.map(\.refreshSeq).max() ?? 0
     }
 
-    var now: Double { clock.now() }
+    /// Seconds since 1970 on the backend's clock: token lifetimes and expiry are checked against it.
+    var now: Double { clock.now().unixSeconds }
 
     /// Writes changes to the state file; without one this does nothing.
     func persist(_ lines: [JournalLine]) throws(BackendError) {

@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 import FoundationEssentials
 
@@ -60,9 +61,9 @@ struct BackendState: Sendable {
     }
 
     /// The calendar day a session counts on: its start, in the configured zone.
-    func day(of figures: SessionFigures) -> CivilDay {
+    func day(of figures: SessionFigures) -> LocalDate {
         let seconds = Int64(figures.startedAt.rounded(.down))
         let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))
-        return CivilDay(secondsSince1970: seconds, offset: Int64(offset))
+        return LocalDate(secondsSince1970: seconds, offset: Int64(offset))
     }
 }

@@ -1,5 +1,6 @@
 import DeterministicRandom
 import Glibc
+import Clocks
 import DBus
 import FTMS
 
@@ -66,9 +67,8 @@ extension BlueZSimulator {
             // client's delay is measured from emission, not from this control call.
             if call.member == "NotifyValueTimed" {
                 flush()
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                return .now([.uint64(UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))])
+                let (seconds, attoseconds) = SystemClocks.monotonic().components
+                return .now([.uint64(UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000))])
             }
         case "SetValue":
             try characteristic(text(0)).1.value = try hex(text(1))

@@ -1,3 +1,4 @@
+public import Clocks
 import ProcessOutput
 import GRDB
 import Synchronization

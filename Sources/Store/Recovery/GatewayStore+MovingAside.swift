@@ -1,3 +1,4 @@
+public import Clocks
 import Foundation
 import GRDB
 public import Workout

@@ -1,3 +1,5 @@
+import Clocks
+
 /// Tells systemd how the service is doing (`Type=notify`), through the socket named in
 /// `$NOTIFY_SOCKET`.
 ///
@@ -17,11 +19,18 @@ package struct SystemdNotifier: Sendable {
     let target: Target
     let monotonicMicroseconds: @Sendable () -> UInt64
 
+    /// `CLOCK_MONOTONIC` in microseconds, the clock systemd compares `MONOTONIC_USEC=` with
+    /// (not `CLOCK_BOOTTIME`, which runs on through suspend).
+    package static func systemMonotonicMicroseconds() -> UInt64 {
+        let (seconds, attoseconds) = SystemClocks.monotonic().components
+        return UInt64(clamping: seconds) &* 1_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000_000)
+    }
+
     /// - Parameters:
     ///   - environment: the process environment, or a test's stand-in. An unset or empty
     ///     `NOTIFY_SOCKET` turns the notifier off.
     ///   - monotonicMicroseconds: `CLOCK_MONOTONIC` for `MONOTONIC_USEC=`.
-    package init(environment: [String: String], monotonicMicroseconds: @escaping @Sendable () -> UInt64 = MonotonicClock.microseconds) {
+    package init(environment: [String: String], monotonicMicroseconds: @escaping @Sendable () -> UInt64 = SystemdNotifier.systemMonotonicMicroseconds) {
         self.monotonicMicroseconds = monotonicMicroseconds
         guard let value = environment[SystemdVariable.notifySocket], !value.isEmpty else {
             target = .none

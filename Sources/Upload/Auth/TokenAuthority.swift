@@ -1,3 +1,4 @@
+package import Clocks
 package import Store
 import Workout
 

@@ -1,3 +1,4 @@
+package import Clocks
 import JSON
 package import Store
 package import Workout
@@ -11,10 +12,13 @@ package struct BackendClient: Sendable {
     package let transport: any HTTPTransport
     /// The limit for one call; a batch upload gets the same.
     package let timeout: Duration
+    /// What a `Retry-After` date is read against when the answer has no `Date` of its own.
+    package let wall: WallClock
 
-    package init(transport: any HTTPTransport, timeout: Duration = .seconds(10)) {
+    package init(transport: any HTTPTransport, timeout: Duration = .seconds(10), wall: WallClock = .system) {
         self.transport = transport
         self.timeout = timeout
+        self.wall = wall
     }
 
     /// A client of the backend at `baseURL` over AsyncHTTPClient.
@@ -124,7 +128,7 @@ package struct BackendClient: Sendable {
     func check(_ reply: BackendReply) throws {
         guard !(200..<300).contains(reply.status) else { return }
         let error = ErrorBody(reply.body)
-        let retryAfter = RetryAfter.parse(reply.retryAfter, date: reply.date)
+        let retryAfter = RetryAfter.parse(reply.retryAfter, date: reply.date, now: wall.now())
         switch (reply.status, error.code) {
         case (401, "token_expired"):
             throw BackendError.tokenExpired

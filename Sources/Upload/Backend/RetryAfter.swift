@@ -1,3 +1,4 @@
+import Workout
 import Foundation
 
 /// `Retry-After` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date.
@@ -7,11 +8,11 @@ import Foundation
 /// 2000 until NTP steps it), and read against it a date meant as "in 30 s" would have become
 /// "in 26 years" (and the cap). Only an answer without a readable `Date` falls back to `now`.
 enum RetryAfter {
-    static func parse(_ value: String?, date: String? = nil, now: Date = Date()) -> Duration? {
+    static func parse(_ value: String?, date: String? = nil, now: UTCTime) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Int(value) { return seconds >= 0 ? .seconds(seconds) : nil }
         guard let target = httpDate(value) else { return nil }
-        let reference = httpDate(date) ?? now
+        let reference = httpDate(date) ?? Date(timeIntervalSince1970: now.unixSeconds)
         return .milliseconds(max(0, Int64((target.timeIntervalSince(reference) * 1000).rounded())))
     }
 

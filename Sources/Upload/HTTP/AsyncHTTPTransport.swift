@@ -1,4 +1,5 @@
 package import AsyncHTTPClient
+import Clocks
 import NIOCore
 import NIOHTTP1
 
@@ -29,18 +30,10 @@ package struct AsyncHTTPTransport: HTTPTransport {
     }
 
     package func send(_ request: BackendRequest, timeout: Duration) async throws -> BackendReply {
-        try await withThrowingTaskGroup(of: BackendReply?.self) { group in
-            group.addTask { try await perform(request, timeout: timeout) }
-            group.addTask {
-                try await clock.sleep(for: timeout + Self.bodyGrace)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let reply = first else {
-                throw BackendError.timeout(seconds: Self.seconds(timeout))
-            }
-            return reply
+        guard let reply = try await withTimeout(timeout + Self.bodyGrace, on: clock, { try await perform(request, timeout: timeout) }) else {
+            throw BackendError.timeout(seconds: Self.seconds(timeout))
         }
+        return reply
     }
 
     private func perform(_ request: BackendRequest, timeout: Duration) async throws -> BackendReply {

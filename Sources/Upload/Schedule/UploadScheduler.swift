@@ -16,9 +16,9 @@ package actor UploadScheduler {
     /// CLI unblocks a waiting daemon.
     package let idleInterval: Duration
     private let upload: @Sendable () async -> UploadOutcome
+    /// The waits, and the time a `Retry-After` wait is over by; the daemon's event-loop clock,
+    /// or a test's manual one.
     private let sleep: @Sendable (Duration) async throws -> Void
-    /// Monotonic time, for when a `Retry-After` wait is over; injected with ``sleep`` so a test
-    /// can run the waits on a clock of its own.
     private let now: @Sendable () -> Duration
     private var random: any RandomNumberGenerator & Sendable
     private var consecutiveFailures = 0
@@ -35,16 +35,15 @@ package actor UploadScheduler {
     package init(
         policy: RetryPolicy = RetryPolicy(), idleInterval: Duration = .seconds(900),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        now: (@Sendable () -> Duration)? = nil,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        timers: some Clock<Duration> = ContinuousClock(),
         upload: @escaping @Sendable () async -> UploadOutcome
     ) {
         self.policy = policy
         self.idleInterval = idleInterval
         self.random = random
-        let origin = ContinuousClock.now
-        self.now = now ?? { ContinuousClock.now - origin }
-        self.sleep = sleep
+        let origin = timers.now
+        now = { origin.duration(to: timers.now) }
+        sleep = { try await timers.sleep(for: $0) }
         self.upload = upload
     }
 

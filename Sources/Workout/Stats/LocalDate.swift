@@ -1,63 +1,15 @@
-import CivilTime
+public import CivilTime
 public import FoundationEssentials
 
-/// A calendar day in some time zone: SolidFocus's `last_workout_date` (`2025-12-24`).
-public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-    public let dayNumber: Int64
+/// The one calendar day is ``CivilTime``'s; the stats name it from here.
+public typealias LocalDate = CivilTime.LocalDate
 
-    public init(dayNumber: Int64) {
-        self.dayNumber = dayNumber
-    }
-
-    /// `nil` for a day that does not exist (Feb 30).
-    public init?(year: Int, month: Int, day: Int) {
-        guard CivilDate.isValid(year: Int64(year), month: Int64(month), day: Int64(day)) else { return nil }
-        dayNumber = CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))
-    }
-
+extension LocalDate {
     /// The day `time` falls on in `timeZone`, daylight saving included (the offset is the
     /// zone's at that very instant).
     public init(_ time: UTCTime, in timeZone: TimeZone) {
         let seconds = time.secondsSince1970
         let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))
-        dayNumber = CivilDate.floorDivide(Nanoseconds.add(seconds, Int64(offset)), 86_400)
-    }
-
-    /// Parses `YYYY-MM-DD`.
-    public init?(_ text: some StringProtocol) {
-        var scanner = DigitScanner(Array(text.utf8))
-        guard let days = scanner.date(), scanner.atEnd else { return nil }
-        dayNumber = days
-    }
-
-    /// `YYYY-MM-DD`.
-    public var description: String {
-        let (year, month, day) = CivilDate.date(days: dayNumber)
-        var text = year < 0 ? "-" : ""
-        DecimalText.appendPadded(year.magnitude, width: 4, to: &text)
-        text.append("-")
-        DecimalText.appendPadded(UInt64(month), width: 2, to: &text)
-        text.append("-")
-        DecimalText.appendPadded(UInt64(day), width: 2, to: &text)
-        return text
-    }
-
-    public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
-        lhs.dayNumber < rhs.dayNumber
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let date = LocalDate(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a YYYY-MM-DD date: \(text)")
-        }
-        self = date
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
+        self.init(secondsSince1970: seconds, offset: Int64(offset))
     }
 }

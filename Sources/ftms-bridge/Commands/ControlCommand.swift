@@ -17,7 +17,7 @@ struct ControlCommand: AsyncParsableCommand {
             Connects, takes control, sends the command and prints the request bytes and the machine's result. \
             A resistance level is clamped to the machine's range; a machine that refuses the spec's uint8 form \
             gets the sint16 form. Exit status 1 when the machine does not answer "success". \
-            When `ftms-bridge run` is running, the command goes through its control socket; otherwise \
+            When the daemon (ftms-bridged) is running, the command goes through its control socket; otherwise \
             this connects itself, over the system bus or DBUS_SYSTEM_BUS_ADDRESS. --training and \
             --stop-training need the daemon.
             """

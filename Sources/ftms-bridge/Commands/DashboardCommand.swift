@@ -1,4 +1,5 @@
 import ArgumentParser
+import Clocks
 import Dashboard
 import Foundation
 import MQTT
@@ -72,7 +73,7 @@ struct DashboardCommand: AsyncParsableCommand {
             let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
             server = try DashboardServer(
                 configuration: .init(listen: address, token: token, title: title), sources: [source], sessions: sessions,
-                now: { Date().timeIntervalSince1970 }, log: { printError($0) })
+                clock: .system, log: { printError($0) })
         } catch {
             printError("dashboard: \(error)")
             throw ExitCode(2)

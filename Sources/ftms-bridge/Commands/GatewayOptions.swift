@@ -5,7 +5,7 @@ import Upload
 
 /// The options every command touching the store or the backend takes (contract §9), parsed in
 /// this one place so that several gateways can run side by side in tests, each with its own
-/// `--state-dir` and `--backend`. (The config file, which these override, comes with `run`.)
+/// `--state-dir` and `--backend`. (The config file, which these override, is the daemon's.)
 struct GatewayOptions: ParsableArguments {
     @OptionGroup var state: StateOptions
 

@@ -1,3 +1,4 @@
+import Clocks
 import JSON
 import ArgumentParser
 import Foundation

@@ -1,6 +1,7 @@
 import ProcessOutput
 import JSON
 import ArgumentParser
+import Clocks
 import Dashboard
 import Foundation
 import LocalSocket
@@ -65,7 +66,7 @@ struct WatchCommand: ParsableCommand {
                 throw Self.failure("\(socket): \(error)")
             }
             if tableMode {
-                let now = Date().timeIntervalSince1970
+                let now = WallClock.system.now().unixSeconds
                 floor.apply(line: line, now: now)
                 if floor.due(now: now) {
                     // Home and clear, then the table: a whole frame per write, so it never tears.
@@ -78,7 +79,7 @@ struct WatchCommand: ParsableCommand {
             // watch request) is not one of the messages asked for.
             if !Self.isHello(line) { printed += 1 }
             if let count, printed >= count {
-                if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: Date().timeIntervalSince1970)) }
+                if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: WallClock.system.now().unixSeconds)) }
                 return
             }
         }

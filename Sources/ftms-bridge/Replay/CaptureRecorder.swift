@@ -1,3 +1,4 @@
+import Clocks
 import ProcessOutput
 import JSON
 import BlueZ
@@ -23,13 +24,12 @@ final class CaptureRecorder {
         let description: String
     }
 
-    init(path: String) throws {
+    init(path: String, wall: WallClock = .system) throws {
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OpenError(description: "cannot write \(path): \(errnoText(errno))") }
         output = BufferedOutput(descriptor: descriptor)
         origin = clock.now
-        let now = Date().timeIntervalSince1970
-        start = .milliseconds(Int64((now * 1000).rounded()))
+        start = .milliseconds(wall.now().millisecondsSince1970)
     }
 
     deinit { close(descriptor) }

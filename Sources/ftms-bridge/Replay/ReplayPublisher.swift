@@ -1,3 +1,4 @@
+import Clocks
 import Daemon
 import NIOPosix
 import Publish
@@ -16,7 +17,7 @@ final class ReplayPublisher: Sendable {
 
     /// The capture's wall clock, shared with the server's envelope writer.
     final class CaptureTime: Sendable {
-        let seconds = Mutex<Double>(0)
+        let time = Mutex(UTCTime(millisecondsSince1970: 0))
     }
 
     init(path: String, version: String) async throws {
@@ -25,7 +26,7 @@ final class ReplayPublisher: Sendable {
         do {
             server = try await MetricsServer.listen(
                 MetricsServerConfiguration(path: path, daemonVersion: version), on: group.next(),
-                clock: { now.seconds.withLock { $0 } })
+                clock: WallClock { now.time.withLock { $0 } })
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -33,7 +34,7 @@ final class ReplayPublisher: Sendable {
     }
 
     func publish(_ output: CaptureReplay.Output, at time: Timestamp, machine: MachineIdentity) async {
-        if case .opened = output {} else { now.seconds.withLock { $0 = Double(time.wall.millisecondsSince1970) / 1000 } }
+        if case .opened = output {} else { now.time.withLock { $0 = time.wall } }
         let live = LivePublisher(server: server)
         switch output {
         case .opened:

@@ -1,3 +1,4 @@
+import OwnThread
 import TestSupport
 @testable import Control
 import LocalSocket
@@ -26,7 +27,7 @@ final class RawListener: @unchecked Sendable {
     /// blocking accept and reads happen on a thread of their own.
     func answerOnce(with answer: String) async {
         let descriptor = descriptor
-        await blocking { Self.answerOnce(on: descriptor, with: answer) }
+        await onOwnThread { Self.answerOnce(on: descriptor, with: answer) }
     }
 
     private static func answerOnce(on descriptor: Int32, with answer: String) {

@@ -1,3 +1,4 @@
+import Clocks
 import TestSupport
 import Doctor
 import Foundation

@@ -1,6 +1,8 @@
 import TestSupport
 import NIOCore
 import NIOPosix
+import CivilTime
+import Clocks
 import Publish
 import Synchronization
 import Testing
@@ -15,7 +17,7 @@ final class ServerFixture: Sendable {
     let readerGroup: MultiThreadedEventLoopGroup
     let server: MetricsServer
 
-    init(clock: @escaping UnixClock = { 1_763_712_000.123 }, limits: ReaderLimits = ReaderLimits(), group: String? = nil) async throws {
+    init(clock: WallClock = .fixed(UTCTime(millisecondsSince1970: 1_763_712_000_123)), limits: ReaderLimits = ReaderLimits(), group: String? = nil) async throws {
         directory = try TemporaryDirectory()
         path = directory.path + "/run/metrics.sock"
         serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -49,7 +51,7 @@ final class ServerFixture: Sendable {
 
 /// Runs `body` against a fresh server and shuts everything down however `body` ends.
 func withServer<Result>(
-    clock: @escaping UnixClock = { 1_763_712_000.123 },
+    clock: WallClock = .fixed(UTCTime(millisecondsSince1970: 1_763_712_000_123)),
     limits: ReaderLimits = ReaderLimits(),
     group: String? = nil,
     _ body: (ServerFixture) async throws -> Result

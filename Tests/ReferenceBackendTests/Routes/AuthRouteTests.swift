@@ -31,11 +31,11 @@ struct AuthRouteTests {
             func token(_ payload: JSONValue) throws -> String {
                 Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(try JSONCoding.data(payload)) + "."
             }
-            let fresh = try token(["sub": "bob", "email": "bob@example.com", "name": "Bob", "exp": .integer(Int64(clock.now()) + 60)])
+            let fresh = try token(["sub": "bob", "email": "bob@example.com", "name": "Bob", "exp": .integer(clock.wall.now().secondsSince1970 + 60)])
             let response = try await api.call(.post, "/auth/sso/google", body: ["id_token": .string(fresh), "device_id": "device-2"])
             #expect(response.status == 200)
             #expect(response["user_profile"]?["email"] == "bob@example.com")
-            let stale = try token(["sub": "carol", "exp": .integer(Int64(clock.now()) - 1)])
+            let stale = try token(["sub": "carol", "exp": .integer(clock.wall.now().secondsSince1970 - 1)])
             let refused = try await api.call(.post, "/auth/sso/apple", body: ["id_token": .string(stale), "device_id": "device-3"])
             #expect(refused.status == 401 && refused.error == "invalid_token")
             #expect(refused["message"] == "id token has expired")
@@ -142,14 +142,14 @@ struct AuthRouteTests {
             let login = try await api.login("alice")
             let rotated = try await api.refresh(login.refresh)
             let lost = try #require(rotated["refresh_token"]?.string)
-            clock.advance(5)
+            clock.advance(.seconds(5))
             let again = try await api.refresh(login.refresh)
             #expect(again.status == 200)
             // The pair issued in between is now dead, and using it is reuse.
             #expect(try await api.refresh(lost).error == "invalid_token")
             let login2 = try await api.login("alice")
             _ = try await api.refresh(login2.refresh)
-            clock.advance(11)
+            clock.advance(.seconds(11))
             #expect(try await api.refresh(login2.refresh).error == "invalid_token")
         }
     }
@@ -158,14 +158,14 @@ struct AuthRouteTests {
     func expiry() async throws {
         try await withBackend({ $0.accessTokenLifetime = 60; $0.refreshTokenLifetime = 600 }) { api, clock in
             let login = try await api.login("alice")
-            clock.advance(59)
+            clock.advance(.seconds(59))
             #expect(try await api.call(.get, "/sessions", bearer: login.access).status == 200)
-            clock.advance(2)
+            clock.advance(.seconds(2))
             let expired = try await api.call(.get, "/sessions", bearer: login.access)
             #expect(expired.status == 401 && expired.error == "token_expired")
             let refreshed = try await api.refresh(login.refresh)
             #expect(refreshed.status == 200)
-            clock.advance(601)
+            clock.advance(.seconds(601))
             let late = try await api.refresh(try #require(refreshed["refresh_token"]?.string))
             #expect(late.status == 401 && late.error == "token_expired")
         }
@@ -207,7 +207,7 @@ struct AuthRouteTests {
             let mismatch = try await api.call(.post, "/auth/logout", bearer: login.access, body: ["device_id": "device-9"])
             #expect(mismatch.status == 403 && mismatch.error == "device_mismatch")
             #expect(try await api.call(.post, "/auth/logout", body: ["device_id": "device-1"]).error == "invalid_token")
-            clock.advance(120)
+            clock.advance(.seconds(120))
             #expect(try await api.call(.post, "/auth/logout", bearer: login.access, body: ["device_id": "device-1"]).status == 200)
             #expect(try await api.call(.post, "/auth/logout", bearer: login.access, body: ["device_id": "device-1"]).status == 200)
             let users = try await api.call(.get, "/_admin/users")

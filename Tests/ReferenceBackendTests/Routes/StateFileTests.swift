@@ -64,7 +64,7 @@ struct StateFileTests {
         var configuration = BackendConfiguration()
         configuration.statePath = path
         do {
-            _ = try BackendServer(configuration: configuration, clock: ManualClock())
+            _ = try BackendServer(configuration: configuration, clock: ManualClock().wall)
             Issue.record("a corrupt state file was accepted")
         } catch {
             #expect(error.description.hasPrefix("state file \(path) line 2 is not a state record"))

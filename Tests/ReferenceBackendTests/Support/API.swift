@@ -106,7 +106,7 @@ func withBackend(
     configuration.port = 0
     configuration.logRequests = false
     configure(&configuration)
-    let server = try BackendServer(configuration: configuration, clock: clock, log: log)
+    let server = try BackendServer(configuration: configuration, clock: clock.wall, log: log)
     try await server.application().test(setup) { client in
         try await body(API(client: client), clock)
     }

@@ -1,3 +1,4 @@
+import OwnThread
 import TestSupport
 import Foundation
 import Glibc
@@ -37,7 +38,7 @@ final class BackendProcess: @unchecked Sendable {
         self.pid = pid
         lifeline = stdinEnds[1]
         let reading = pipeEnds[0]
-        let line = await blocking { Self.readLine(from: reading, timeout: .seconds(60)) }
+        let line = await onOwnThread { Self.readLine(from: reading, timeout: .seconds(60)) }
         stdoutLine = line ?? ""
         guard let line, line.hasPrefix("listening http://127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
             ChildExit.killInBackground(pid)

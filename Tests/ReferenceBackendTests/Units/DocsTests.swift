@@ -11,7 +11,7 @@ struct DocsTests {
 
     /// `METHOD /path/{parameter}` for every registered route.
     static func routes() throws -> [(method: String, path: String)] {
-        let backend = try Backend(configuration: BackendConfiguration(), clock: ManualClock())
+        let backend = try Backend(configuration: BackendConfiguration(), clock: ManualClock().wall)
         let router = BackendRouter.make(backend: backend, configuration: BackendConfiguration(), log: { _ in })
         return router.routes.map { route in
             let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false)

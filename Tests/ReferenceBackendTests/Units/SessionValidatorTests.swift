@@ -32,6 +32,7 @@ struct SessionValidatorTests {
         ("session_id", 42, "session_id must be a UUID string"),
         ("started_at", nil, "missing started_at"),
         ("started_at", "2025-12-24T07:00:00", "started_at must be an ISO 8601 time with a zone, like 2025-12-24T07:30:00Z"),
+        ("started_at", "2025-12-24 07:00:00Z", "started_at must be an ISO 8601 time with a zone, like 2025-12-24T07:30:00Z"),
         ("ended_at", "2025-12-24T06:00:00Z", "ended_at is before started_at"),
         ("duration", -5, "duration is negative"),
         ("duration", nil, "missing duration"),

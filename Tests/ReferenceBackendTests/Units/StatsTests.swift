@@ -1,3 +1,4 @@
+import CivilTime
 import JSON
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @Suite("Stats: sums, streaks, zones, PATCH")
 struct StatsTests {
     static func figures(_ startedAt: String, duration: Int64 = 60, energy: Int64 = 10, distance: Int64 = 100) throws -> SessionFigures {
-        let start = try #require(ISO8601Time(startedAt)).secondsSince1970
+        let start = Double(try #require(UTCTime(iso8601: startedAt)).millisecondsSince1970) / 1000
         return SessionFigures(startedAt: start, endedAt: start + 3600, duration: duration, energy: energy, distance: distance)
     }
 
@@ -81,7 +82,7 @@ struct StatsSaturationTests {
         let huge = JSONValue.maxSafeInteger
         var tally = StatsTally()
         for _ in 0..<3 {
-            tally.add(SessionFigures(startedAt: 0, endedAt: 1, duration: 1, energy: huge, distance: huge), on: CivilDay(number: 0))
+            tally.add(SessionFigures(startedAt: 0, endedAt: 1, duration: 1, energy: huge, distance: huge), on: LocalDate(dayNumber: 0))
         }
         #expect(tally.stats.totalEnergy == huge && tally.stats.totalDistance == huge && tally.stats.totalDuration == 3)
     }

@@ -28,8 +28,5 @@ enum Sessions {
 
 extension ManualClock {
     /// A clock at ``Sessions/origin``.
-    static func atOrigin() -> ManualClock { ManualClock(Double(Sessions.origin.secondsSince1970)) }
-
-    /// The store's view of it, to the millisecond.
-    var wallClock: WallClock { WallClock { UTCTime(millisecondsSince1970: Int64((self.now() * 1000).rounded())) } }
+    static func atOrigin() -> ManualClock { ManualClock(wall: Sessions.origin) }
 }

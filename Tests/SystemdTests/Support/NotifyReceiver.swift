@@ -44,7 +44,7 @@ final class NotifyReceiver {
     var environment: [String: String] { ["NOTIFY_SOCKET": notifySocket] }
 
     /// A notifier aimed at this receiver, as the daemon would make it under systemd.
-    func notifier(monotonicMicroseconds: @escaping @Sendable () -> UInt64 = MonotonicClock.microseconds) -> SystemdNotifier {
+    func notifier(monotonicMicroseconds: @escaping @Sendable () -> UInt64 = SystemdNotifier.systemMonotonicMicroseconds) -> SystemdNotifier {
         SystemdNotifier(environment: environment, monotonicMicroseconds: monotonicMicroseconds)
     }
 
