@@ -1,5 +1,6 @@
 import BlueZ
 import Daemon
+import Publish
 import Testing
 import Workout
 

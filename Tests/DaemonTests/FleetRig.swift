@@ -2,6 +2,7 @@ import BlueZ
 import BlueZTesting
 import TestSupport
 import Daemon
+import Publish
 import DBus
 import Foundation
 import Logging

@@ -4,6 +4,7 @@ import Logging
 import Testing
 import Workout
 @testable import Daemon
+import Publish
 import Store
 
 /// Checkpoints are kept per session, so a restart may find several of one machine (a finished

@@ -1,4 +1,5 @@
 package import BlueZ
+package import Publish
 import FTMS
 import FoundationEssentials
 package import Store
@@ -16,6 +17,7 @@ package actor DaemonControl {
     let scheduler: UploadScheduler?
     let trainings: TrainingRunner
     let publisher: LivePublisher
+    let mqtt: MQTTPublisher?
     let version: String
     let backend: String?
     let started: ContinuousClock.Instant
@@ -29,7 +31,7 @@ package actor DaemonControl {
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
-        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
+        publisher: LivePublisher, mqtt: MQTTPublisher? = nil, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
         storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero
     ) {
         self.storeWatch = storeWatch
@@ -41,6 +43,7 @@ package actor DaemonControl {
         self.scheduler = scheduler
         self.trainings = trainings
         self.publisher = publisher
+        self.mqtt = mqtt
         self.version = version
         self.backend = backend
         self.clock = clock
@@ -65,7 +68,7 @@ package actor DaemonControl {
             machines[index].training = await trainings.active(on: machines[index].name)
         }
         let readers = await publisher.server?.metrics.readersConnected ?? 0
-        let broker = publisher.mqtt.map { mqtt in
+        let broker = mqtt.map { mqtt in
             let status = mqtt.client.status
             return DaemonStatus.Broker(
                 url: mqtt.client.configuration.broker.description, state: status.state.rawValue, lastError: status.lastError,

@@ -249,7 +249,7 @@ package struct GatewayDaemon: Sendable {
             await publisher.control(payload, machine: machine, sessionID: nil)
         })
         let control = DaemonControl(
-            fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher,
+            fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher, mqtt: mqtt,
             version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch,
             wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait))
         let controlSocket: ControlServer

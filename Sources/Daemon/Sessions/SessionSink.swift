@@ -1,4 +1,5 @@
 package import Logging
+package import Publish
 package import Store
 package import Workout
 

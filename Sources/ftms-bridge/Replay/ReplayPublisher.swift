@@ -1,4 +1,3 @@
-import Daemon
 import NIOPosix
 import Publish
 import Synchronization

@@ -1,6 +1,5 @@
 package import FTMS
 import JSON
-package import Publish
 package import Workout
 
 /// The payloads of contract §7's messages, built from what the pipeline produces. Shared by the

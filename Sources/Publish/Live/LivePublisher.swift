@@ -1,16 +1,15 @@
 package import FTMS
-package import Publish
 package import Workout
 
 /// Everything the daemon tells the metrics socket (contract §7), in the payloads `replay
-/// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker
-/// (``MQTTPublisher``). A publish that fails (the server closed during shutdown) is not an
+/// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker (the
+/// daemon's MQTT publisher, an ``EnvelopeForwarder``). A publish that fails (the server closed during shutdown) is not an
 /// error for the caller: live metrics are best-effort, the store is what must not lose.
 package struct LivePublisher: Sendable {
     package let server: MetricsServer?
-    package let mqtt: MQTTPublisher?
+    package let mqtt: (any EnvelopeForwarder)?
 
-    package init(server: MetricsServer?, mqtt: MQTTPublisher? = nil) {
+    package init(server: MetricsServer?, mqtt: (any EnvelopeForwarder)? = nil) {
         self.server = server
         self.mqtt = mqtt
     }
