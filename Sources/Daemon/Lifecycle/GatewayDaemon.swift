@@ -15,7 +15,7 @@ import Training
 import Upload
 import Workout
 
-/// `ftms-bridge run`: opens everything that can fail at start (store, sockets), says READY=1,
+/// `ftms-bridged`: opens everything that can fail at start (store, sockets), says READY=1,
 /// then runs the services until SIGTERM (contract §10, SolidFocus Flow 1).
 ///
 /// Start-up order is Flow 1's on a gateway: the store opens and the device id is ready;
@@ -33,8 +33,10 @@ package struct GatewayDaemon: Sendable {
     package var version: String
     package var level: JournalLogHandler.Level
     /// The event loops for the sockets and timers; `nil` makes a one-thread group for this run.
-    /// `ftms-bridge run` passes NIO's singleton group after making it Swift Concurrency's global
-    /// executor, so the whole daemon runs on threads that sleep until something is due.
+    /// The machine fleet and its workers run on the metrics socket's loop whatever the global
+    /// executor is. `ftms-bridged` passes NIO's singleton group after making it Swift
+    /// Concurrency's global executor too, so the rest of the daemon runs on threads that sleep
+    /// until something is due.
     package var loops: MultiThreadedEventLoopGroup?
 
     package init(
@@ -230,8 +232,8 @@ package struct GatewayDaemon: Sendable {
         }
         let fleet = MachineFleet(
             settings: FleetSettings(config: config, environment: environment), sink: sink, clock: clock,
-            rules: config.sessions.rules, logger: logger, metrics: metrics, timers: timers,
-            datagramReader: EventLoopDatagramReader(loop: loops.next()))
+            rules: config.sessions.rules, logger: logger, eventLoop: server.eventLoop, metrics: metrics, timers: timers,
+            datagramReader: EventLoopDatagramReader(loop: server.eventLoop))
         let trainings = TrainingRunner(timers: timers, logger: logger, send: { command, machine in
             try await fleet.send(command, to: machine).0
         }, report: { machine, plan, command, result in
