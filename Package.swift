@@ -30,7 +30,8 @@
 //                  not the dashboard, Doctor, the bulk decoder or replay.
 //   ftms-bridge    the operator's commands (scan, monitor, control, decode, replay, watch,
 //                  dashboard, doctor, login, logout, status, queue, upload; `run` execs
-//                  ftms-bridged); it also links Dashboard (Hummingbird) and Doctor (CBluetooth).
+//                  ftms-bridged); it also links Dashboard (Hummingbird) and Doctor (CBluetooth),
+//                  not Daemon: what `replay --publish` shares with the daemon is Publish's.
 //   ftms-sim       a simulated BlueZ 5.66 with SolidFocus machines (Simulator).
 //   ftms-backend   the reference SolidFocus backend (ReferenceBackend, Hummingbird).
 //   ftms-soak, ftms-fuzz   the soak test and the libFuzzer target.
@@ -132,11 +133,13 @@ let package = Package(
         .target(name: "Workout", dependencies: ["FTMS", "JSON", "CivilTime"], swiftSettings: strict),
         // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (contract §8).
         .target(name: "Capture", dependencies: ["FTMS", "JSON", "CivilTime", "ProcessOutput"], swiftSettings: strict),
-        // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO.
+        // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO,
+        // the payloads of its messages (MetricsPayloads) and the one way the daemon and `replay
+        // --publish` publish them (LivePublisher; the daemon's MQTT publisher is its EnvelopeForwarder).
         .target(
             name: "Publish",
             dependencies: [
-                "FTMS", "JSON", "LocalSocket", "ProcessOutput", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
+                "FTMS", "Workout", "JSON", "LocalSocket", "ProcessOutput", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -279,7 +282,6 @@ let package = Package(
         .executableTarget(
             name: "ftms-bridge",
             dependencies: [
-                "Daemon",
                 "ProcessOutput",
                 "Dashboard",
                 "MQTT",
@@ -332,7 +334,7 @@ let package = Package(
         .testTarget(
             name: "PublishTests",
             dependencies: [
-                "Publish", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
+                "Publish", "FTMS", "Workout", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
@@ -384,7 +386,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting", "Clocks"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "Clocks", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "Publish", "CivilTime", "Clocks", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
             dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],

@@ -134,6 +134,8 @@ rules = [
     ("MQTTTesting", None, {"BlueZTesting", "DBus", "CDBus"}, "a private broker needs no libdbus"),
     ("Dashboard", None, {"Daemon", "BlueZ", "DBus"}, "the dashboard is a reader of the sockets and the broker"),
     ("ftms-bridged", None, {"Dashboard", "Doctor", "Simulator", "ReferenceBackend"}, "the daemon links nothing it does not run"),
+    ("ftms-bridge", None, {"Daemon"}, "the operator's commands publish through Publish's LivePublisher, not the daemon"),
+    ("Publish", None, {"MQTT", "CMosquitto", "Daemon"}, "the broker reaches LivePublisher through Publish's EnvelopeForwarder"),
 ]
 failed = False
 for target, allowed, forbidden, why in rules:

@@ -38,6 +38,14 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
     /// The text written so far.
     public var string: String { String(decoding: UnsafeBufferPointer(start: base, count: used), as: UTF8.self) }
 
+    /// Takes back the closing brace of the object just written, so that more members can follow
+    /// (each opened with ``appendKey(_:first:)``) before it is closed again: how the daemon's
+    /// `sample` payload adds the session's figures to a decoded record in place, in one buffer.
+    package mutating func reopenObject() {
+        precondition(used > 0 && base[used - 1] == UInt8(ascii: "}"), "no object to reopen")
+        used -= 1
+    }
+
     /// Makes room for `maximum` bytes and lets `body` write into it; `body` returns how many
     /// it wrote (at most `maximum`), which become part of the buffer. This is how a writer that
     /// knows a bound for a whole message (the FTMS codec) writes it with plain stores.

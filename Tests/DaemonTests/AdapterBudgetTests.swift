@@ -1,6 +1,7 @@
 import Synchronization
 import BlueZ
 import Daemon
+import Publish
 import Testing
 import Workout
 

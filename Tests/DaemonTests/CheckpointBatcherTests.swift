@@ -7,6 +7,7 @@ import Store
 import Testing
 import Workout
 @testable import Daemon
+import Publish
 
 /// Periodic checkpoints of several machines in one transaction, on a real SQLite store: none is
 /// lost by a failed batch, none of a closed session lands after its removal.

@@ -2,6 +2,7 @@ import BlueZ
 import BlueZTesting
 import TestSupport
 import Daemon
+import Publish
 import DBus
 import Foundation
 import Logging
@@ -39,7 +40,7 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, metricsServer: MetricsServer? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
         bus = try existingBus ?? PrivateBus()
         if let reuse {
             sim = reuse
@@ -53,16 +54,18 @@ final class FleetRig: @unchecked Sendable {
         let stored = stored
         // As the daemon runs it: periodic checkpoints batched over half the checkpoint interval.
         let checkpoints = CheckpointBatcher(store: store, window: rules.checkpointInterval / 2, logger: logger)
-        let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: logger, sessionStored: { stored.increment() }, checkpoints: checkpoints)
+        let sink = SessionSink(store: store, publisher: LivePublisher(server: metricsServer), logger: logger, sessionStored: { stored.increment() }, checkpoints: checkpoints)
         var settings = FleetSettings(busAddress: bus.address, allow: allow, maxConnected: maxConnected, maxPerAdapter: maxPerAdapter)
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))
         settings.supervisorTiming = MachineSupervisor.Timing(locate: .seconds(5), connect: .seconds(5), resolve: .seconds(5), placementRecheck: .seconds(1))
         configure(&settings)
-        // As the daemon runs it: acquired sockets read on the event loop the tasks run on.
+        // As the daemon runs it: the fleet, its workers, the metrics socket and the acquired
+        // sockets on one event loop.
+        let loop = metricsServer?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         fleet = MachineFleet(
-            settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger,
-            datagramReader: eventLoopReads ? EventLoopDatagramReader(loop: MultiThreadedEventLoopGroup.singleton.next()) : nil)
+            settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger, eventLoop: loop,
+            datagramReader: eventLoopReads ? EventLoopDatagramReader(loop: loop) : nil)
     }
 
     func start(restoring: Bool = false) async throws {

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 import Workout
 @testable import Daemon
+import Publish
 @testable import Store
 
 /// A finished session the store cannot take (a full disk: SQLite's page limit gives SQLITE_FULL

@@ -1,9 +1,11 @@
 import BlueZTesting
 import Foundation
 import Logging
+import NIOPosix
 import Testing
 import Workout
 @testable import Daemon
+import Publish
 import Store
 
 /// Checkpoints are kept per session, so a restart may find several of one machine (a finished
@@ -28,7 +30,7 @@ struct RestoreTests {
         let fleet = MachineFleet(
             settings: FleetSettings(busAddress: "unix:path=/nonexistent", allow: []), sink: sink,
             clock: DaemonClock { Timestamp(monotonic: .seconds(1000), wall: wall) }, rules: SessionRules(),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
         await fleet.restore(checkpoints)
         let queued = try await rig.store.session(id: older.sessionID)
         #expect(queued?.status == .pending)

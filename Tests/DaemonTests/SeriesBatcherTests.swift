@@ -6,6 +6,7 @@ import Store
 import Testing
 import Workout
 @testable import Daemon
+import Publish
 
 /// Plot points through the checkpoint batcher and the sink, on a real SQLite store: they land
 /// with the checkpoints' transaction, a failed batch loses none, a finished session takes its

@@ -1,5 +1,6 @@
 package import Clocks
 package import BlueZ
+package import Publish
 import FTMS
 import FoundationEssentials
 package import Store
@@ -17,6 +18,7 @@ package actor DaemonControl {
     let scheduler: UploadScheduler?
     let trainings: TrainingRunner
     let publisher: LivePublisher
+    let mqtt: MQTTPublisher?
     let version: String
     let backend: String?
     let started: ContinuousClock.Instant
@@ -30,7 +32,7 @@ package actor DaemonControl {
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
-        publisher: LivePublisher, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
+        publisher: LivePublisher, mqtt: MQTTPublisher? = nil, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
         storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero
     ) {
         self.storeWatch = storeWatch
@@ -42,6 +44,7 @@ package actor DaemonControl {
         self.scheduler = scheduler
         self.trainings = trainings
         self.publisher = publisher
+        self.mqtt = mqtt
         self.version = version
         self.backend = backend
         self.clock = clock
@@ -66,7 +69,7 @@ package actor DaemonControl {
             machines[index].training = await trainings.active(on: machines[index].name)
         }
         let readers = await publisher.server?.metrics.readersConnected ?? 0
-        let broker = publisher.mqtt.map { mqtt in
+        let broker = mqtt.map { mqtt in
             let status = mqtt.client.status
             return DaemonStatus.Broker(
                 url: mqtt.client.configuration.broker.description, state: status.state.rawValue, lastError: status.lastError,

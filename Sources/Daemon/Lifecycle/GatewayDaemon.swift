@@ -33,8 +33,10 @@ package struct GatewayDaemon: Sendable {
     package var version: String
     package var level: JournalLogHandler.Level
     /// The event loops for the sockets and timers; `nil` makes a one-thread group for this run.
-    /// `ftms-bridged` passes NIO's singleton group after making it Swift Concurrency's global
-    /// executor, so the whole daemon runs on threads that sleep until something is due.
+    /// The machine fleet and its workers run on the metrics socket's loop whatever the global
+    /// executor is. `ftms-bridged` passes NIO's singleton group after making it Swift
+    /// Concurrency's global executor too, so the rest of the daemon runs on threads that sleep
+    /// until something is due.
     package var loops: MultiThreadedEventLoopGroup?
 
     package init(
@@ -230,8 +232,8 @@ package struct GatewayDaemon: Sendable {
         }
         let fleet = MachineFleet(
             settings: FleetSettings(config: config, environment: environment), sink: sink, clock: clock,
-            rules: config.sessions.rules, logger: logger, metrics: metrics, timers: timers,
-            datagramReader: EventLoopDatagramReader(loop: loops.next()))
+            rules: config.sessions.rules, logger: logger, eventLoop: server.eventLoop, metrics: metrics, timers: timers,
+            datagramReader: EventLoopDatagramReader(loop: server.eventLoop))
         let trainings = TrainingRunner(timers: timers, logger: logger, send: { command, machine in
             try await fleet.send(command, to: machine).0
         }, report: { machine, plan, command, result in
@@ -249,7 +251,7 @@ package struct GatewayDaemon: Sendable {
             await publisher.control(payload, machine: machine, sessionID: nil)
         })
         let control = DaemonControl(
-            fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher,
+            fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher, mqtt: mqtt,
             version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch,
             wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait))
         let controlSocket: ControlServer

@@ -8,7 +8,7 @@ import DBus
 /// adopted at once, and one that wakes (switched on, or woken by a rider after sleeping)
 /// has its supervisor's reconnect backoff cut short. It is off while a Connect to a machine
 /// just heard is in flight, as bluetoothd pauses scanning then anyway (a retry on a machine
-/// that stayed silent leaves it on: see ``connecting``), and restarted whenever the adapters change
+/// that stayed silent leaves it on: see ``MachineLink/connecting``), and restarted whenever the adapters change
 /// (bluetoothd (re)appearing, an adapter added or powered on) and every
 /// ``FleetSettings/discoveryRefresh`` (an adapter that stopped discovering on its own is
 /// noticed, and BlueZ reports each machine's RSSI afresh after a restart of discovery).
@@ -21,7 +21,7 @@ extension MachineFleet {
     /// Whether some machine is missing: room for one not yet found, or one not linked.
     var wantsDiscovery: Bool {
         if settings.allow.isEmpty, supervised.count < settings.maxConnected { return true }
-        return supervised.keys.contains { !linked.contains($0) }
+        return supervised.values.contains { !$0.link.isLinked }
     }
 
     /// Follows the machines until cancelled (see the extension's comment).
@@ -36,7 +36,7 @@ extension MachineFleet {
             if settings.allow.isEmpty { _ = await adoptKnown(client) }
             let generation = await client.generation
             let adapters = Self.adapterSignature(await client.tree)
-            if wantsDiscovery, connecting.isEmpty {
+            if wantsDiscovery, !supervised.values.contains(where: { $0.link.holdsDiscovery }) {
                 if !held || restart != nil || generation != heldGeneration || adapters != heldAdapters {
                     do {
                         if held {
@@ -90,10 +90,7 @@ extension MachineFleet {
         let adopting = settings.allow.isEmpty && supervised.count < settings.maxConnected
         let waiting = await waitingTargets()
         let heard = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
-        if fleetChanged {
-            fleetChanged = false
-            return true
-        }
+        if fleetChange.take() { return true }
         let timers = timers
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -134,10 +131,11 @@ extension MachineFleet {
         let now = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
         let time = clock.now().monotonic
         for (key, copies) in now where copies.advertised(since: was[key] ?? [:]) {
-            guard advertisements.heard(key, at: time), let entry = supervised[key] else { continue }
+            guard advertisements.heard(key, at: time), let entry = supervised[key],
+                  supervised[key]?.link.wokenByAdvertisement() == .wakeSupervisor
+            else { continue }
             let target = await entry.supervisor.target
             logger.info("\(target) is advertising again: connecting now")
-            woken.insert(key)
             await entry.supervisor.wake()
         }
     }
@@ -145,8 +143,8 @@ extension MachineFleet {
     /// The supervisors pausing between attempts, by key, with what they look for.
     private func waitingTargets() async -> [String: MachineTarget] {
         var targets: [String: MachineTarget] = [:]
-        for key in backingOff {
-            if let entry = supervised[key] { targets[key] = await entry.supervisor.target }
+        for (key, entry) in supervised where entry.link.isWaiting {
+            targets[key] = await entry.supervisor.target
         }
         return targets
     }
@@ -187,58 +185,37 @@ extension MachineFleet {
 
     // MARK: The fleet's own changes
 
-    /// A supervisor's link changed state: updates the sets discovery depends on.
-    func noteLink(
-        _ key: String, connecting isConnecting: Bool = false, firstAttempt: Bool = false, linked isLinked: Bool? = nil,
-        backingOff isBackingOff: Bool = false, gone: Bool = false
-    ) {
-        if isConnecting {
-            if firstAttempt || woken.remove(key) != nil { connecting.insert(key) }
-            backingOff.remove(key)
+    /// A supervisor's link changed state: `transition` moves its ``MachineLink``, the fleet
+    /// does what it returns, and discovery looks again.
+    func noteLink(_ key: String, _ transition: (inout MachineLink) -> MachineLink.Action) {
+        if var link = supervised[key]?.link {
+            let action = transition(&link)
+            supervised[key]?.link = link
+            if action == .forgetAdvertisements { advertisements.forget(key) }
         }
-        if let isLinked {
-            connecting.remove(key)
-            if isLinked {
-                linked.insert(key)
-                advertisements.forget(key)
-            } else {
-                linked.remove(key)
-            }
-        }
-        if isBackingOff {
-            connecting.remove(key)
-            linked.remove(key)
-            backingOff.insert(key)
-        }
-        if gone {
-            woken.remove(key)
-            connecting.remove(key)
-            linked.remove(key)
-            backingOff.remove(key)
-        }
-        fleetChanged = true
-        fleetWaiter?.resume()
-        fleetWaiter = nil
+        fleetChange.raise()?.resume()
+    }
+
+    /// A supervisor's stream ended: it has no link any more (its entry is gone already when
+    /// the fleet stopped it).
+    func noteGone(_ key: String) {
+        _ = supervised[key]?.link.linkDown()
+        fleetChange.raise()?.resume()
     }
 
     private func waitForFleetChange() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if fleetChanged || Task.isCancelled {
-                    continuation.resume()
-                } else {
-                    fleetWaiter = continuation
-                }
+                if Task.isCancelled { continuation.resume() } else { fleetChange.wait(continuation)?.resume() }
             }
         } onCancel: {
             Task { await self.releaseFleetWaiter() }
         }
-        fleetChanged = false
+        _ = fleetChange.take()
     }
 
     private func releaseFleetWaiter() {
-        fleetWaiter?.resume()
-        fleetWaiter = nil
+        fleetChange.release()?.resume()
     }
 }
 

@@ -1,6 +1,7 @@
 package import BlueZ
 package import DBus
 package import Logging
+package import NIOCore
 package import Workout
 package import Telemetry
 import RetryTiming
@@ -15,6 +16,11 @@ import RetryTiming
 /// driven by events, not timers: discovery stays on while a machine is missing
 /// (`MachineFleet+Discovery.swift`), and a machine heard advertising is adopted, or its
 /// reconnect backoff cut short, at once.
+///
+/// The fleet and its workers run on one event loop (`eventLoop`), the daemon's, where its
+/// metrics socket and AcquireNotify's sockets are served: a notification read there reaches
+/// the fleet's `route`, the machine's worker and the socket's readers in the one job its
+/// arrival makes, as a call between actors on the same executor is no hop.
 package actor MachineFleet {
     package private(set) var settings: FleetSettings
     private let sink: SessionSink
@@ -27,26 +33,13 @@ package actor MachineFleet {
     let timers: any Clock<Duration>
     /// Workers by upper-cased address: they outlive connections and bus restarts.
     private var workers: [String: MachineWorker] = [:]
+    /// Each supervised machine, by key, with where its link stands.
     var supervised: [String: Supervised] = [:]
-    /// Machines whose Connect is in flight to a machine just heard (new, woken, or dropped a
-    /// moment ago): BlueZ pauses scanning meanwhile, so the fleet stops its discovery too and
-    /// resumes it after. A retry on a machine that has stayed silent keeps discovery on: it
-    /// will most likely fail, and an idle gateway should not pay a stop and a start of
-    /// discovery for each (the wake-up bar of at most once a second).
-    var connecting: Set<String> = []
-    /// Machines whose backoff an advertisement just cut short: their next attempt counts in
-    /// ``connecting``.
-    var woken: Set<String> = []
-    /// Machines whose supervisor pauses between attempts: an advertisement may cut it short.
-    var backingOff: Set<String> = []
-    /// Machines with a live link.
-    var linked: Set<String> = []
     /// When each machine waiting to reconnect was last heard (see ``AdvertisementLog``).
     var advertisements: AdvertisementLog
     /// Something the fleet's discovery depends on changed (a connect began or ended, a
     /// machine linked or dropped): ``followMachines(_:)`` looks again.
-    var fleetChanged = false
-    var fleetWaiter: CheckedContinuation<Void, Never>?
+    var fleetChange = WakeSignal.quiet
     /// The link budget of the current bus connection; its supervisors claim their adapters here.
     private var budget: AdapterBudget?
     package private(set) var busConnected = false
@@ -59,25 +52,34 @@ package actor MachineFleet {
     private let ticker: SessionTicker
     /// Who reads AcquireNotify's sockets (the daemon's event loop); `nil`: the bus thread.
     private let datagramReader: (any DatagramReader)?
+    /// New machine settings (SIGHUP): the bus connection's supervisors stop and start again.
+    private var restart = WakeSignal.quiet
 
-    private var restartWaiter: CheckedContinuation<Void, Never>?
-    private var restartRequested = false
+    /// The loop the fleet and its workers run on (see the type's comment).
+    private nonisolated let executor: any SerialExecutor
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    private let eventLoop: any EventLoop
 
     struct Supervised {
         let supervisor: MachineSupervisor
         let run: Task<Void, Never>
         let route: Task<Void, Never>
+        var link = MachineLink.unlinked
     }
 
+    /// - Parameter eventLoop: where the fleet and its workers run: the loop the metrics socket
+    ///   and `datagramReader` are served on, so that a notification is one job on it.
     package init(
         settings: FleetSettings, sink: SessionSink, clock: DaemonClock, rules: SessionRules, logger: Logger,
-        resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
+        eventLoop: any EventLoop, resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock(),
         datagramReader: (any DatagramReader)? = nil
     ) {
         self.timers = timers
         self.datagramReader = datagramReader
+        self.eventLoop = eventLoop
+        executor = eventLoop.executor
         ticker = SessionTicker(timers: timers)
         self.settings = settings
         self.sink = sink
@@ -108,7 +110,8 @@ package actor MachineFleet {
                 await sink.deliver(event, machine: older.machine)
             }
             guard let snapshot = ordered.last, workers[key] == nil else { continue }
-            let worker = MachineWorker(restoring: snapshot, sink: sink, clock: clock, rules: rules, ticker: ticker, metrics: metrics)
+            let worker = MachineWorker(
+                restoring: snapshot, sink: sink, clock: clock, rules: rules, ticker: ticker, eventLoop: eventLoop, metrics: metrics)
             workers[key] = worker
             logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) restored from its checkpoint")
             await worker.start()
@@ -151,8 +154,7 @@ package actor MachineFleet {
                 group.cancelAll()
             }
             let stopping = Task.isCancelled
-            let restarting = restartRequested
-            restartRequested = false
+            let restarting = restart.take()
             // The last disconnects and checkpoints must reach the store even though this task
             // is cancelled (GRDB refuses work to a cancelled task): they run in a fresh one.
             await Task {
@@ -185,15 +187,13 @@ package actor MachineFleet {
     /// carries on once it reconnects, within its grace.
     package func reconfigure(_ new: FleetSettings) {
         settings = new
-        restartRequested = true
-        restartWaiter?.resume()
-        restartWaiter = nil
+        restart.raise()?.resume()
     }
 
     private func waitForRestart() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if restartRequested || Task.isCancelled { continuation.resume() } else { restartWaiter = continuation }
+                if Task.isCancelled { continuation.resume() } else { restart.wait(continuation)?.resume() }
             }
         } onCancel: {
             Task { await self.cancelRestartWait() }
@@ -201,8 +201,7 @@ package actor MachineFleet {
     }
 
     private func cancelRestartWait() {
-        restartWaiter?.resume()
-        restartWaiter = nil
+        restart.release()?.resume()
     }
 
     /// Runs a Control Point command on a machine named by name or address.
@@ -283,25 +282,16 @@ package actor MachineFleet {
         supervised[key] = Supervised(supervisor: supervisor, run: run, route: route)
     }
 
-    /// Hands one supervisor's events to its machine's worker, in order.
-    ///
-    /// While a link is up, the worker reads the stream itself (``MachineWorker/consume(_:)``):
-    /// a notification then costs one job on the worker's executor, with no hop through the
-    /// fleet, and the first event that is not a notification comes back here. One stream, read
-    /// by one reader at a time, so a disconnect never overtakes a frame.
+    /// Hands one supervisor's events to its machine's worker, in order: the stream's one
+    /// reader, so a disconnect never overtakes a frame. The worker shares the fleet's executor,
+    /// so handing it a notification is a call, not a job.
     private func route(_ events: AsyncStream<SupervisorEvent>, key: String) async {
         var worker: MachineWorker?
         var placement: (adapter: String, reason: String)?
-        var iterator = events.makeAsyncIterator()
-        // An event the worker handed back is read before the stream's next.
-        var handedBack: SupervisorEvent?
-        while true {
-            var next = handedBack.take()
-            if next == nil { next = await iterator.next(isolation: #isolation) }
-            guard let event = next else { break }
+        for await event in events {
             switch event {
             case .connecting(let target, let attempt):
-                noteLink(key, connecting: true, firstAttempt: attempt == 1)
+                noteLink(key) { $0.attemptStarted(first: attempt == 1) }
                 let current = ensureWorker(for: target, key: key)
                 worker = current
                 if let (adapter, reason) = placement {
@@ -320,28 +310,26 @@ package actor MachineFleet {
                 logger.notice("\(target) waits: \(reason)")
                 await current.waiting(target, reason: reason)
             case .ready(let info):
-                noteLink(key, linked: true)
+                noteLink(key) { $0.linkUp() }
                 logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
                 await worker?.ready(info)
                 await reportReady()
-                // Nil: the stream ended, and the next read says so.
-                if let worker { handedBack = await worker.consume(events) }
             case .notification(let characteristic, let value):
                 await worker?.notification(characteristic, value)
             case .disconnected(let reason):
-                noteLink(key, linked: false)
+                noteLink(key) { $0.linkDown() }
                 let name = await worker?.name ?? key
                 logger.warning("\(name) disconnected: \(reason)")
                 await worker?.disconnected(reason: reason)
                 await reportReady()
             case .retrying(let delay, let reason):
-                noteLink(key, backingOff: true)
+                noteLink(key) { $0.retrying() }
                 await worker?.failed(reason: reason)
                 let name = await worker?.name ?? key
                 logger.debug("\(name): \(reason); retrying in \(Self.seconds(delay)) s")
             }
         }
-        noteLink(key, gone: true)
+        noteGone(key)
         await worker?.disconnected(reason: "the daemon stopped watching it")
         await reportReady()
     }
@@ -349,7 +337,9 @@ package actor MachineFleet {
     private func ensureWorker(for target: MachineTarget, key: String) -> MachineWorker {
         let address = (target.address ?? key).uppercased()
         if let existing = workers[address] { return existing }
-        let worker = MachineWorker(name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, ticker: ticker, metrics: metrics)
+        let worker = MachineWorker(
+            name: target.name ?? address, address: target.address ?? "", sink: sink, clock: clock, rules: rules, ticker: ticker,
+            eventLoop: eventLoop, metrics: metrics)
         workers[address] = worker
         return worker
     }

@@ -1,5 +1,6 @@
 package import BlueZ
 package import FTMS
+import NIOCore
 import Workout
 import Telemetry
 
@@ -10,6 +11,11 @@ import Telemetry
 /// It outlives connections: a machine that drops and comes back within the grace continues
 /// its session here. It is ticked (by the fleet's one ``SessionTicker``) only while a session
 /// is open, so an idle gym costs no wake-ups.
+///
+/// It runs on the fleet's event loop, pinned there rather than left to whatever executor the
+/// process made global: its publishes then find the metrics socket's server on its own loop and
+/// write there and then (``MetricsServer/publish(_:machine:sessionID:state:forwarding:writing:)``),
+/// in the daemon and in a test alike.
 package actor MachineWorker {
     package private(set) var name: String
     package private(set) var address: String
@@ -32,11 +38,14 @@ package actor MachineWorker {
     private let metrics: DaemonMetrics?
     /// Prometheus' notification counters by characteristic, resolved on first use.
     private var notificationCounters: [Characteristic: CounterHandle] = [:]
+    private nonisolated let executor: any SerialExecutor
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     init(
         name: String, address: String, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
-        ticker: SessionTicker, metrics: DaemonMetrics? = nil
+        ticker: SessionTicker, eventLoop: any EventLoop, metrics: DaemonMetrics? = nil
     ) {
+        executor = eventLoop.executor
         self.metrics = metrics
         self.ticker = ticker
         self.name = name
@@ -50,8 +59,9 @@ package actor MachineWorker {
     /// Call ``start()`` to deliver what the downtime already decided.
     init(
         restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
-        ticker: SessionTicker, metrics: DaemonMetrics? = nil
+        ticker: SessionTicker, eventLoop: any EventLoop, metrics: DaemonMetrics? = nil
     ) {
+        executor = eventLoop.executor
         self.metrics = metrics
         self.ticker = ticker
         name = snapshot.machine.name
@@ -121,17 +131,6 @@ package actor MachineWorker {
         let now = clock.now()
         if let events = pipeline?.connected(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
         await updateTicker()
-    }
-
-    /// Reads the supervisor's `events` while its link is up (the fleet's `route` hands them
-    /// over at `.ready`): notifications are handled here as they come, and the first other
-    /// event is returned for the fleet to handle; nil when the stream has ended.
-    func consume(_ events: AsyncStream<SupervisorEvent>) async -> SupervisorEvent? {
-        for await event in events {
-            guard case .notification(let characteristic, let value) = event else { return event }
-            await notification(characteristic, value)
-        }
-        return nil
     }
 
     package func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {

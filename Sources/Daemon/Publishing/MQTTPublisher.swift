@@ -14,7 +14,7 @@ package import Workout
 /// queued, and queued as live messages: while the broker is away each machine's latest sample
 /// replaces the one waiting, so its return brings one current sample per machine, not a burst
 /// of stale ones. Everything else is queued as it comes.
-package final class MQTTPublisher: Sendable {
+package final class MQTTPublisher: EnvelopeForwarder {
     package let client: MQTTClient
     package let topics: MQTTTopics
     package let discovery: HomeAssistantDiscovery?

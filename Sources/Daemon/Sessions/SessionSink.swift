@@ -1,4 +1,5 @@
 package import Logging
+package import Publish
 package import Store
 package import Workout
 
@@ -32,13 +33,15 @@ package struct SessionSink: Sendable {
         self.observe = observe
     }
 
-    package func deliver(_ events: SessionEvents, machine: MachineIdentity) async {
+    /// Runs on the caller's executor (a machine's worker, on the metrics socket's loop), so
+    /// the socket hears of each event there and then, not after a hop off the loop and back.
+    package nonisolated(nonsending) func deliver(_ events: SessionEvents, machine: MachineIdentity) async {
         for event in events {
             await deliver(event, machine: machine)
         }
     }
 
-    package func deliver(_ event: SessionEvent, machine: MachineIdentity) async {
+    package nonisolated(nonsending) func deliver(_ event: SessionEvent, machine: MachineIdentity) async {
         var stored = false
         switch event {
         case .finished(let progress, let summary):
@@ -76,12 +79,12 @@ package struct SessionSink: Sendable {
 
     /// One plot point of the open session `sessionID` (at most one a second per machine): kept
     /// for the next batch of checkpoints. Without a batcher, series are not recorded.
-    package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) async {
+    package nonisolated(nonsending) func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) async {
         await checkpoints?.record(point, sessionID: sessionID, machine: machine)
     }
 
     /// A periodic checkpoint: into the next batch if there is a batcher, else saved at once.
-    package func checkpointSoon(_ snapshot: SessionSnapshot) async {
+    package nonisolated(nonsending) func checkpointSoon(_ snapshot: SessionSnapshot) async {
         guard let checkpoints else { return await checkpoint(snapshot) }
         await checkpoints.submit(snapshot)
     }

@@ -1,5 +1,5 @@
 public import Clocks
-import JSON
+package import JSON
 import FTMS
 import LocalSocket
 public import NIOCore
@@ -130,14 +130,41 @@ public actor MetricsServer {
     /// still takes its `seq` (``PublishMetrics/messagesPublished`` counts every message), and a
     /// gym whose socket nobody watches pays no JSON per notification.
     ///
-    /// A caller already on the server's loop (the daemon's workers: Swift Concurrency's global
-    /// executor is NIO's singleton loop) is served there and then, under the actor's isolation,
-    /// which the loop guarantees by running one job at a time. Awaiting the actor instead
-    /// would cost two jobs per message, one onto the loop and one back.
+    /// A caller already on the server's loop (the daemon's machine workers, which run on it)
+    /// is served there and then, under the actor's isolation, which the loop guarantees by
+    /// running one job at a time. Awaiting the actor instead would cost two jobs per message,
+    /// one onto the loop and one back.
     @discardableResult
     public nonisolated(nonsending) func publish(
         _ type: MessageType, machine: String? = nil, sessionID: String? = nil, forwarding: Bool = false,
         payload: @autoclosure @Sendable () -> JSONPayload
+    ) async throws(PublishError) -> PublishedLine {
+        try await publish(type, machine: machine, sessionID: sessionID, forwarding: forwarding) { json in
+            let payload = payload()
+            payload.bytes.withUnsafeBufferPointer { json.append(contentsOf: $0) }
+            return payload.state
+        }
+    }
+
+    /// The same, with the payload written straight into the line by `writing` (one of
+    /// ``MetricsPayloads``' writers): the daemon's path, on which a notification's JSON is
+    /// written once, where the readers' shared buffer is filled from. `state` is the payload's
+    /// top-level `"state"` string (`machine`, `session_state`), which the resync state reads.
+    @discardableResult
+    package nonisolated(nonsending) func publish(
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, state: String? = nil, forwarding: Bool = false,
+        writing payload: @Sendable (inout JSONBuffer) -> Void
+    ) async throws(PublishError) -> PublishedLine {
+        try await publish(type, machine: machine, sessionID: sessionID, forwarding: forwarding) { json in
+            payload(&json)
+            return state
+        }
+    }
+
+    /// Both ways in: `payload` writes the payload and returns its `"state"`.
+    private nonisolated(nonsending) func publish(
+        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool,
+        payload: @Sendable (inout JSONBuffer) -> String?
     ) async throws(PublishError) -> PublishedLine {
         if let done = publishIfOnLoop(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload) {
             return try done.get()
@@ -147,31 +174,35 @@ public actor MetricsServer {
 
     /// `assumeIsolated` is for synchronous code only, hence this step; nil off the loop.
     private nonisolated func publishIfOnLoop(
-        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable () -> JSONPayload
+        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable (inout JSONBuffer) -> String?
     ) -> Result<PublishedLine, PublishError>? {
         guard eventLoop.inEventLoop else { return nil }
         return assumeIsolated { server in
             Result { () throws(PublishError) in
-                try server.publishHere(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
+                try server.publishHere(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload, onLoop: true)
             }
         }
     }
 
     private func publishHere(
-        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable () -> JSONPayload
+        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable (inout JSONBuffer) -> String?,
+        onLoop: Bool = false
     ) throws(PublishError) -> PublishedLine {
         guard !type.isReaderLocal else { throw .readerLocalType(type) }
         seq += 1
         counters.messagesPublished = seq
+        if !onLoop { counters.messagesPublishedOffLoop += 1 }
         guard forwarding || type.isKeptForResync || readers.values.contains(where: { $0.value.accepts(type, machine: machine) }) else {
             return PublishedLine(seq: seq, envelope: nil)
         }
-        let payload = payload()
         let header = Envelope(type: type, machine: machine, sessionID: sessionID, timestamp: now(), seq: seq)
+        var state: String?
         let line = encode(header) { json in
-            payload.bytes.withUnsafeBufferPointer { json.append(contentsOf: $0) }
+            let start = json.count
+            state = payload(&json)
+            assert(Self.isObject(json, from: start), "a payload written into the line is not one JSON object: \(json.string)")
         }
-        resync.record(type, machine: machine, sessionID: sessionID, state: payload.state, line: line)
+        resync.record(type, machine: machine, sessionID: sessionID, state: state, line: line)
         for reader in readers.values {
             switch reader.value.offer(line, type: type, machine: machine) {
             case .written, .skipped: break
@@ -181,6 +212,12 @@ public actor MetricsServer {
         }
         let envelope = forwarding ? line.getBytes(at: line.readerIndex, length: line.readableBytes - 1) : nil
         return PublishedLine(seq: seq, envelope: envelope)
+    }
+
+    /// Whether the bytes of `json` from `start` on are one JSON object (debug builds check each
+    /// written payload, as ``JSONPayload/init(written:state:)`` does).
+    private static func isObject(_ json: borrowing JSONBuffer, from start: Int) -> Bool {
+        json.withUnsafeBytes { bytes in (try? JSONPayload(validating: bytes[start...])) != nil }
     }
 
     // MARK: Readers (called by ReaderHandler, on the loop)

@@ -7,6 +7,10 @@ public struct PublishMetrics: Sendable, Equatable {
     public var readersAccepted = 0
     /// Messages published, each counted once however many readers got it: the last `seq`.
     public var messagesPublished: UInt64 = 0
+    /// Messages whose publisher was not on the server's loop: each cost two executor jobs more,
+    /// one onto the loop and one back. None in the daemon, whose machine workers run on the
+    /// server's loop (``MetricsServer/publish(_:machine:sessionID:forwarding:payload:)``).
+    public var messagesPublishedOffLoop: UInt64 = 0
     /// Copies of `sample` messages not written to a reader over its soft limit, summed over
     /// readers: the total of the `seq` gaps readers saw.
     public var messagesDropped: UInt64 = 0

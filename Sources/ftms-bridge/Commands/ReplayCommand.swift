@@ -1,6 +1,5 @@
 import ArgumentParser
 import Capture
-import Daemon
 import Dashboard
 import FTMS
 import Foundation

@@ -1,5 +1,4 @@
 import Clocks
-import Daemon
 import NIOPosix
 import Publish
 import Synchronization

@@ -1,4 +1,4 @@
-import Daemon
+import Publish
 import FTMS
 import Testing
 import Workout
@@ -6,7 +6,7 @@ import Workout
 /// contract §7: the `machine` message carries the machine's features once it is ready, by the
 /// names `decode` prints, so a display (and the MQTT state topic, the same bytes) knows what a
 /// machine measures and takes before its first sample.
-@Suite("Daemon: machine message features")
+@Suite("Publish: machine message features")
 struct MachineMessageFeatureTests {
     static let bike = MachineIdentity(name: "SF-Bike-0001", address: "C0:5F:00:00:00:01", model: "SF-Bike-M1", type: .bike)
 

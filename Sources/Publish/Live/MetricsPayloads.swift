@@ -1,11 +1,15 @@
 package import FTMS
-import JSON
-package import Publish
+package import JSON
 package import Workout
 
 /// The payloads of contract §7's messages, built from what the pipeline produces. Shared by the
 /// daemon and `replay --publish`, so an integrator developing against a replayed capture sees
 /// exactly what a live gym will send.
+///
+/// The messages ``LivePublisher`` sends many of (`machine`, `sample`, `status`,
+/// `session_state`) are writers (`write…(into:)`), which write the payload straight into the
+/// socket's line: a notification's JSON is written once. The functions returning a
+/// ``JSONPayload`` are those writers into a buffer of their own, for one-off messages and tests.
 package enum MetricsPayloads {
     /// `machine`: `state` is `discovered`, `connecting`, `ready` or `disconnected`; `notify`
     /// (with `ready`) says how data notifications arrive: `acquired` or `start_notify`; with
@@ -17,7 +21,18 @@ package enum MetricsPayloads {
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) -> JSONPayload {
-        payload(state: "\(state)") { json in
+        written(state: "\(state)") { json in
+            writeMachine(
+                machine, state: state, manufacturer: manufacturer, notify: notify, reason: reason, adapter: adapter,
+                adapterReason: adapterReason, features: features, into: &json)
+        }
+    }
+
+    package static func writeMachine(
+        _ machine: MachineIdentity, state: StaticString, manufacturer: String?, notify: String?, reason: String?,
+        adapter: String?, adapterReason: String?, features: FitnessMachineFeature?, into json: inout JSONBuffer
+    ) {
+        object(&json) { json in
             json.appendKey("state", first: true)
             json.appendString(state)
             json.appendKey("name")
@@ -64,7 +79,11 @@ package enum MetricsPayloads {
     /// `distanceM` and `energyKcal` are the session's own totals so far (what the floor shows
     /// is the ride, not the machine's lifetime counters, which stay in `sample`).
     package static func sessionState(_ event: SessionEvent) -> JSONPayload {
-        payload(state: "\(event.state)") { json in
+        written(state: "\(event.state)") { writeSessionState(event, into: &$0) }
+    }
+
+    package static func writeSessionState(_ event: SessionEvent, into json: inout JSONBuffer) {
+        object(&json) { json in
             json.appendKey("state", first: true)
             json.appendString(event.state)
             json.appendKey("startEpoch")
@@ -96,9 +115,7 @@ package enum MetricsPayloads {
 
     /// `sample` and `status`: the decoded record or event, in contract §3.1's names.
     package static func decoded(_ message: FTMSMessage) -> JSONPayload {
-        var json = JSONBuffer(capacity: 512)
-        message.writeJSON(into: &json)
-        return JSONPayload(written: json)
+        written { message.writeJSON(into: &$0) }
     }
 
     /// `sample`: the decoded record (the machine's own counters, `total_distance_m` and the
@@ -106,14 +123,14 @@ package enum MetricsPayloads {
     /// `session_distance_m`, `session_energy_kcal`, `session_elapsed_ms`, `session_moving_ms`,
     /// so a display shows the ride live between `session_state` changes.
     package static func sample(_ record: DataRecord, session: SessionProgress?) -> JSONPayload {
-        guard let session else { return decoded(.data(record)) }
-        var decoded = JSONBuffer(capacity: 512)
-        FTMSMessage.data(record).writeJSON(into: &decoded)
-        var json = JSONBuffer(capacity: decoded.count + 128)
-        // The decoded object without its closing brace, then the session's fields.
-        decoded.withUnsafeBytes { bytes in
-            json.append(contentsOf: UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self).dropLast()))
-        }
+        written { writeSample(record, session: session, into: &$0) }
+    }
+
+    package static func writeSample(_ record: DataRecord, session: SessionProgress?, into json: inout JSONBuffer) {
+        FTMSMessage.data(record).writeJSON(into: &json)
+        guard let session else { return }
+        // The decoded object, reopened for the session's fields.
+        json.reopenObject()
         if let distance = session.distance {
             json.appendKey("session_distance_m")
             json.appendInteger(distance)
@@ -127,20 +144,17 @@ package enum MetricsPayloads {
         json.appendKey("session_moving_ms")
         json.appendInteger(Int(session.movingMilliseconds))
         json.append(UInt8(ascii: "}"))
-        return JSONPayload(written: json)
     }
 
     /// `session_summary`: the summary exactly as uploaded.
     package static func summary(_ summary: SessionSummary) -> JSONPayload {
-        var json = JSONBuffer(capacity: 1024)
-        summary.writeJSON(into: &json)
-        return JSONPayload(written: json)
+        written { summary.writeJSON(into: &$0) }
     }
 
     /// `control`: a Control Point procedure's request and the machine's answer (contract §4), with
     /// who asked: `operator` (control socket) or `training` (a training program).
     package static func control(operation: String, request: [UInt8], result: String, succeeded: Bool, origin: StaticString, detail: String? = nil) -> JSONPayload {
-        payload { json in
+        written { json in object(&json) { json in
             json.appendKey("operation", first: true)
             json.appendString(operation)
             json.appendKey("request")
@@ -152,12 +166,12 @@ package enum MetricsPayloads {
             json.appendKey("origin")
             json.appendString(origin)
             appendIfPresent("detail", detail, into: &json)
-        }
+        } }
     }
 
     /// `upload`: the queue by state after an upload run, and what the run came to.
     package static func upload(pending: Int, uploaded: Int, dead: Int, result: String) -> JSONPayload {
-        payload { json in
+        written { json in object(&json) { json in
             json.appendKey("pending", first: true)
             json.appendInteger(pending)
             json.appendKey("uploaded")
@@ -166,14 +180,20 @@ package enum MetricsPayloads {
             json.appendInteger(dead)
             json.appendKey("result")
             json.appendString(result)
-        }
+        } }
     }
 
-    private static func payload(state: String? = nil, _ body: (inout JSONBuffer) -> Void) -> JSONPayload {
-        var json = JSONBuffer(capacity: 256)
+    /// An object whose members `members` writes.
+    private static func object(_ json: inout JSONBuffer, _ members: (inout JSONBuffer) -> Void) {
         json.append(UInt8(ascii: "{"))
-        body(&json)
+        members(&json)
         json.append(UInt8(ascii: "}"))
+    }
+
+    /// What `write` writes, as a payload of its own.
+    private static func written(state: String? = nil, _ write: (inout JSONBuffer) -> Void) -> JSONPayload {
+        var json = JSONBuffer(capacity: 512)
+        write(&json)
         return JSONPayload(written: json, state: state)
     }
 }

@@ -1,16 +1,16 @@
 package import FTMS
-package import Publish
+import JSON
 package import Workout
 
 /// Everything the daemon tells the metrics socket (contract §7), in the payloads `replay
-/// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker
-/// (``MQTTPublisher``). A publish that fails (the server closed during shutdown) is not an
+/// --publish` uses too, and, with `[mqtt]` on, the same envelopes on the broker (the
+/// daemon's MQTT publisher, an ``EnvelopeForwarder``). A publish that fails (the server closed during shutdown) is not an
 /// error for the caller: live metrics are best-effort, the store is what must not lose.
 package struct LivePublisher: Sendable {
     package let server: MetricsServer?
-    package let mqtt: MQTTPublisher?
+    package let mqtt: (any EnvelopeForwarder)?
 
-    package init(server: MetricsServer?, mqtt: MQTTPublisher? = nil) {
+    package init(server: MetricsServer?, mqtt: (any EnvelopeForwarder)? = nil) {
         self.server = server
         self.mqtt = mqtt
     }
@@ -19,9 +19,11 @@ package struct LivePublisher: Sendable {
         _ machine: MachineIdentity, state: StaticString, manufacturer: String? = nil, notify: String? = nil, reason: String? = nil,
         adapter: String? = nil, adapterReason: String? = nil, features: FitnessMachineFeature? = nil
     ) async {
-        await send(.machine, machine: machine.name, payload: MetricsPayloads.machine(
-            machine, state: state, manufacturer: manufacturer, notify: notify, reason: reason, adapter: adapter,
-            adapterReason: adapterReason, features: features))
+        await send(.machine, machine: machine.name, state: "\(state)") { json in
+            MetricsPayloads.writeMachine(
+                machine, state: state, manufacturer: manufacturer, notify: notify, reason: reason, adapter: adapter,
+                adapterReason: adapterReason, features: features, into: &json)
+        }
         mqtt?.announce(machine, manufacturer: manufacturer)
     }
 
@@ -29,18 +31,20 @@ package struct LivePublisher: Sendable {
     /// samples (once, shared by both): the sample costs no JSON otherwise. `session`, the open
     /// session's progress, adds its totals (``MetricsPayloads/sample(_:session:)``).
     package nonisolated(nonsending) func sample(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) async {
-        await send(.sample, machine: machine, sessionID: sessionID, payload: MetricsPayloads.sample(record, session: session))
+        await send(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.writeSample(record, session: session, into: &$0) }
     }
 
     /// Like ``sample(_:machine:sessionID:)``: encoded only for someone who will read it.
     package nonisolated(nonsending) func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
-        await send(.status, machine: machine, sessionID: sessionID, payload: MetricsPayloads.decoded(.status(status)))
+        await send(.status, machine: machine, sessionID: sessionID) { FTMSMessage.status(status).writeJSON(into: &$0) }
     }
 
     /// `session_state`, and for a finished session its `session_summary` right after.
     package nonisolated(nonsending) func session(_ event: SessionEvent, machine: String) async {
         let id = event.sessionID
-        let envelope = await send(.sessionState, machine: machine, sessionID: id, payload: MetricsPayloads.sessionState(event))
+        let envelope = await send(.sessionState, machine: machine, sessionID: id, state: "\(event.state)") {
+            MetricsPayloads.writeSessionState(event, into: &$0)
+        }
         if let envelope { mqtt?.sessionChanged(machine, openEnvelope: event.summary == nil ? envelope : nil) }
         if let summary = event.summary {
             await send(.sessionSummary, machine: machine, sessionID: id, payload: MetricsPayloads.summary(summary))
@@ -55,16 +59,26 @@ package struct LivePublisher: Sendable {
         await send(.upload, payload: payload)
     }
 
-    /// Publishes on the socket and hands the envelope to MQTT when the broker takes this type.
-    /// The envelope it forwarded to MQTT; nil without MQTT.
+    @discardableResult
+    private nonisolated(nonsending) func send(_ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: JSONPayload) async -> [UInt8]? {
+        await send(type, machine: machine, sessionID: sessionID, state: payload.state) { json in
+            payload.bytes.withUnsafeBufferPointer { json.append(contentsOf: $0) }
+        }
+    }
+
+    /// Publishes on the socket, the payload written by `write` straight into the line, and
+    /// hands the envelope to MQTT when the broker takes this type. `state` is the payload's
+    /// `"state"`. The envelope it forwarded to MQTT; nil without MQTT.
     @discardableResult
     private nonisolated(nonsending) func send(
-        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, payload: @autoclosure @Sendable () -> JSONPayload
+        _ type: MessageType, machine: String? = nil, sessionID: String? = nil, state: String? = nil,
+        writing write: @Sendable (inout JSONBuffer) -> Void
     ) async -> [UInt8]? {
         guard let server else { return nil }
         let forwarding = mqtt?.forwards(type) ?? false
-        guard let envelope = try? await server.publish(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload())
-            .envelope
+        guard let envelope = try? await server.publish(
+            type, machine: machine, sessionID: sessionID, state: state, forwarding: forwarding, writing: write
+        ).envelope
         else { return nil }
         mqtt?.forward(type, machine: machine, envelope: envelope)
         return envelope

@@ -1,5 +1,5 @@
 import DeterministicRandom
-import Daemon
+import Publish
 import FTMS
 import Foundation
 import Testing
@@ -8,7 +8,7 @@ import Workout
 /// The floor shows the ride. `session_state` and, while a session is open, each `sample`
 /// carry the session's own distance, energy and time; the machine's counters stay in `sample`
 /// as they came.
-@Suite("Daemon: session figures in the payloads")
+@Suite("Publish: session figures in the payloads")
 struct SessionFiguresPayloadTests {
     static let origin = UTCTime(secondsSince1970: 1_795_248_000)
 
