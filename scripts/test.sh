@@ -123,8 +123,9 @@ else
   failed=$((failed + 1))
 fi
 # The Debian package installed into a clean Debian 12 under systemd-nspawn, as an operator
-# would (docs/systemd.md): packaged from the debug build's objects, linked with the static
-# Swift runtime as the release package is (a cold release build would double this run).
+# would (docs/systemd.md): packaged from the debug build's executables as the tests linked
+# them, with the Swift runtime in /usr/lib/ftms-bridge as the release package has it (a cold
+# release build would double this run).
 if scripts/deb-test.sh --debug; then
   passed=$((passed + 1))
 else
