@@ -12,7 +12,8 @@
 #   3. `apt-get install ./ftms-bridge_V-1_ARCH.deb` (fetching nothing) → `systemctl is-active
 #      ftms-bridge` is active (timed: the bar is 60 s); the daemon runs as user ftms-bridge
 #      with no capabilities, NoNewPrivs and a seccomp filter; both binaries load with no
-#      toolchain (ldd: no libswift, nothing from /opt/swift, nothing missing);
+#      toolchain (ldd: the Swift runtime from the package's /usr/lib/ftms-bridge, everything
+#      else from Debian's library directories, nothing missing);
 #      `ftms-bridge --version` and `ftms-bridge doctor --json` work; files where Debian wants them;
 #   4. reinstall: the daemon restarts and an operator's edit of config.toml survives;
 #   5. upgrade mid-ride: ftms-backend on loopback, `ftms-bridge login`, one simulated bike
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
     --debug) package_flags=(--debug) ;;
     --tools) [ $# -ge 2 ] || { echo "deb-test: --tools needs a directory" >&2; exit 1; }; tools="$2"; shift ;;
     --keep) keep=yes ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "deb-test: unknown argument '$1' (try --help)" >&2; exit 1 ;;
   esac
   shift
@@ -137,7 +138,9 @@ step "Depends: $(echo "$names" | wc -l) packages, every one in Debian 12's archi
 started="$(now)"
 mkdir -p "$work/deb"
 cp "$first" "$second" "$work/deb/"
-systemd-nspawn -q -D "$rootfs" --ephemeral --keep-unit --register=no --boot --machine="ftms-deb-$$" \
+# A network of its own (loopback only): the daemon's Prometheus port and the backend's are the
+# container's, so a gateway whose own service holds 127.0.0.1:9464 runs this test too.
+systemd-nspawn -q -D "$rootfs" --ephemeral --keep-unit --register=no --boot --machine="ftms-deb-$$" --private-network \
   --bind-ro="$work/deb:/mnt/ftms-test/deb" --bind-ro="$tools:/mnt/ftms-test/bin" --bind-ro="$swift_root:/mnt/ftms-test/swift" \
   > "$work/console.log" 2>&1 < /dev/null &
 nspawn=$!
@@ -187,10 +190,29 @@ echo "$status" | grep -qE '^NoNewPrivs:\s+1$' || fail "the daemon runs without N
 echo "$status" | grep -qE '^Seccomp:\s+2$' || fail "the daemon runs without a seccomp filter"
 echo "$status" | grep -qE '^CapEff:\s+0+$' || fail "the daemon has capabilities"
 [ "$(inside readlink "/proc/$pid/exe")" = /usr/sbin/ftms-bridged ] || fail "the unit does not run /usr/sbin/ftms-bridged"
+# The Swift runtime comes from the package's /usr/lib/ftms-bridge, every other library from
+# Debian's directories, and nothing is missing (the root has no toolchain to fall back on).
+runtime_libraries=0
 for binary in /usr/sbin/ftms-bridged /usr/bin/ftms-bridge; do
   inside ldd "$binary" > "$work/ldd.txt" 2>&1 || fail "ldd $binary: $(head -n 1 "$work/ldd.txt")"
-  ! grep -qE 'not found|swift' "$work/ldd.txt" || fail "$binary wants the toolchain: $(grep -E 'not found|swift' "$work/ldd.txt" | head -n 1)"
+  ! grep -q 'not found' "$work/ldd.txt" || fail "$binary misses a library: $(grep -m 1 'not found' "$work/ldd.txt")"
+  while read -r name _ path _; do
+    path="$(realpath -m -s "$path")"   # $ORIGIN/../lib/ftms-bridge as ldd prints it, /usr/sbin/../lib/...
+    case "$name" in
+      libswift*|libFoundation*|lib_Foundation*|libdispatch*|libBlocksRuntime*)
+        [ "$path" = "/usr/lib/ftms-bridge/$name" ] || fail "$binary loads $name from $path, not from /usr/lib/ftms-bridge"
+        runtime_libraries=$((runtime_libraries + 1)) ;;
+      *)
+        case "$path" in
+          /usr/lib/ftms-bridge/*) fail "$binary loads $name from the package's runtime directory" ;;
+          /lib/*|/usr/lib/*) ;;
+          *) fail "$binary loads $name from $path" ;;
+        esac ;;
+    esac
+  done < <(grep ' => ' "$work/ldd.txt")
 done
+inside test -f /usr/lib/ftms-bridge/libswiftCore.so || fail "no /usr/lib/ftms-bridge/libswiftCore.so"
+[ "$runtime_libraries" -gt 0 ] || fail "ldd lists no Swift runtime library"
 ! inside test -e /opt/swift || fail "/opt/swift exists in the container"
 [ "$(inside ftms-bridge --version)" = "${version%-*}" ] || fail "ftms-bridge --version is not ${version%-*}"
 [ "$(inside ftms-bridged --version)" = "${version%-*}" ] || fail "ftms-bridged --version is not ${version%-*}"
@@ -207,7 +229,7 @@ for file in 644:/usr/lib/systemd/system/ftms-bridge.service 644:/usr/lib/systemd
 done
 [ "$(inside stat -c %G /etc/ftms-bridge/config.toml)" = ftms-bridge ] || fail "config.toml is not in group ftms-bridge"
 [ "$(inside systemctl is-enabled ftms-bridge-dashboard 2>/dev/null || true)" = disabled ] || fail "the dashboard unit is enabled unasked"
-step "runs as ftms-bridge (no capabilities, NoNewPrivs, seccomp); ldd: no toolchain; --version ${version%-*}; doctor exit $doctor_status; files and modes in place"
+step "runs as ftms-bridge (no capabilities, NoNewPrivs, seccomp); ldd: the Swift runtime from /usr/lib/ftms-bridge, no toolchain; --version ${version%-*}; doctor exit $doctor_status; files and modes in place"
 
 # 4. Reinstall: restarts, keeps the operator's edit.
 inside sh -c 'echo "# an operator was here" >> /etc/ftms-bridge/config.toml'
@@ -350,9 +372,10 @@ sleep 3   # past a checkpoint (checkpoint_interval = 2)
 inside apt-get remove -y -q ftms-bridge > "$work/remove.log" 2>&1 || fail "apt-get remove: $(grep -E '^E:' "$work/remove.log" | head -n 1)"
 [ "$(inside systemctl is-active ftms-bridge 2>/dev/null || true)" != active ] || fail "ftms-bridge still active after remove"
 ! inside test -e /usr/sbin/ftms-bridged || fail "remove left /usr/sbin/ftms-bridged"
+! inside test -e /usr/lib/ftms-bridge || fail "remove left /usr/lib/ftms-bridge (the Swift runtime)"
 inside test -f /var/lib/ftms-bridge/ftms-bridge.sqlite || fail "remove deleted the session store"
 inside test -f /etc/ftms-bridge/config.toml || fail "remove deleted config.toml (only purge may)"
-step "remove: stopped, binaries gone; the store and config.toml stay"
+step "remove: stopped, binaries and runtime gone; the store and config.toml stay"
 inside apt-get purge -y -q ftms-bridge > "$work/purge.log" 2>&1 || fail "apt-get purge: $(grep -E '^E:' "$work/purge.log" | head -n 1)"
 kept="$(grep -c '^ftms-bridge: purge kept /var/lib/ftms-bridge' "$work/purge.log" || true)"
 [ "$kept" -eq 1 ] || fail "purge did not say in one line that it kept /var/lib/ftms-bridge: $(tail -n 3 "$work/purge.log" | tr '\n' ' ')"

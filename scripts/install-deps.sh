@@ -23,6 +23,8 @@
 #                     without a real-time clock at 2000-01-01, stepped by NTP mid-ride)
 #   dpkg-dev, binutils, lintian: scripts/package-deb.sh (dpkg-shlibdeps computes Depends, strip,
 #                     lintian checks the package)
+#   patchelf          scripts/package-deb.sh sets the executables' RUNPATH to the package's copy of
+#                     the Swift runtime, in place of the toolchain's directory the linker wrote
 #   debootstrap, systemd-container: scripts/deb-test.sh builds a clean Debian 12 root once and
 #                     boots it with systemd-nspawn to install the package into
 #   qemu-system-x86, e2fsprogs (and debootstrap): scripts/vm/ builds a Debian 12 guest (debootstrap into an
@@ -32,7 +34,7 @@ set -euo pipefail
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
           libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3 faketime
-          dpkg-dev binutils lintian debootstrap systemd-container
+          dpkg-dev binutils lintian patchelf debootstrap systemd-container
           qemu-system-x86 e2fsprogs)
 missing=()
 for package in "${packages[@]}"; do

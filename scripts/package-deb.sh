@@ -6,19 +6,25 @@
 #
 # VERSION is ProductVersion.current (Sources/DaemonConfig/ProductVersion.swift), what
 # `ftms-bridge --version` prints; REV is --rev (default 1); ARCH is the toolchain's target.
-# Both executables are built in release with the Swift runtime linked statically
-# (--static-swift-stdlib, in .build-release so the debug build is untouched) and stripped, so
-# the package depends only on Debian 12 libraries: dpkg-shlibdeps computes them, and the
+# Both executables are built in release (in .build-release, apart from the debug build) and
+# stripped. They share one copy of the Swift runtime: the toolchain's shared libraries that
+# they load (the standard library, Concurrency, Dispatch, Foundation with its ICU data) go,
+# stripped, into /usr/lib/ftms-bridge, and the executables' RUNPATH is
+# $ORIGIN/../lib/ftms-bridge and nothing else, so nothing is looked up in a toolchain (the
+# script checks that with ldd before it packages). Linked statically instead, each executable
+# carried its own runtime and ICU data: 43.7 MB of package against 28.9 MB (docs/systemd.md).
+# The package depends only on Debian 12 libraries: dpkg-shlibdeps computes them, and the
 # package adds bluez (bluetoothd), systemd (systemd-sysusers) and nothing outside Debian.
 # lintian checks the result: any error fails the script; the warnings it keeps are the ones
 # docs/systemd.md names (scripts/lintian-overrides is not used: the reasons live in the docs).
 #
 # Usage: scripts/package-deb.sh [--rev N] [--no-build] [--debug] [--out DIR]
 #   --no-build   package what the build folder already holds (fails if it is missing)
-#   --debug      package the debug build (.build, the objects the tests already compiled),
-#                linked the same static way: what scripts/test.sh installs, since a cold
-#                release build of the whole graph takes longer on a 2-core box than every other
-#                test together. It is the same package but for the optimiser; ship release.
+#   --debug      package the debug build (.build, the very executables the tests already
+#                linked, so nothing is built again): what scripts/test.sh installs, since a
+#                cold release build of the whole graph takes longer on a 2-core box than every
+#                other test together. It is the same package but for the optimiser (and
+#                libswiftSwiftOnoneSupport.so, which debug code loads); ship release.
 #
 # Prints the package's path as its last line.
 set -euo pipefail
@@ -36,13 +42,13 @@ while [ $# -gt 0 ]; do
     --no-build) build=no ;;
     --debug) config=debug ;;
     --out) [ $# -ge 2 ] || fail "--out needs a directory"; out="$2"; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
   shift
 done
 [[ "$rev" =~ ^[0-9]+$ ]] || fail "--rev must be a whole number, not '$rev'"
-for tool in dpkg-deb dpkg-shlibdeps lintian strip gzip; do
+for tool in dpkg-deb dpkg-shlibdeps lintian strip readelf patchelf gzip; do
   command -v "$tool" >/dev/null || fail "$tool is missing (scripts/install-deps.sh installs it)"
 done
 
@@ -58,25 +64,13 @@ full_version="$version-$rev"
 # Reproducible: every date and mtime in the package is the last commit's.
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
 
-if [ "$config" = release ]; then
-  scratch=.build-release
-  link=()
-else
-  scratch=.build
-  # SwiftPM's debug link of a static Swift runtime names Foundation's archives in an order GNU
-  # ld cannot resolve (the release link, one object per module, resolves); name them again,
-  # each after the archives that need it.
-  link=()
-  for library in Foundation FoundationInternationalization CoreFoundation _FoundationICU FoundationEssentials \
-    _FoundationCShims _FoundationCollections dispatch BlocksRuntime swiftSynchronization swift_Concurrency swiftCore stdc++ m; do
-    link+=(-Xlinker "-l$library")
-  done
-fi
+scratch=.build-release
+[ "$config" = release ] || scratch=.build
 if [ "$build" = yes ]; then
   started=$(date +%s)
   for product in ftms-bridged ftms-bridge; do
-    echo "package-deb: building $product ($config, static Swift runtime)" >&2
-    swift build -c "$config" --static-swift-stdlib "${link[@]}" --scratch-path "$scratch" --product "$product" >&2
+    echo "package-deb: building $product ($config)" >&2
+    swift build -c "$config" --scratch-path "$scratch" --product "$product" >&2
   done
   echo "package-deb: $config build took $(( $(date +%s) - started )) s" >&2
 fi
@@ -102,6 +96,50 @@ install -m 0755 "$bin/ftms-bridge" "$root/usr/bin/ftms-bridge"
 install -m 0755 "$bin/ftms-bridged" "$root/usr/sbin/ftms-bridged"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/ftms-bridge" "$root/usr/sbin/ftms-bridged"
 
+# The Swift runtime, once for both executables: every library of the toolchain's runtime
+# directory that they load, directly or through another (readelf's NEEDED, followed), and no
+# other. The libraries find each other through their own RUNPATH ($ORIGIN); the executables
+# find them through theirs, which the linker made the toolchain's directory and $ORIGIN
+# (SwiftPM's) and which becomes the package's directory alone.
+runtime="$(swiftc -print-target-info | tr -d '\n ' | sed -n 's/.*"runtimeLibraryPaths":\["\([^"]*\)".*/\1/p')"
+[ -d "$runtime" ] || fail "no runtime library directory in swiftc -print-target-info ('$runtime')"
+private=usr/lib/ftms-bridge
+install -d -m 0755 "$root/$private"
+needed() { readelf -d "$1" | sed -n 's/^.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
+pending=("$root/usr/sbin/ftms-bridged" "$root/usr/bin/ftms-bridge")
+while [ ${#pending[@]} -gt 0 ]; do
+  object="${pending[0]}"
+  pending=("${pending[@]:1}")
+  for library in $(needed "$object"); do
+    if [ -f "$runtime/$library" ] && [ ! -f "$root/$private/$library" ]; then
+      install -m 0644 "$runtime/$library" "$root/$private/$library"
+      pending+=("$root/$private/$library")
+    fi
+  done
+done
+ls "$root/$private"/libswiftCore.so > /dev/null 2>&1 || fail "the executables load no libswiftCore.so from $runtime"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/$private"/*.so
+patchelf --set-rpath "\$ORIGIN/../lib/ftms-bridge" "$root/usr/sbin/ftms-bridged" "$root/usr/bin/ftms-bridge"
+# Every object's search path is its own directory's relative, and each library it needs is in
+# the package or the system's: ldd with no environment, so nothing comes from a toolchain.
+for object in "$root/usr/sbin/ftms-bridged" "$root/usr/bin/ftms-bridge" "$root/$private"/*.so; do
+  for path in $(readelf -d "$object" | sed -n 's/^.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p' | tr ':' ' '); do
+    case "$path" in
+      '$ORIGIN'|'$ORIGIN/../lib/ftms-bridge') ;;
+      *) fail "${object#"$root"/} searches $path for libraries" ;;
+    esac
+  done
+  resolved="$(env -i ldd "$object" 2>&1)" || fail "ldd ${object#"$root"/}: $(echo "$resolved" | head -n 1)"
+  ! echo "$resolved" | grep -q 'not found' || fail "${object#"$root"/} misses $(echo "$resolved" | grep -m 1 'not found')"
+  while read -r name _ path _; do
+    path="$(readlink -f "$path")"
+    case "$path" in
+      "$root/$private/$name"|/lib/*|/usr/lib/*) ;;
+      *) fail "${object#"$root"/} loads $name from $path, neither the package's nor the system's" ;;
+    esac
+  done < <(echo "$resolved" | grep ' => ')
+done
+
 # The units and sysusers entry with the package's paths (scripts/install.sh does the same for PREFIX).
 for unit in ftms-bridge.service ftms-bridge-dashboard.service; do
   sed -e 's|/usr/local/bin/ftms-bridge|/usr/bin/ftms-bridge|g' -e 's|/usr/local/sbin/ftms-bridged|/usr/sbin/ftms-bridged|g' \
@@ -126,13 +164,15 @@ chmod 0644 "$doc"/*.gz
 cat > "$doc/copyright" <<'EOF'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: ftms-bridge
-Comment: The executables link the Swift runtime and these Swift packages statically:
+Comment: The executables link these Swift packages statically:
  swift-argument-parser, swift-nio, swift-log, swift-metrics, swift-service-lifecycle,
  async-http-client, swift-collections, swift-atomics, swift-system (Apache-2.0, Apple Inc. and
  the Swift project authors; the SwiftNIO project authors; the Swift Server Workgroup);
  GRDB.swift (MIT, Gwendal Roué); TOMLKit (MIT, Jeff Lebrun) with toml++ (MIT, Mark Gillard);
  hummingbird (Apache-2.0, the Hummingbird authors); swift-prometheus (Apache-2.0).
-
+ /usr/lib/ftms-bridge holds the Swift runtime's shared libraries, as the Swift 6.3 toolchain
+ ships them (Apache-2.0 with the Swift Runtime Library Exception, Apple Inc. and the Swift
+ project authors); lib_FoundationICU.so is ICU (Unicode License v3, Unicode, Inc.).
 Files: *
 Copyright: 2025-2026 the ftms-bridge maintainers
 License: Apache-2.0
@@ -181,13 +221,13 @@ for page in "$pages"/1/*.1; do gzip -9n < "$page" > "$root/usr/share/man/man1/$(
 for page in "$pages"/8/*.8; do gzip -9n < "$page" > "$root/usr/share/man/man8/$(basename "$page").gz"; done
 chmod 0644 "$root"/usr/share/man/man*/*.gz
 
-# Depends: the libraries the binaries load, as dpkg-shlibdeps finds them, then bluez (the
-# daemon talks to bluetoothd) and systemd (systemd-sysusers, the unit).
+# Depends: the libraries the binaries and the Swift runtime load, as dpkg-shlibdeps finds
+# them, then bluez (the daemon talks to bluetoothd) and systemd (systemd-sysusers, the unit).
 shlib_dir="$out/shlibdeps"
 rm -rf "$shlib_dir"
 mkdir -p "$shlib_dir/debian"
 printf 'Source: ftms-bridge\n\nPackage: ftms-bridge\nArchitecture: any\n' > "$shlib_dir/debian/control"
-shlibs="$(cd "$shlib_dir" && dpkg-shlibdeps -O "$root/usr/sbin/ftms-bridged" "$root/usr/bin/ftms-bridge" 2>"$shlib_dir/stderr" \
+shlibs="$(cd "$shlib_dir" && dpkg-shlibdeps -O "$root/usr/sbin/ftms-bridged" "$root/usr/bin/ftms-bridge" "$root/$private"/*.so 2>"$shlib_dir/stderr" \
   | sed -n 's/^shlibs:Depends=//p')" || fail "dpkg-shlibdeps failed: $(tail -n 1 "$shlib_dir/stderr")"
 [ -n "$shlibs" ] || fail "dpkg-shlibdeps found no libraries"
 depends="$shlibs, bluez, systemd"

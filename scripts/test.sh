@@ -49,9 +49,10 @@
 #   vm             real bluetoothd 5.66 in a qemu guest (scripts/vm/test.sh): scan, control,
 #                  cold monitors and daemon stops leaving bluetoothd whole, bluetoothd restarted
 #                  under the daemon, the daemon restarted and riding through interruptions
-#   deb            the Debian package (scripts/deb-test.sh --debug): built, installed into a
-#                  clean Debian 12 root with no Swift toolchain booted under systemd-nspawn,
-#                  upgraded mid-ride, removed, purged
+#   deb            the Debian package (scripts/deb-test.sh --debug): packaged from the debug
+#                  build's executables with the Swift runtime once in /usr/lib/ftms-bridge, as
+#                  the release package has it; installed into a clean Debian 12 root with no
+#                  Swift toolchain booted under systemd-nspawn, upgraded mid-ride, removed, purged
 #
 # No test may touch the host's default paths (a test that asked the daemon at the default
 # control socket would drive the gym's real machines): the Swift groups, and the steps that
