@@ -260,7 +260,8 @@ inside ftms-bridge login --backend "$url" --provider google --id-token-file /roo
 inside systemctl restart ftms-bridge
 wait_active 30 || fail "ftms-bridge not active after the restart with a backend"
 step "ftms-backend at $url; ftms-bridge login; systemctl restart ftms-bridge; ftms-sim riding one bike"
-python3 - "$leader" "$work" "$url" "$(basename "$second")" "${version%-*}-2" <<'PY' || fail "upgrade mid-ride: $(tail -n 1 "$work/ride.log" 2>/dev/null)"
+# In the container's network (its backend is on its loopback), with this host's python.
+nsenter -t "$leader" --net python3 - "$leader" "$work" "$url" "$(basename "$second")" "${version%-*}-2" <<'PY' || fail "upgrade mid-ride: $(tail -n 1 "$work/ride.log" 2>/dev/null)"
 import json, os, socket, subprocess, sys, threading, time, urllib.request
 leader, work, url, second, new_version = sys.argv[1:6]
 log = open(os.path.join(work, "ride.log"), "w")
