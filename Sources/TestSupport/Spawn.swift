@@ -58,10 +58,9 @@ public func spawnChild(
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let spawned: Int32
-    if extraEnvironment.isEmpty {
-        spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-    } else {
+    var envp: [UnsafeMutablePointer<CChar>?] = []
+    defer { envp.forEach { free($0) } }
+    if !extraEnvironment.isEmpty {
         var environment: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
@@ -70,9 +69,16 @@ public func spawnChild(
             entry += 1
         }
         environment.merge(extraEnvironment) { _, new in new }
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    }
+    // ETXTBSY: a script a test has just written is held open for writing, for a moment, by any
+    // child another test forked meanwhile (until that child's exec closes it). Wait that out.
+    var spawned = ETXTBSY
+    for attempt in 0..<500 where spawned == ETXTBSY {
+        if attempt > 0 { usleep(10_000) }
+        spawned = envp.isEmpty
+            ? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+            : posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     }
     guard spawned == 0 else { throw SpawnError(description: "cannot start \(path): \(errnoText(spawned))") }
     return pid

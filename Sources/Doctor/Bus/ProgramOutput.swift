@@ -32,7 +32,14 @@ enum ProgramOutput {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        var spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        // ETXTBSY: some process holds the file open for writing. A program just written (an
+        // upgrade's, a test's) is held so for a moment by any child forked meanwhile, until that
+        // child's exec closes it; wait that out, within the limit.
+        while spawned == ETXTBSY, ContinuousClock.now < deadline {
+            usleep(10_000)
+            spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        }
         close(writeEnd)
         guard spawned == 0 else { return .failure(ProgramFailure("cannot run \(path): \(errnoText(spawned))")) }
 
