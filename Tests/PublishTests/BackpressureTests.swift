@@ -34,7 +34,7 @@ struct BackpressureTests {
         let interval = Duration.milliseconds(5)
         let log = DeliveryLog(readers: readerCount, messages: messages)
         let (sample, status) = (payload(Self.sampleJSON), payload(Self.statusJSON))
-        try await withServer(clock: .system) { fixture in
+        try await withServer(clock: .system, limits: ReaderLimits(readers: readerCount + 1)) { fixture in
             let stuck = try await Self.connectStuckReader(fixture.path, on: fixture.readerGroup)
             for index in 0..<readerCount {
                 _ = try await ClientBootstrap(group: fixture.readerGroup)

@@ -41,7 +41,8 @@ struct InputTests {
     /// line (each at most a line's limit, 4 KiB) are kept waiting for its end, and a reader
     /// arriving after a hundred of them gets its hello and the stream.
     @Test func readersHoldingHalfALineDoNotKeepOthersOut() async throws {
-        try await withServer { fixture in
+        // Room for them all: the cap on readers is another test's (ReaderCapTests).
+        try await withServer(limits: ReaderLimits(readers: 128)) { fixture in
             var squatters: [TestReader] = []
             for _ in 0..<100 {
                 let (reader, _) = try await fixture.connectPastHello()
@@ -135,3 +136,34 @@ struct InputTests {
     }
 }
 
+
+/// `metrics_socket.max_clients`: readers past the cap are told why and closed; a place that
+/// frees up takes the next reader.
+@Suite("Publish: the reader cap")
+struct ReaderCapTests {
+    @Test func aReaderPastTheCapIsToldAndClosedAndAFreedPlaceIsTaken() async throws {
+        try await withServer(limits: ReaderLimits(readers: 2)) { fixture in
+            let (first, _) = try await fixture.connectPastHello()
+            let (second, _) = try await fixture.connectPastHello()
+            let third = try await fixture.connect()
+            let refusal = try await third.line()
+            #expect(refusal.contains(#""type":"error""#) && refusal.contains("has its 2 readers (metrics_socket.max_clients)"), "\(refusal)")
+            try await third.waitClosed()
+            // The two readers still get every message.
+            try await fixture.server.publish(.status, machine: "SF-Bike-0001", payload: payload(#"{"state":"ready"}"#))
+            #expect(try await first.line().contains("SF-Bike-0001"))
+            #expect(try await second.line().contains("SF-Bike-0001"))
+            await first.close()
+            // Its place is free once the server has seen the close.
+            var hello = ""
+            for _ in 0..<600 where !hello.contains(#""type":"hello""#) {
+                let next = try await fixture.connect()
+                hello = try await next.line()
+                if !hello.contains(#""type":"hello""#) { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(hello.contains(#""type":"hello""#), "\(hello)")
+            let metrics = await fixture.server.metrics
+            #expect(metrics.readersRefusedFull >= 1 && metrics.readersConnected == 2, "\(metrics)")
+        }
+    }
+}

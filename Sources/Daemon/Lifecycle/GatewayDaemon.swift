@@ -161,7 +161,9 @@ package struct GatewayDaemon: Sendable {
         let server: MetricsServer
         do {
             server = try await MetricsServer.listen(
-                MetricsServerConfiguration(path: config.metricsSocket.path, group: metricsGroup, daemonVersion: version),
+                MetricsServerConfiguration(
+                    path: config.metricsSocket.path, group: metricsGroup, daemonVersion: version,
+                    limits: ReaderLimits(readers: config.metricsSocket.maxClients)),
                 on: loops.next(), clock: .system)
         } catch {
             throw DaemonError("metrics socket \(config.metricsSocket.path): \(error)")

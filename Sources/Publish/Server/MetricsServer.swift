@@ -227,6 +227,11 @@ public actor MetricsServer {
             reader.value.disconnect()
             return
         }
+        guard readers.count < configuration.limits.readers else {
+            counters.readersRefusedFull += 1
+            refuse(reader, "the metrics socket has its \(configuration.limits.readers) readers (metrics_socket.max_clients): try again later")
+            return
+        }
         readers[ObjectIdentifier(reader.value)] = reader
         counters.readersAccepted += 1
         counters.readersConnected = readers.count
@@ -247,7 +252,11 @@ public actor MetricsServer {
 
     private func rejectHere(_ reader: NIOLoopBound<ReaderHandler>, for error: any Error) {
         counters.readersDisconnectedBadInput += 1
-        let message = (error as? ReaderInputError)?.description ?? "\(error)"
+        refuse(reader, (error as? ReaderInputError)?.description ?? "\(error)")
+    }
+
+    /// One `error` line with `message`, then the reader is closed.
+    private func refuse(_ reader: NIOLoopBound<ReaderHandler>, _ message: String) {
         let header = Envelope(type: .error, machine: nil, sessionID: nil, timestamp: now(), seq: seq)
         reader.value.close(after: encode(header) { json in
             json.append(UInt8(ascii: "{"))

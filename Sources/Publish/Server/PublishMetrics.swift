@@ -18,6 +18,8 @@ public struct PublishMetrics: Sendable, Equatable {
     public var readersDisconnectedSlow = 0
     /// Readers closed because of what they sent (not JSON, not a watch, a line too long).
     public var readersDisconnectedBadInput = 0
+    /// Readers refused because `ReaderLimits.readers` were connected already.
+    public var readersRefusedFull = 0
 
     public init() {}
 }
