@@ -28,7 +28,8 @@ struct FleetTests {
         #expect(try await eventually { (try? await rig.store.counts().pending) == 1 })
         let stored = try await rig.store.sessions(status: .pending)
         #expect(stored.map(\.sessionID) == [sessions["SF-Bike-0002"] ?? nil].compactMap { $0 })
-        #expect(rig.stored.count == 1)
+        // The uploader is woken after the session is durable and published: once, soon after.
+        #expect(try await eventually { rig.stored.count == 1 })
         let checkpoints = try await rig.store.loadAll().map(\.machine.name).sorted()
         #expect(checkpoints == ["SF-Bike-0001", "SF-Rower-0001"])
         let now = await rig.statuses()
