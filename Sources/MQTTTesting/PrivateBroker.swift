@@ -14,12 +14,12 @@ import Glibc
 /// listen, for it to exit) waits without holding a thread of the cooperative pool.
 public final class PrivateBroker: @unchecked Sendable {
     public let directoryPath: String
-    public let port: Int
+    public private(set) var port: Int
     public let username: String
     public let password: String
     /// The TLS listener's port and the CA that signed its certificate (for 127.0.0.1 and
     /// localhost), when made with `tls: true`.
-    public let tlsPort: Int?
+    public private(set) var tlsPort: Int?
     public let caFile: String?
     private var pid: pid_t = 0
 
@@ -51,36 +51,49 @@ public final class PrivateBroker: @unchecked Sendable {
         try Self.writeSecret(self.password + "\n", to: passwordFile)
         if tls { try await makeCertificates() }
 
-        var config = """
-            # A private broker for one test (MQTTTesting.PrivateBroker).
-            persistence \(persistent)
-            queue_qos0_messages \(queueQoS0)
-            persistence_location \(directoryPath)/
-            log_dest file \(logPath)
-            log_type error
-            log_type warning
-            log_type notice
-            log_type information
-            connection_messages true
-            allow_anonymous false
-            password_file \(passwords)
-            listener \(port) 127.0.0.1
-
-            """
-        if let tlsPort {
-            config += """
-                listener \(tlsPort) 127.0.0.1
-                cafile \(directoryPath)/ca.crt
-                certfile \(directoryPath)/server.crt
-                keyfile \(directoryPath)/server.key
+        func writeConfig(port: Int, tlsPort: Int?) throws {
+            var config = """
+                # A private broker for one test (MQTTTesting.PrivateBroker).
+                persistence \(persistent)
+                queue_qos0_messages \(queueQoS0)
+                persistence_location \(directoryPath)/
+                log_dest file \(logPath)
+                log_type error
+                log_type warning
+                log_type notice
+                log_type information
+                connection_messages true
+                allow_anonymous false
+                password_file \(passwords)
+                listener \(port) 127.0.0.1
 
                 """
+            if let tlsPort {
+                config += """
+                    listener \(tlsPort) 127.0.0.1
+                    cafile \(directoryPath)/ca.crt
+                    certfile \(directoryPath)/server.crt
+                    keyfile \(directoryPath)/server.key
+
+                    """
+            }
+            // Started as root, mosquitto drops to the `mosquitto` user and cannot read our 0600
+            // files; naming the current user keeps it as whoever runs the test.
+            if geteuid() == 0 { config = "user root\n" + config }
+            try config.write(toFile: directoryPath + "/mosquitto.conf", atomically: true, encoding: .utf8)
         }
-        // Started as root, mosquitto drops to the `mosquitto` user and cannot read our 0600
-        // files; naming the current user keeps it as whoever runs the test.
-        if geteuid() == 0 { config = "user root\n" + config }
-        try config.write(toFile: directoryPath + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        try await spawn()
+        // A port found free can be taken before mosquitto binds it (another test's connection
+        // is given it as its own ephemeral port): then the broker starts again on new ports.
+        for attempt in 1...5 {
+            try writeConfig(port: port, tlsPort: tlsPort)
+            do {
+                try await spawn()
+                return
+            } catch let error as BrokerStartError where attempt < 5 && error.description.contains("Address already in use") {
+                port = try Self.freePort()
+                tlsPort = tls ? try Self.freePort() : nil
+            }
+        }
     }
 
     /// The broker goes away and comes back on the same ports, as when an operator restarts
