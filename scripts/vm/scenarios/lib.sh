@@ -21,6 +21,8 @@ cleanup() {
   for pid in "${started_pids[@]}"; do kill -9 "$pid" 2>/dev/null; done
 }
 trap cleanup EXIT
+# The controllers start_peripheral serves machines on (readvertise).
+peripheral_adapters=()
 
 # start_peripheral ADAPTER KIND:NAME [ftms-sim flags...]: an SF machine served by ftms-sim
 # --peripheral on ADAPTER through this guest's bluetoothd; waits for its ready line. Its log is
@@ -30,7 +32,7 @@ start_peripheral() {
   local name=${machine#*:} log="$RESULTS/peripheral-${machine#*:}.log"
   local ready; ready=$(mktemp)
   "$BIN/ftms-sim" --peripheral --adapter "$adapter" --machine "$machine" "$@" > "$ready" 2>> "$log" &
-  started_pids+=($!)
+  started_pids+=($!); peripheral_adapters+=("$adapter")
   for _ in $(seq 1 100); do
     grep -q '^ready' "$ready" && { rm -f "$ready"; return 0; }
     kill -0 "${started_pids[-1]}" 2>/dev/null || fail "ftms-sim --peripheral $machine on $adapter exited: $(tail -1 "$log")"
@@ -112,15 +114,39 @@ dump_objects() {
   dbus-send --system --print-reply --dest=org.bluez / org.freedesktop.DBus.ObjectManager.GetManagedObjects > "$1" 2>&1
 }
 
+# readvertise: each machine's controller without a link advertises again (LE Set Advertising
+# Enable off and on, raw HCI beside bluetoothd). btvirt hands a scanner the advertisements only when
+# its scan or their advertising starts, where a real radio repeats them every interval.
+readvertise() {
+  local adapter
+  for adapter in "${peripheral_adapters[@]}"; do
+    btmgmt --index "${adapter#hci}" con 2>/dev/null | grep -qE '^([0-9A-F]{2}:){5}' && continue
+    hcitool -i "$adapter" cmd 0x08 0x000a 00 > /dev/null 2>&1
+    hcitool -i "$adapter" cmd 0x08 0x000a 01 > /dev/null 2>&1
+  done
+}
+
+# scan_window OUT SCAN_FLAGS...: one `ftms-bridge scan --adapter hci0 SCAN_FLAGS` into OUT, its
+# exit status returned; once hci0 is discovering the machines readvertise. btvirt sends every
+# advertisement the instant scanning starts, and the kernel drops the reports that come before it
+# has marked discovery as started, so without the second round a window can hear nothing at all.
+scan_window() {
+  local out=$1 scan; shift
+  "$BIN/ftms-bridge" scan --adapter hci0 "$@" > "$out" 2>&1 &
+  scan=$!
+  while kill -0 "$scan" 2>/dev/null; do
+    [ "$(discovering hci0)" = true ] && { readvertise; break; }
+    sleep 0.2
+  done
+  wait "$scan"
+}
+
 # heard_by_gateway NAME...: scans hci0 (up to 3 windows of 5 s) until every NAME is listed, so
-# bluetoothd knows them. btvirt answers a scan at once and only once (duplicate filtering), and
-# the kernel drops advertising reports that arrive before it has marked discovery as started, so
-# a discovery window in the guest can hear nothing at all; a real radio keeps advertising.
-# Prints the number of windows it took.
+# bluetoothd knows them. Prints the number of windows it took.
 heard_by_gateway() {
   local window name missing
   for window in 1 2 3; do
-    "$BIN/ftms-bridge" scan --adapter hci0 --timeout 5 > "$RESULTS/heard.out" 2>&1
+    scan_window "$RESULTS/heard.out" --timeout 5
     missing=0
     for name in "$@"; do grep -q "$name" "$RESULTS/heard.out" || missing=1; done
     [ "$missing" = 0 ] && { echo "$window"; return 0; }
