@@ -18,13 +18,17 @@
 # lintian checks the result: any error fails the script; the warnings it keeps are the ones
 # docs/systemd.md names (scripts/lintian-overrides is not used: the reasons live in the docs).
 #
-# Usage: scripts/package-deb.sh [--rev N] [--no-build] [--debug] [--out DIR]
+# Usage: scripts/package-deb.sh [--rev N] [--no-build] [--no-lintian] [--debug] [--out DIR]
 #   --no-build   package what the build folder already holds (fails if it is missing)
+#   --no-lintian leave lintian out (scripts/deb-test.sh's second package, the first one's
+#                files under another revision)
 #   --debug      package the debug build (.build, the very executables the tests already
 #                linked, so nothing is built again): what scripts/test.sh installs, since a
 #                cold release build of the whole graph takes longer on a 2-core box than every
 #                other test together. It is the same package but for the optimiser (and
-#                libswiftSwiftOnoneSupport.so, which debug code loads); ship release.
+#                libswiftSwiftOnoneSupport.so, which debug code loads, and gzip -1 where
+#                release has xz: xz takes minutes over 140 MB of debug code on 2 cores); ship
+#                release.
 #
 # Prints the package's path as its last line.
 set -euo pipefail
@@ -34,15 +38,17 @@ fail() { echo "package-deb: $*" >&2; exit 1; }
 
 rev=1
 build=yes
+lint=yes
 config=release
 out=.build/deb
 while [ $# -gt 0 ]; do
   case "$1" in
     --rev) [ $# -ge 2 ] || fail "--rev needs a number"; rev="$2"; shift ;;
     --no-build) build=no ;;
+    --no-lintian) lint=no ;;
     --debug) config=debug ;;
     --out) [ $# -ge 2 ] || fail "--out needs a directory"; out="$2"; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -263,17 +269,21 @@ chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums
 find "$root" -exec touch --no-dereference -d "@$SOURCE_DATE_EPOCH" {} +
 
 package="$out/ftms-bridge_${full_version}_$arch.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$package" >&2
+compression=(-Zxz)
+[ "$config" = release ] || compression=(-Zgzip -z1)
+dpkg-deb --root-owner-group "${compression[@]}" --build "$root" "$package" >&2
 
 # lintian: errors fail; each warning kept is named in docs/systemd.md.
-lintian --tag-display-limit 0 --suppress-tags-from-file systemd/debian/lintian-kept "$package" > "$out/lintian.txt" 2>&1 || true
-if grep -q '^E: ' "$out/lintian.txt"; then
-  grep '^E: ' "$out/lintian.txt" >&2
-  fail "lintian reports errors (all of them in $out/lintian.txt)"
-fi
-if grep -q '^W: ' "$out/lintian.txt"; then
-  grep '^W: ' "$out/lintian.txt" >&2
-  fail "lintian warns beyond the ones docs/systemd.md keeps (systemd/debian/lintian-kept)"
+if [ "$lint" = yes ]; then
+  lintian --tag-display-limit 0 --suppress-tags-from-file systemd/debian/lintian-kept "$package" > "$out/lintian.txt" 2>&1 || true
+  if grep -q '^E: ' "$out/lintian.txt"; then
+    grep '^E: ' "$out/lintian.txt" >&2
+    fail "lintian reports errors (all of them in $out/lintian.txt)"
+  fi
+  if grep -q '^W: ' "$out/lintian.txt"; then
+    grep '^W: ' "$out/lintian.txt" >&2
+    fail "lintian warns beyond the ones docs/systemd.md keeps (systemd/debian/lintian-kept)"
+  fi
 fi
 echo "package-deb: Depends: $depends" >&2
 echo "package-deb: $(stat -c %s "$package") bytes; ftms-bridged $(stat -c %s "$root/usr/sbin/ftms-bridged") bytes, ftms-bridge $(stat -c %s "$root/usr/bin/ftms-bridge") bytes (stripped)" >&2
