@@ -68,8 +68,8 @@ for scenario in "${scenarios[@]}"; do
   echo "$line" | tee -a "$results/summary"
   grep '^figure' "$results/$scenario.log" | sed "s/^/  $scenario /" | tee -a "$results/summary"
 done
-ended=$(grep -c 'ended:' "$results/supervision.log" 2>/dev/null)
-echo "supervision: ${ended:-0} link(s) with one end only ended (btvirt has no supervision timeout; see supervision.log)" | tee -a "$results/summary"
+ended=$(grep -c 'ended:' "$results/links-ended.log" 2>/dev/null)
+echo "harness: supervision.sh ended ${ended:-0} link(s) with one end only (btvirt has no supervision timeout; see links-ended.log)" | tee -a "$results/summary"
 # A failure's capture as text, for reading on a host without btmon.
 [ "$overall" = fail ] && timeout 120 btmon -r "$results/btmon.snoop" 2>&1 | head -c 30000000 > "$results/btmon.txt"
 echo "$overall: ${#scenarios[@]} scenario(s), guest up $(now) s" > "$results/finished"

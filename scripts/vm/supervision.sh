@@ -11,10 +11,10 @@
 # Every INTERVAL seconds each controller's links (mgmt Get Connections) are compared with the other
 # end's: a link one end lists and the other does not, three looks in a row, is ended: disconnected,
 # and when the kernel still lists it a second later, its controller powered off and on (the only
-# way the kernel lets go of it). Each ending is a line in RESULTS/supervision.log.
+# way the kernel lets go of it). Each ending is a line in RESULTS/links-ended.log.
 set -u
 interval=${SUPERVISION_INTERVAL:-2}
-log="$RESULTS/supervision.log"
+log="$RESULTS/links-ended.log"
 count=$FTMS_VM_CONTROLLERS
 
 address=()

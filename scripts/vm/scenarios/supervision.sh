@@ -38,8 +38,8 @@ until ! linked 0 "$address"; do
   sleep 0.5
 done
 ended=$(seconds_since "$start")
-wait_for_line "$RESULTS/supervision.log" "hci0: link to $address" 10 || fail "hci0's link ended, but not by supervision.sh (no line in supervision.log)"
-figure "a link to nothing ended $ended s after the other end's reset: $(grep -m1 "hci0: link to $address" "$RESULTS/supervision.log" | sed 's/.*ended: //')"
+wait_for_line "$RESULTS/links-ended.log" "hci0: link to $address" 10 || fail "hci0's link ended, but not by supervision.sh (no line in links-ended.log)"
+figure "a link to nothing ended $ended s after the other end's reset: $(grep -m1 "hci0: link to $address" "$RESULTS/links-ended.log" | sed 's/.*ended: //')"
 connect_resolved || fail "a Connect through hci0 after the link was ended did not resolve SF-Bike-0001's services"
 figure "hci0 usable again: Connect resolved SF-Bike-0001's services"
 dbus-send --system --print-reply --dest=org.bluez "$device" org.bluez.Device1.Disconnect > /dev/null 2>&1
