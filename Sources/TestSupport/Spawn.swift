@@ -48,6 +48,15 @@ public func spawnChild(
     for (index, descriptor) in descriptors.enumerated() {
         posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(3 + index))
     }
+    // And nothing else of this process's: a descriptor without close-on-exec (a test's
+    // socketpair end) would live on in a dbus-daemon or mosquitto for the rest of the run, and
+    // the test that closes it would wait for a hang-up that never comes.
+    // (glibc 2.34's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module does not
+    // export: looked up by name.)
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, Int32(3 + descriptors.count))
+    }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

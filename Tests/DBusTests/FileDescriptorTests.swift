@@ -150,7 +150,7 @@ struct FileDescriptorTests {
         let client = try await DBusConnection.connect(address: bus.address)
         defer { client.close() }
         var ends: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         let frames: [[UInt8]] = [[0x44, 0x02], [], [0x01, 0x02, 0x03], [], [0x04]]
         for frame in frames { _ = frame.withUnsafeBytes { send(ends[1], $0.baseAddress, $0.count, 0) } }
         _ = close(ends[1])

@@ -79,8 +79,15 @@ final class EventLoopDatagramSocket: @unchecked Sendable {
             end("cannot read the socket (dup failed, errno \(errno))")
             return
         }
+        // A loop that cannot read descriptors (an EmbeddedEventLoop) makes NIOPipeBootstrap(group:)
+        // trap; asked this way, it is an end like any other.
+        guard let bootstrap = NIOPipeBootstrap(validatingGroup: loop) else {
+            _ = Glibc.close(copy)
+            end("cannot read the socket (its event loop cannot read descriptors)")
+            return
+        }
         made = false
-        let started = NIOPipeBootstrap(group: loop)
+        let started = bootstrap
             // One datagram per read, and a spare byte so that a longer one shows as cut.
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: maximumSize + 1))
             .channelInitializer { [self] channel in
