@@ -13,20 +13,21 @@
 # and when the kernel still lists it a second later, its controller powered off and on (the only
 # way the kernel lets go of it). Each ending is a line in RESULTS/links-ended.log.
 set -u
+# For controller_address and links_of (it starts nothing, so the helpers' cleanup has nothing to end).
+. "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
 interval=${SUPERVISION_INTERVAL:-2}
 log="$RESULTS/links-ended.log"
 count=$FTMS_VM_CONTROLLERS
 
 address=()
 for ((i = 0; i < count; i++)); do
-  address[i]=$(btmgmt --index "$i" info 2>/dev/null | awk '/addr/ { print $2; exit }')
+  address[i]=$(controller_address "$i")
 done
 # index_of ADDRESS: the guest controller with ADDRESS, or nothing.
 index_of() {
   local i
   for ((i = 0; i < count; i++)); do [ "${address[i]}" = "$1" ] && { echo "$i"; return; }; done
 }
-links_of() { btmgmt --index "$1" con 2>/dev/null | grep -oE '^([0-9A-F]{2}:){5}[0-9A-F]{2}'; }
 
 declare -A looks
 while sleep "$interval"; do

@@ -58,11 +58,16 @@ restart_bluetoothd() {
   echo $! > /run/ftms-vm/bluetoothd.pid
 }
 
+# controller_address INDEX: hciINDEX's own address, as mgmt gives it.
+controller_address() { btmgmt --index "$1" info 2>/dev/null | awk '/addr/ { print $2; exit }'; }
+# links_of INDEX: the addresses hciINDEX's kernel has a link to (mgmt Get Connections), a line each.
+links_of() { btmgmt --index "$1" con 2>/dev/null | grep -oE '^([0-9A-F]{2}:){5}[0-9A-F]{2}'; }
+
 # drop_links INDEX: the controller hciINDEX disconnects every central linked to it (as a machine
 # does when it drops the link), and prints their addresses. All of them, not the first listed: a
 # link another client left would otherwise take the drop while the daemon's own stayed up.
 drop_links() {
-  local centrals; centrals=$(btmgmt --index "$1" con | awk '{ print $1 }')
+  local centrals; centrals=$(links_of "$1")
   for central in $centrals; do btmgmt --index "$1" disconnect -t 1 "$central" > /dev/null; done
   echo $centrals
 }
@@ -120,7 +125,7 @@ dump_objects() {
 readvertise() {
   local adapter
   for adapter in "${peripheral_adapters[@]}"; do
-    btmgmt --index "${adapter#hci}" con 2>/dev/null | grep -qE '^([0-9A-F]{2}:){5}' && continue
+    [ -n "$(links_of "${adapter#hci}")" ] && continue
     hcitool -i "$adapter" cmd 0x08 0x000a 00 > /dev/null 2>&1
     hcitool -i "$adapter" cmd 0x08 0x000a 01 > /dev/null 2>&1
   done

@@ -9,12 +9,12 @@ set -u
 . "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
 start_peripheral hci1 bike:SF-Bike-0001
 heard_by_gateway SF-Bike-0001 > /dev/null || fail "hci0 did not hear SF-Bike-0001 in 3 scan windows"
-address=$(btmgmt --index 1 info | awk '/addr/ { print $2; exit }')
+address=$(controller_address 1)
 device="/org/bluez/hci0/dev_${address//:/_}"
-gateway=$(btmgmt --index 0 info | awk '/addr/ { print $2; exit }')
+gateway=$(controller_address 0)
 
 # linked INDEX ADDRESS: hciINDEX's kernel lists a link to ADDRESS.
-linked() { btmgmt --index "$1" con 2>/dev/null | grep -q "^$2"; }
+linked() { links_of "$1" | grep -qx "$2"; }
 # connect_resolved: Device1.Connect through hci0, then ServicesResolved within 30 s.
 connect_resolved() {
   dbus-send --system --print-reply --reply-timeout=30000 --dest=org.bluez "$device" org.bluez.Device1.Connect \
