@@ -225,7 +225,10 @@ def main():
                 if message["type"] == "session_state" and message["payload"].get("state") == state:
                     found[topic.rsplit("/", 1)[0]] = message["sessionId"]
             return found
-        started = wait_for("a session on every machine", lambda: (lambda s: s if set(s) >= machines else None)(sessions("started")), 60)
+        try:
+            started = wait_for("a session on every machine", lambda: (lambda s: s if set(s) >= machines else None)(sessions("started")), 60)
+        except Failure as error:
+            raise Failure(f"{error}: none started on {', '.join(sorted(machines - set(sessions('started'))))} (watch.log has what the subscriber got)")
         step(f"sessions started on all {len(started)} machines")
 
         def retained_open_sessions():
@@ -363,6 +366,10 @@ def main():
         args.keep = True
     finally:
         stop_processes(children, 10)
+        # What the subscriber saw, for the reader of a failure.
+        with open(os.path.join(work, "watch.log"), "w") as log:
+            for (received, topic, payload) in list(watch.messages if "watch" in locals() else []):
+                log.write(f"{received:.3f} {topic} {payload}\n")
         for bus in buses:
             subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "stop", bus], capture_output=True)
         if not args.keep:

@@ -34,6 +34,12 @@ class Broker:
         with open(config, "w") as f:
             if os.geteuid() == 0:
                 f.write("user root\n")  # as root, mosquitto would drop to `mosquitto` and not read our 0600 files
+            if queue_qos0:
+                # Mosquitto 2.0.11 (Debian 12) with queue_qos0_messages drops QoS 1 messages queued
+                # for an away persistent session once its in-flight window (20) is full of a mix
+                # of QoS 0 and 1: a watcher reconnecting after a broker restart missed session
+                # events. No in-flight limit, no loss (docs/mqtt.md).
+                f.write("max_inflight_messages 0\n")
             f.write(f"persistence {'true' if persistent else 'false'}\nqueue_qos0_messages {'true' if queue_qos0 else 'false'}\n"
                     f"persistence_location {self.dir}/\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
                     f"password_file {passwd}\nlistener {self.port} 127.0.0.1\nsys_interval 1\n")
