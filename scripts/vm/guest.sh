@@ -21,8 +21,12 @@ if [ "$ftmsscenarios" = probe ]; then
   echo "probe ok $(now)" > "$results/summary"; echo "ok probe" > "$results/finished"; exit 0
 fi
 
-mkdir -p /run/dbus /var/lib/bluetooth
+mkdir -p /run/dbus /var/lib/bluetooth /run/ftms-vm
 dbus-daemon --system --fork --nopidfile
+# Everything bluetoothd says and is asked on the bus, the evidence btmon cannot give: what a scan
+# saw, which call failed. Line-buffered into the guest's tmpfs, copied to RESULTS at the end.
+stdbuf -oL dbus-monitor --system "sender='org.bluez'" "destination='org.bluez'" > /run/ftms-vm/bluez-dbus.txt 2>&1 &
+dbus_monitor=$!
 modprobe hci_vhci
 
 # btvirt in a slow guest sometimes misses a controller's reset (hci0: Opcode 0x0c03 failed: -110);
@@ -43,7 +47,6 @@ done
 echo "guest: $(controllers_listed) controllers at $(now) s"
 
 btmon -w "$results/btmon.snoop" > /dev/null 2>&1 &
-mkdir -p /run/ftms-vm
 /usr/libexec/bluetooth/bluetoothd -n > "$results/bluetoothd.log" 2>&1 &
 echo $! > /run/ftms-vm/bluetoothd.pid
 for _ in $(seq 1 50); do
@@ -70,6 +73,8 @@ for scenario in "${scenarios[@]}"; do
 done
 ended=$(grep -c 'ended:' "$results/links-ended.log" 2>/dev/null)
 echo "harness: supervision.sh ended ${ended:-0} link(s) with one end only (btvirt has no supervision timeout; see links-ended.log)" | tee -a "$results/summary"
+kill "$dbus_monitor" 2>/dev/null
+cp /run/ftms-vm/bluez-dbus.txt "$results/bluez-dbus.txt"
 # A failure's capture as text, for reading on a host without btmon.
 [ "$overall" = fail ] && timeout 120 btmon -r "$results/btmon.snoop" 2>&1 | head -c 30000000 > "$results/btmon.txt"
 echo "$overall: ${#scenarios[@]} scenario(s), guest up $(now) s" > "$results/finished"

@@ -147,7 +147,9 @@ scan_window() {
 }
 
 # heard_by_gateway NAME...: scans hci0 (up to 3 windows of 5 s) until every NAME is listed, so
-# bluetoothd knows them. Prints the number of windows it took.
+# bluetoothd knows them. Prints the number of windows it took. After a window that missed one,
+# bluetoothd's object tree goes to RESULTS/heard-missed-SCENARIO-WINDOW.txt, for the reader of a
+# failure (with bluez-dbus.txt and btmon.snoop).
 heard_by_gateway() {
   local window name missing
   for window in 1 2 3; do
@@ -155,8 +157,21 @@ heard_by_gateway() {
     missing=0
     for name in "$@"; do grep -q "$name" "$RESULTS/heard.out" || missing=1; done
     [ "$missing" = 0 ] && { echo "$window"; return 0; }
+    dump_objects "$RESULTS/heard-missed-$(basename "$0" .sh)-$window.txt"
   done
   echo "$window"; return 1
+}
+
+# connect_resolved DEVICE LOG: Device1.Connect on bluetoothd's DEVICE (an object path), then
+# ServicesResolved within 30 s; the Connect's answer goes to LOG.
+connect_resolved() {
+  dbus-send --system --print-reply --reply-timeout=30000 --dest=org.bluez "$1" org.bluez.Device1.Connect > "$2" 2>&1 || return 1
+  for _ in $(seq 1 150); do
+    dbus-send --system --print-reply --dest=org.bluez "$1" org.freedesktop.DBus.Properties.Get \
+      string:org.bluez.Device1 string:ServicesResolved 2>/dev/null | grep -q 'boolean true' && return 0
+    sleep 0.2
+  done
+  return 1
 }
 
 # daemon_config FILE WORK STATE ADAPTERS [MACHINES_LINES [TABLES]]: a scenario's config for

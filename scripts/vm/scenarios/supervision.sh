@@ -15,19 +15,7 @@ gateway=$(controller_address 0)
 
 # linked INDEX ADDRESS: hciINDEX's kernel lists a link to ADDRESS.
 linked() { links_of "$1" | grep -qx "$2"; }
-# connect_resolved: Device1.Connect through hci0, then ServicesResolved within 30 s.
-connect_resolved() {
-  dbus-send --system --print-reply --reply-timeout=30000 --dest=org.bluez "$device" org.bluez.Device1.Connect \
-    > "$RESULTS/supervision-connect.log" 2>&1 || return 1
-  for _ in $(seq 1 150); do
-    dbus-send --system --print-reply --dest=org.bluez "$device" org.freedesktop.DBus.Properties.Get \
-      string:org.bluez.Device1 string:ServicesResolved 2>/dev/null | grep -q 'boolean true' && return 0
-    sleep 0.2
-  done
-  return 1
-}
-
-connect_resolved || fail "the first Connect through hci0 did not resolve SF-Bike-0001's services: $(tail -1 "$RESULTS/supervision-connect.log")"
+connect_resolved "$device" "$RESULTS/supervision-connect.log" || fail "the first Connect through hci0 did not resolve SF-Bike-0001's services: $(tail -1 "$RESULTS/supervision-connect.log")"
 linked 1 "$gateway" || fail "hci1 lists no link to the gateway after Connect"
 hciconfig hci1 down; hciconfig hci1 up
 start=$(now)
@@ -40,6 +28,6 @@ done
 ended=$(seconds_since "$start")
 wait_for_line "$RESULTS/links-ended.log" "hci0: link to $address" 10 || fail "hci0's link ended, but not by supervision.sh (no line in links-ended.log)"
 figure "a link to nothing ended $ended s after the other end's reset: $(grep -m1 "hci0: link to $address" "$RESULTS/links-ended.log" | sed 's/.*ended: //')"
-connect_resolved || fail "a Connect through hci0 after the link was ended did not resolve SF-Bike-0001's services"
+connect_resolved "$device" "$RESULTS/supervision-connect.log" || fail "a Connect through hci0 after the link was ended did not resolve SF-Bike-0001's services"
 figure "hci0 usable again: Connect resolved SF-Bike-0001's services"
 dbus-send --system --print-reply --dest=org.bluez "$device" org.bluez.Device1.Disconnect > /dev/null 2>&1
