@@ -126,6 +126,35 @@ struct MachineFilterTests {
         #expect(MachineFilter().accepts(name: "SF-Bike-1", address: "A", uuids: ["0000FE01-0000-1000-8000-00805F9B34FB"]))
     }
 
+    /// The VM's state: the machine tore its GATT server down while linked (bluetoothd followed the
+    /// Service Changed indications and dropped its services from the cache), then came back.
+    /// Its UUIDs are what is left of the cache, which bluetoothd no longer updates from
+    /// advertisements; its service data is the latest advertisement's. Without the service data
+    /// it was never taken on that adapter again.
+    @Test func aMachineWhoseCacheLostItsServicesIsTakenOnItsServiceData() {
+        let path = "/org/bluez/hci0/dev_00_AA_01_01_00_01"
+        func tree(name: String, serviceData: DBusValue?) -> ObjectTree {
+            var properties: [String: DBusValue] = [
+                "Address": .string("00:AA:01:01:00:01"), "Name": .string(name), "Adapter": .objectPath("/org/bluez/hci0"),
+                "UUIDs": .array(element: "s", [.string("00001800-0000-1000-8000-00805f9b34fb"), .string("00001801-0000-1000-8000-00805f9b34fb")]),
+            ]
+            if let serviceData { properties["ServiceData"] = serviceData }
+            var tree = ObjectTree()
+            tree.load(managedObjects: .dictionary(key: "o", value: "a{sa{sv}}", [
+                DBusDictEntry(.objectPath(path), .dictionary(key: "s", value: "a{sv}", [DBusDictEntry(.string(BlueZNames.device), .properties(properties))])),
+            ]))
+            return tree
+        }
+        let ftmsData = DBusValue.properties([MachineFilter.fitnessMachineUUID: .bytes([0x01, 0x20, 0x00])])
+        #expect(tree(name: "SF-Bike-0001", serviceData: nil).machines(passing: MachineFilter()).isEmpty)
+        #expect(tree(name: "SF-Bike-0001", serviceData: ftmsData).machines(passing: MachineFilter()).map(\.path) == [path])
+        // The name still decides, and only the Fitness Machine service's data counts.
+        #expect(tree(name: "Treadmill", serviceData: ftmsData).machines(passing: MachineFilter()).isEmpty)
+        let otherData = DBusValue.properties(["0000180d-0000-1000-8000-00805f9b34fb": .bytes([0x00])])
+        #expect(tree(name: "SF-Bike-0001", serviceData: otherData).machines(passing: MachineFilter()).isEmpty)
+        #expect(tree(name: "SF-Bike-0001", serviceData: .int32(7)).machines(passing: MachineFilter()).isEmpty)
+    }
+
     /// Badly typed properties leave the tree unchanged instead of crashing or corrupting it.
     @Test func badlyTypedSignalsChangeNothing() {
         var tree = ObjectTree()

@@ -27,6 +27,6 @@ status=0
 # exits runs `monitor` cold (the monitor scenario's checks included) and stops the daemon, each
 # leaving with acquired sockets: bluetoothd 5.66 must come through.
 FTMS_VM_ENV="$env${FTMS_VM_ENV:+,$FTMS_VM_ENV}" FTMS_VM_TIMEOUT="${FTMS_VM_TIMEOUT:-$timeout}" \
-  bash "$repo/scripts/vm/run.sh" controllers scan control exits restarts run supervision || status=$?
+  bash "$repo/scripts/vm/run.sh" controllers scan control exits restarts run supervision cache || status=$?
 echo "vm/test: $((SECONDS - started)) s in all (status $status)" >&2
 exit "$status"

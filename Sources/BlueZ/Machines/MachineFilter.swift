@@ -48,7 +48,8 @@ package struct MachineFilter: Sendable, Equatable {
     /// which SolidFocus machines only advertise, is then gone for good, and a machine left
     /// connected by a crashed instance, or one coming back after a drop, would never be taken
     /// again. Such a device is taken on its name (or address) and the Fitness Machine service
-    /// in its GATT database.
+    /// in its GATT database, or in the service data it advertises (the caller passes both as
+    /// `gattServices`).
     package func accepts(name: String?, address: String, uuids: [String], gattServices: [String] = []) -> Bool {
         let lowered = Set(uuids.map { $0.lowercased() })
         let served = Set(gattServices.map { $0.lowercased() })

@@ -112,7 +112,7 @@ extension ObjectTree {
                 filter.allows(adapter: machine.adapter),
                 filter.accepts(
                     name: properties["Name"]?.string, address: machine.address, uuids: DiscoveredMachine.uuids(properties),
-                    gattServices: (gattServices[path] ?? []) + Self.cachedServices(properties))
+                    gattServices: (gattServices[path] ?? []) + Self.cachedServices(properties) + Self.serviceDataUUIDs(properties))
             else { return nil }
             return machine
         }.sorted { ($0.name, $0.address) < ($1.name, $1.address) }
@@ -130,6 +130,16 @@ extension ObjectTree {
     }
 
     static let genericAccessUUID = "00001800-0000-1000-8000-00805f9b34fb"
+
+    /// The services a device's latest advertisement carries data for (`ServiceData`'s keys). An
+    /// FTMS server advertises Fitness Machine service data (FTMS 1.0 §3.1.1), and bluetoothd 5.66
+    /// refreshes `ServiceData` from every advertisement, even a resolved device's. It is the one
+    /// sign left when the GATT cache has lost the service: a machine that tore its server down
+    /// before its link went (bluetoothd followed the Service Changed indications and dropped the
+    /// services) is otherwise never taken on that adapter again (seen in the VM).
+    static func serviceDataUUIDs(_ properties: Properties) -> [String] {
+        properties["ServiceData"]?.stringDictionary.map { Array($0.keys) } ?? []
+    }
 
     /// Whether `adapter` can be used: not known to be powered off.
     package func isPowered(_ adapter: String) -> Bool {
