@@ -15,8 +15,17 @@ What it checks, in order:
      the daemon SIGKILLed at once (its checkpoint still says 2000); restarted 2 s later in the same
      boot, it measures 2 s of downtime on CLOCK_BOOTTIME, not 26 years: the ride carries on in the
      same session, and the backend holds exactly one session for it, dated truly.
-`clock_sync_wait` is a day, so nothing is uploaded on the strength of the wait running out: only
-a clock the daemon judged true dates these sessions. Prints one line per step, the figures, and
+  3. a fresh gateway whose clock reads 2000-01-01 for ever, never stepped, no NTP, the backend up
+     (on loopback, so its `Date` is believed) and `clock_sync_wait = 20`: a ride is at the
+     backend within clock_sync_wait + 60 s of its end, dated within 2 s of the truth by the
+     backend's clock, without `detail.clock`, while `status` says the system clock reads 2000,
+     is not trusted, and sessions are dated by the backend (`dated_by`).
+  4. a box whose time daemon has synchronised the clock, as systemd-timedated says over D-Bus
+     (python-dbusmock's timedated on the private bus) while the kernel's own flag, which the
+     unit's ProtectClock= would hide anyway, says nothing: a ride is at the backend within 10 s
+     of its end, not marked unsynchronised, the status dating by the synchronised clock.
+In 1 and 2 `clock_sync_wait` is a day, so nothing is uploaded on the strength of the wait
+running out: only true time the daemon knew dates these sessions. Prints one line per step, the figures, and
 `clock-steps: PASS` or `clock-steps: FAIL: why`; exit 0 only on PASS.
 
   scripts/clock-steps.py [--bin .build/debug] [--keep]
@@ -88,7 +97,7 @@ def main():
 
         daemons = []
 
-        def start_daemon():
+        def start_daemon(config=config):
             faked = dict(env, LD_PRELOAD=library, FAKETIME_TIMESTAMP_FILE=clock_file, FAKETIME_CACHE_DURATION="1",
                          FAKETIME_DONT_FAKE_MONOTONIC="1")
             faked.pop("FAKETIME", None)
@@ -99,11 +108,11 @@ def main():
             children.append(process)
             return process
 
-        def status():
+        def status(control=control, state=state):
             answer = subprocess.run([bridge, "status", "--control-socket", control, "--state-dir", state, "--json"], env=env, capture_output=True, text=True, timeout=30)
             return json.loads(answer.stdout) if answer.returncode == 0 else None
 
-        def command(machine, flag):
+        def command(machine, flag, control=control):
             answer = subprocess.run([bridge, "control", machine, flag, "--control-socket", control], env=env, capture_output=True, text=True, timeout=30)
             if answer.returncode != 0:
                 raise Failure(f"control {flag}: {answer.stderr.strip()}")
@@ -186,6 +195,111 @@ def main():
         step(f"dated {start_error:+.1f} s (start), {end_error:+.1f} s (end) from the truth")
         if not (-2 <= start_error <= 2) or not (-3 <= end_error <= 2):
             raise Failure(f"session {second} dated {body['started_at']} – {body['ended_at']}, not when it was ridden")
+        daemon.send_signal(signal.SIGTERM)
+        if daemon.wait(30) != 0:
+            raise Failure(f"the daemon exited {daemon.returncode} on SIGTERM")
+
+        # 3. A fresh gateway at 2000-01-01 for ever: no NTP, no step, the backend up.
+        wait = 20
+        state3, run3 = os.path.join(work, "state3"), os.path.join(work, "run3")
+        os.makedirs(state3, mode=0o700)
+        os.makedirs(run3, mode=0o700)
+        backend.login(bridge, state3, subject="clock3")
+        config3, control3 = os.path.join(work, "config3.toml"), os.path.join(run3, "control.sock")
+        with open(config3, "w") as f:
+            f.write(daemon_config({
+                "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
+                "backend": {"url": backend.url, "upload_interval": 300, "clock_sync_wait": wait},
+                "state": {"directory": state3},
+                "metrics_socket": {"path": os.path.join(run3, "metrics.sock")},
+                "control_socket": {"path": control3},
+                "log": {"level": "debug"},
+            }))
+        set_clock(True)
+        reader3 = MetricsReader(os.path.join(run3, "metrics.sock"), strict="clock-steps")
+        daemon = start_daemon(config3)
+        reader3.start()
+        wait_for("the bike ready on the fresh gateway", lambda: [m for m in reader3.of("machine") if m["payload"].get("state") == "ready"]
+                 or reader3.of("sample"), 60)
+        command(bike, "--start", control3)
+        third = wait_for("a third session", lambda: next((m["sessionId"] for m in reader3.of("session_state")
+                                                          if m["payload"].get("state") == "started"), None), 60)
+        real_start = time.time()
+        clock = wait_for("the status to date by the backend", lambda: (lambda c: c if c and c.get("dated_by") else None)(
+            (status(control3, state3) or {}).get("clock")), 30)
+        if clock.get("trusted") or not clock.get("now", "").startswith("2000-01-01") or clock.get("dated_by") != "backend":
+            raise Failure(f"at 2000-01-01 with the backend's Date the status says {clock}")
+        step(f"ride {third} at 2000-01-01, never stepped: {clock['state']} (dated_by {clock['dated_by']})")
+        time.sleep(12)
+        command(bike, "--stop", control3)
+        real_end = time.time()
+        uploaded = wait_for(f"session {third} at the backend", lambda: held().get(third), wait + 60)
+        latency = time.time() - real_end
+        body = uploaded.get("body") or {}
+        start_error = iso_seconds(body["started_at"]) - real_start
+        end_error = iso_seconds(body["ended_at"]) - real_end
+        clock = (status(control3, state3) or {}).get("clock") or {}
+        step(f"uploaded {latency:.1f} s after the ride ended (bar: {wait + 60} s), dated {body['started_at']} – {body['ended_at']}: "
+             f"start {start_error:+.1f} s, end {end_error:+.1f} s from the truth; status then: {clock.get('state')}")
+        if not (-2 <= start_error <= 2) or not (-3 <= end_error <= 2):
+            raise Failure(f"session {third} dated {body['started_at']} – {body['ended_at']}, not when it was ridden")
+        if "clock" in (body.get("detail") or {}):
+            raise Failure(f"session {third} uploaded marked {body['detail']['clock']}")
+        if not clock.get("now", "").startswith("2000-01-01") or clock.get("trusted"):
+            raise Failure(f"after the upload the status says {clock}")
+        daemon.send_signal(signal.SIGTERM)
+        if daemon.wait(30) != 0:
+            raise Failure(f"the daemon exited {daemon.returncode} on SIGTERM")
+
+        # 4. The true clock, synchronised by timedated's account only.
+        set_clock(False)
+        children.append(subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "timedated"], env=env,
+                                         stdout=open(os.path.join(work, "timedated.log"), "w"), stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL))
+        wait_for("the fake timedated on the bus", lambda: subprocess.run(
+            ["dbus-send", f"--bus={env['DBUS_SYSTEM_BUS_ADDRESS']}", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+             "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.timedate1"], capture_output=True, text=True).stdout.rstrip().endswith("true"), 30)
+        state4, run4 = os.path.join(work, "state4"), os.path.join(work, "run4")
+        os.makedirs(state4, mode=0o700)
+        os.makedirs(run4, mode=0o700)
+        backend.login(bridge, state4, subject="clock4")
+        config4, control4 = os.path.join(work, "config4.toml"), os.path.join(run4, "control.sock")
+        with open(config4, "w") as f:
+            f.write(daemon_config({
+                "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
+                "backend": {"url": backend.url, "upload_interval": 300},
+                "state": {"directory": state4},
+                "metrics_socket": {"path": os.path.join(run4, "metrics.sock")},
+                "control_socket": {"path": control4},
+                "log": {"level": "debug"},
+            }))
+        reader4 = MetricsReader(os.path.join(run4, "metrics.sock"), strict="clock-steps")
+        daemon = start_daemon(config4)
+        reader4.start()
+        wait_for("the bike ready on the synchronised gateway", lambda: [m for m in reader4.of("machine") if m["payload"].get("state") == "ready"]
+                 or reader4.of("sample"), 60)
+        command(bike, "--start", control4)
+        fourth = wait_for("a fourth session", lambda: next((m["sessionId"] for m in reader4.of("session_state")
+                                                           if m["payload"].get("state") == "started"), None), 60)
+        clock = wait_for("the status to date by the synchronised clock", lambda: (lambda c: c if c and c.get("dated_by") == "synchronised" else None)(
+            (status(control4, state4) or {}).get("clock")), 30)
+        step(f"ride {fourth} with timedated saying synchronised: {clock['state']} (trusted {clock['trusted']})")
+        time.sleep(8)
+        command(bike, "--stop", control4)
+        real_end = time.time()
+        uploaded = wait_for(f"session {fourth} at the backend", lambda: held().get(fourth), 60)
+        latency = time.time() - real_end
+        body = uploaded.get("body") or {}
+        step(f"uploaded {latency:.1f} s after the ride ended (bar: 10 s), {body['started_at']} – {body['ended_at']}, "
+             f"clock {(body.get('detail') or {}).get('clock', 'synchronised')}")
+        if latency > 10:
+            raise Failure(f"session {fourth} reached the backend {latency:.1f} s after the ride ended")
+        if "clock" in (body.get("detail") or {}):
+            raise Failure(f"session {fourth} uploaded marked {body['detail']['clock']}")
+        with open(os.path.join(work, f"daemon{len(daemons)}.log")) as f:
+            warned = [line for line in f if "unsynchronised" in line]
+        if warned:
+            raise Failure(f"the daemon warned: {warned[0].strip()}")
         daemon.send_signal(signal.SIGTERM)
         if daemon.wait(30) != 0:
             raise Failure(f"the daemon exited {daemon.returncode} on SIGTERM")

@@ -175,12 +175,28 @@ say "7. ftms-bridge status (through the control socket)"
 FTMS_BRIDGE_CONTROL_SOCKET="$work/run/control.sock" "$bin/ftms-bridge" status --state-dir "$work/state" --control-socket "$work/run/control.sock" || true
 
 say "8. what the backend holds"
-curl -s "$url/_admin/sessions" | python3 -c '
+# Every finished session must reach it, on any box: one whose kernel calls the clock
+# unsynchronised dates them by the loopback backend's Date (contract §5), so they go up within
+# seconds, not after clock_sync_wait. The demo fails loudly otherwise.
+held=0
+for _ in $(seq 1 60); do
+  held=$(curl -s "$url/_admin/sessions" | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"])' 2>/dev/null || echo 0)
+  [ "$held" -ge "$summaries" ] && [ "$held" -gt 0 ] && break
+  sleep 1
+done
+curl -s "$url/_admin/sessions?bodies=1" | python3 -c '
 import json, sys
 held = json.load(sys.stdin)
 print(held["total"], "sessions at the backend:")
 for s in held["sessions"]:
-    print(" ", s["session_id"], "received", s["received"], "time(s)")'
+    body = s.get("body") or {}
+    print(" ", s["session_id"], body.get("started_at", "?"), "-", body.get("ended_at", "?"),
+          (body.get("detail") or {}).get("clock", "true dates"), "received", s["received"], "time(s)")'
 [ "$summaries" -ge 2 ] || { echo "demo: only $summaries of 2 sessions finished; daemon log: $work/daemon.log" >&2; keep=1; exit 1; }
+if [ "$held" -lt "$summaries" ] || [ "$held" -eq 0 ]; then
+  echo "demo: FAIL: $summaries session(s) finished but the backend holds $held; the clock line of status above says why; daemon log: $work/daemon.log" >&2
+  keep=1
+  exit 1
+fi
 echo
 echo "demo: done. Stopping everything."

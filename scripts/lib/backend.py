@@ -17,11 +17,12 @@ class ReferenceBackend:
             raise RuntimeError(f"ftms-backend did not start: {line}")
         self.url = line[1]
 
-    def login(self, bridge, state):
-        """Logs the gateway whose state directory is `state` in (id token in a 0600 file, never on the command line)."""
+    def login(self, bridge, state, subject="bench"):
+        """Logs the gateway whose state directory is `state` in as the test user `subject` (id token in a 0600 file, never
+        on the command line)."""
         token_file = os.path.join(self.work, "id-token")
         with open(os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write("test:bench\n")
+            f.write(f"test:{subject}\n")
         result = subprocess.run([bridge, "login", "--state-dir", state, "--backend", self.url, "--provider", "google",
                                  "--id-token-file", token_file], capture_output=True, text=True, timeout=60)
         if result.returncode != 0:

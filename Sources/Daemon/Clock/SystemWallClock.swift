@@ -1,6 +1,7 @@
 import CClock
 import Clocks
 package import Store
+package import Upload
 import Synchronization
 package import Workout
 
@@ -23,6 +24,8 @@ package final class SystemWallClock: Sendable {
     private struct State {
         var judge: WallClockJudge
         var judgedAt: Duration?
+        /// systemd-timedated's `NTPSynchronized`, last read (``TimedatedSync``).
+        var timedated = false
     }
 
     /// `floor` as ``WallClockJudge/floor``; `memory`, what a daemon before this one knew in
@@ -38,22 +41,47 @@ package final class SystemWallClock: Sendable {
         state = Mutex(State(judge: WallClockJudge(floor: floor, remembering: remembered)))
     }
 
-    /// Both clocks now, the wall clock judged.
+    /// Both clocks now, the wall clock judged. While the system clock is not trusted but the
+    /// backend's time is known, the wall time given is the backend's (boottime plus its offset),
+    /// and true: sessions recorded then are dated by it (contract §5).
     package func now() -> Timestamp {
         let wall = SystemClocks.realtime()
         let boottime = SystemClocks.boottime()
         let time = UTCTime(millisecondsSince1970: SystemClocks.milliseconds(wall))
-        let trusted = state.withLock { state in
+        let dated = state.withLock { state -> UTCTime? in
             var reading = WallClockJudge.Reading(wall: time, boottime: boottime, synchronised: false)
             let stepped = state.judge.offset.map { abs(reading.offset - $0) > WallClockJudge.stepThreshold } ?? true
             if stepped || state.judgedAt.map({ boottime - $0 >= .seconds(1) }) ?? true {
-                reading.synchronised = kernelSaysSynchronised()
+                reading.synchronised = state.timedated || kernelSaysSynchronised()
                 state.judge.judge(reading)
                 state.judgedAt = boottime
             }
-            return state.judge.isTrusted
+            if state.judge.isTrusted { return time }
+            return state.judge.datingOffset.map { UTCTime(millisecondsSince1970: SystemClocks.milliseconds(boottime) + $0) }
         }
-        return Timestamp(monotonic: boottime, wall: time, wallIsTrue: trusted, boot: boot)
+        return Timestamp(monotonic: boottime, wall: dated ?? time, wallIsTrue: dated != nil, boot: boot)
+    }
+
+    /// systemd-timedated's word on the kernel's clock (`NTPSynchronized`), read over D-Bus where
+    /// `adjtimex` is denied; judged again at once.
+    package func timedated(synchronised: Bool) {
+        let changed = state.withLock { state in
+            defer { state.timedated = synchronised }
+            if state.timedated != synchronised { state.judgedAt = nil }
+            return state.timedated != synchronised
+        }
+        if changed { _ = now() }
+    }
+
+    /// One backend answer's `Date` (``BackendDateSample``); returns whether it made dates true
+    /// where they were not (sessions waiting for them can now be dated).
+    @discardableResult
+    package func learn(_ sample: BackendDateSample) -> Bool {
+        state.withLock { state in
+            let before = state.judge.datesAreTrue
+            state.judge.learn(backend: sample.offsetBounds, at: sample.receivedAt)
+            return !before && state.judge.datesAreTrue
+        }
     }
 
     /// The judge as it stands (after a fresh ``now()`` if `read`).
@@ -68,7 +96,8 @@ package final class SystemWallClock: Sendable {
     }
 
     /// `adjtimex`'s status (what `timedatectl` calls "System clock synchronized"), else
-    /// systemd-timesyncd's flag: under the unit's `ProtectClock=`, `adjtimex` is denied.
+    /// systemd-timesyncd's flag: under the unit's `ProtectClock=`, `adjtimex` is denied (and
+    /// timedated's answer, read elsewhere, covers chrony and ntpd).
     private func kernelSaysSynchronised() -> Bool {
         if ftms_clock_synchronised() == 1 { return true }
         var info = stat()

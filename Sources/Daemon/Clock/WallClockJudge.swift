@@ -17,6 +17,12 @@ package import Workout
 /// and never while it reads before the ``floor``: this build's date and the end of the latest
 /// session the store holds with true dates. A clock at 2000-01-01 is never a true date, and
 /// neither is one stepped back behind a session already recorded.
+///
+/// When the system clock is not trusted, the backend's `Date` may still be (``learn(backend:at:)``):
+/// many gym networks let HTTPS out and NTP not, so the backend is the one clock such a gateway
+/// can reach. Its answers bound true time minus boottime to an interval ``reference``; sessions
+/// are then dated by its middle (``datingOffset``), while the system clock itself stays untrusted
+/// (it still reads 2000, and `status` says so).
 package struct WallClockJudge: Sendable, Equatable {
     /// Why the clock is trusted.
     package enum Trust: String, Sendable, Codable {
@@ -55,6 +61,14 @@ package struct WallClockJudge: Sendable, Equatable {
     package private(set) var trustedOffset: Int64?
     /// The last reading judged.
     package private(set) var last: Reading?
+    /// True time minus boottime, milliseconds, as the backend's answers bound it, and the
+    /// boottime of the latest answer that narrowed it.
+    package private(set) var reference: ClosedRange<Int64>?
+    package private(set) var referenceAt: Duration?
+
+    /// Answers further apart than this are not combined: boottime and true time drift apart by
+    /// up to a few hundred ppm on a board without a tuned oscillator (a second in an hour).
+    package static let referenceLifetime = Duration.seconds(3600)
 
     /// `memory`: what a judge of this boot knew before (a daemon before this one, through the
     /// store); its trust is taken up again only once a reading shows the clock unmoved.
@@ -91,6 +105,48 @@ package struct WallClockJudge: Sendable, Equatable {
         return trust != nil
     }
 
+    /// What dates sessions now, in the order contract §5 gives: the system clock when it is
+    /// trusted, else the backend's time; `nil`: nothing true is known.
+    package enum Source: String, Sendable {
+        case synchronised, stepped, earlier, backend
+    }
+
+    package var source: Source? {
+        if let trust { return Source(rawValue: trust.rawValue) }
+        return reference == nil ? nil : .backend
+    }
+
+    /// True time minus boottime, milliseconds, from the best source there is (``source``).
+    package var datingOffset: Int64? {
+        if trust != nil { return offset }
+        return reference.map { $0.lowerBound + ($0.upperBound - $0.lowerBound) / 2 }
+    }
+
+    /// How far from the truth ``datingOffset`` may be, milliseconds (the backend's only).
+    package var referenceUncertainty: Int64? {
+        reference.map { ($0.upperBound - $0.lowerBound + 1) / 2 }
+    }
+
+    /// Sessions are dated truly now.
+    package var datesAreTrue: Bool { datingOffset != nil }
+
+    /// Takes in one backend answer's bounds on true time minus boottime (``BackendDateSample``),
+    /// received at `boottime`. A time before the build's floor is refused (a backend with a
+    /// wrong clock is no reference); bounds that do not meet the ones held, or come more than
+    /// ``referenceLifetime`` after them, replace them. Returns whether it was taken.
+    @discardableResult
+    package mutating func learn(backend bounds: ClosedRange<Int64>, at boottime: Duration) -> Bool {
+        let boot = boottime.components.seconds * 1000 + boottime.components.attoseconds / 1_000_000_000_000_000
+        guard bounds.upperBound + boot >= floor.millisecondsSince1970 else { return false }
+        if let reference, let referenceAt, boottime - referenceAt <= Self.referenceLifetime, reference.overlaps(bounds) {
+            self.reference = max(reference.lowerBound, bounds.lowerBound)...min(reference.upperBound, bounds.upperBound)
+        } else {
+            reference = bounds
+        }
+        referenceAt = boottime
+        return true
+    }
+
     /// A later floor: a session was stored with true dates ending at `time`.
     package mutating func raise(floor time: UTCTime) {
         floor = max(floor, time)
@@ -104,12 +160,23 @@ package struct WallClockJudge: Sendable, Equatable {
     /// One line for `status`: why the clock is or is not trusted.
     package var explanation: String {
         guard let last else { return "not read yet" }
-        if last.wall < floor { return "reads \(last.wall.iso8601), before \(floor.iso8601) (this build, or a session already recorded)" }
-        switch trust {
-        case .synchronised?: return "synchronised"
-        case .stepped?: return "stepped to a plausible time (not synchronised by the kernel's account)"
-        case .earlier?: return "trusted earlier in this boot and unmoved since"
-        case nil: return "not synchronised"
+        let system: String
+        if last.wall < floor {
+            system = "reads \(last.wall.iso8601), before \(floor.iso8601) (this build, or a session already recorded)"
+        } else {
+            switch trust {
+            case .synchronised?: return "synchronised"
+            case .stepped?: return "stepped to a plausible time (not synchronised by the kernel's account)"
+            case .earlier?: return "trusted earlier in this boot and unmoved since"
+            case nil: system = "not synchronised"
+            }
         }
+        guard let uncertainty = referenceUncertainty else { return system }
+        return system + "; sessions dated by the backend's clock (±\(Self.secondsText(uncertainty)) s)"
+    }
+
+    /// `0.6` for 600 ms.
+    static func secondsText(_ milliseconds: Int64) -> String {
+        "\(milliseconds / 1000).\(milliseconds % 1000 / 100)"
     }
 }

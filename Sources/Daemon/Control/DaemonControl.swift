@@ -29,12 +29,15 @@ package actor DaemonControl {
     /// The system's wall clock as the daemon judges it, and how long sessions wait for it.
     let wallClock: SystemWallClock?
     let clockSyncWait: Duration
+    /// The clock service, woken by an operator's `upload` so waiting sessions are dated first.
+    let clockWakes: ClockWakes?
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
         publisher: LivePublisher, mqtt: MQTTPublisher? = nil, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
-        storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero
+        storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero, clockWakes: ClockWakes? = nil
     ) {
+        self.clockWakes = clockWakes
         self.storeWatch = storeWatch
         self.wallClock = wallClock
         self.clockSyncWait = clockSyncWait
@@ -94,7 +97,8 @@ package actor DaemonControl {
         let undated = try await store.undatedSessions()
         let boottime = judge.last?.boottime ?? .zero
         return DaemonStatus.WallClockState(
-            trusted: judge.isTrusted, state: judge.explanation, now: judge.last?.wall.iso8601 ?? "?",
+            trusted: judge.isTrusted, datedBy: judge.source?.rawValue, state: judge.explanation, now: judge.last?.wall.iso8601 ?? "?",
+            floor: judge.floor.iso8601,
             sessionsWaiting: undated.waiting, sessionsEstimated: undated.estimated,
             waitSeconds: Int(clockSyncWait.components.seconds), waitLeftSeconds: Int(max(.zero, clockSyncWait - boottime).components.seconds))
     }
@@ -138,13 +142,28 @@ package actor DaemonControl {
     }
 
     /// Starts an upload now, ending any wait (a backoff, or the backend's `Retry-After`); the
-    /// answer is the queue as it stands.
+    /// answer is the queue as it stands. When every pending session waits for a true date
+    /// (contract §5) nothing can be sent: the answer says so, in one line, instead of
+    /// "triggered" (the clock service is woken all the same, to date them if it now can).
     package func uploadNow() async -> ControlOutcome {
         guard let scheduler else { return .failed(code: "no_backend", message: "no backend is configured ([backend] url)") }
-        await scheduler.uploadNow()
+        clockWakes?.wake()
         do {
-            let counts = try await store.counts()
-            return .ok(json: try Self.json(["triggered": 1, "pending": counts.pending]))
+            let overview = try await store.overview()
+            let counts = overview.counts
+            if counts.pending > 0, !overview.account.loggedIn {
+                return .failed(
+                    code: "login_required",
+                    message: "nothing sent: \(counts.pending) session(s) wait for a login (\(overview.account.loginRequiredReason ?? "not logged in"); `ftms-bridge login`)")
+            }
+            let waiting = try await store.undatedSessions().waiting
+            if counts.pending > 0, waiting >= counts.pending, let judge = wallClock?.judge(), !judge.datesAreTrue {
+                return .failed(
+                    code: "waiting_for_clock",
+                    message: "nothing sent: \(waiting) finished session(s) wait for a true date (wall clock \(judge.explanation); `ftms-bridge status` says how long)")
+            }
+            await scheduler.uploadNow()
+            return .ok(json: try Self.json(["triggered": 1, "pending": counts.pending, "waiting_for_clock": waiting]))
         } catch {
             return .failed(code: "failed", message: "upload: \(error)")
         }

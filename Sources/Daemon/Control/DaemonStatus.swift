@@ -104,12 +104,17 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
     /// The wall clock as the daemon judges it (contract §5), and the finished sessions whose
     /// dates wait for it.
     package struct WallClockState: Sendable, Codable, Equatable {
-        /// Whether sessions are dated by it now.
+        /// Whether the system clock itself is true.
         package var trusted: Bool
+        /// What dates sessions now (contract §5): `synchronised`, `stepped`, `earlier` (the
+        /// system clock), `backend` (the backend's `Date`), or absent: nothing true is known.
+        package var datedBy: String?
         /// Why, or why not, in words.
         package var state: String
         /// What it reads.
         package var now: String
+        /// No true date is before this (the build's date, the latest truly dated session).
+        package var floor: String?
         /// Finished sessions not uploaded until they are dated.
         package var sessionsWaiting: Int
         /// Finished sessions the wait ran out for, dated as well as could be.
@@ -120,7 +125,8 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         package var waitLeftSeconds: Int
 
         enum CodingKeys: String, CodingKey {
-            case trusted, state, now
+            case trusted, state, now, floor
+            case datedBy = "dated_by"
             case sessionsWaiting = "sessions_waiting"
             case sessionsEstimated = "sessions_estimated"
             case waitSeconds = "wait_s"

@@ -1,5 +1,6 @@
 import BlueZ
 import Control
+import DBus
 package import DaemonConfig
 import FoundationEssentials
 package import Logging
@@ -138,6 +139,7 @@ package struct GatewayDaemon: Sendable {
         timers: EventLoopClock, notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
     ) async throws -> (MachineFleet, StoreWatch, [ServiceGroupConfiguration.ServiceConfiguration]) {
         let clock = DaemonClock.judged(by: wallClock)
+        let clockWakes = ClockWakes()
         // What can fail without holding anything open comes first: the broker's and the
         // backend's settings.
         let mqtt = config.mqtt.enabled ? try MQTTStartup.publisher(config.mqtt, deviceID: store.deviceID, clock: clock, timers: timers) : nil
@@ -147,7 +149,9 @@ package struct GatewayDaemon: Sendable {
             logger.notice("no backend configured ([backend] url): sessions are stored and wait for one")
         } else {
             do {
-                let client = try BackendClient(baseURL: config.backend.url, timeout: config.backend.timeout, clock: timers)
+                let client = try BackendClient(baseURL: config.backend.url, timeout: config.backend.timeout, clock: timers) { sample in
+                    if wallClock.learn(sample) { clockWakes.wake() }
+                }
                 let zone = config.sessions.timeZone.isEmpty ? TimeZone.current : (TimeZone(identifier: config.sessions.timeZone) ?? .current)
                 sync = SyncService(store: store, client: client, timeZone: zone)
             } catch {
@@ -221,7 +225,11 @@ package struct GatewayDaemon: Sendable {
             logger: logger, metrics: metrics, publish: mqtt.map { mqtt -> @Sendable (String) -> Void in { json in mqtt.storeChanged(json) } })
         storeWatch.start()
         let sink = SessionSink(
-            store: store, publisher: publisher, logger: logger, sessionStored: { await scheduler?.sessionFinished() }, checkpoints: checkpoints
+            store: store, publisher: publisher, logger: logger,
+            sessionStored: {
+                clockWakes.wake()
+                await scheduler?.sessionFinished()
+            }, checkpoints: checkpoints
         ) { event in
             switch event {
             case .started: metrics.sessionOpened()
@@ -255,7 +263,7 @@ package struct GatewayDaemon: Sendable {
         let control = DaemonControl(
             fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher, mqtt: mqtt,
             version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch,
-            wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait))
+            wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait), clockWakes: clockWakes)
         let controlSocket: ControlServer
         do {
             controlSocket = try await ControlEndpoint.listen(config.controlSocket, control: control, on: loops)
@@ -285,10 +293,17 @@ package struct GatewayDaemon: Sendable {
                     serviceName: "upload"))
         }
         services.append(.init(service: FleetService(fleet: fleet, trainings: trainings, tokens: tokens), serviceName: "machines"))
+        // The backend is asked for its time only if its `Date` is believed (contract §5).
+        var askBackend: (@Sendable () async throws -> Void)?
+        if let sync, BackendDateSample.trusts(baseURL: config.backend.url) {
+            askBackend = { try await sync.client.askTime() }
+        }
+        let timedated = TimedatedSync(address: DBusConnection.systemBusAddress(environment: environment))
         services.append(.init(
             service: ClockService(
                 clock: wallClock, store: store, wait: .seconds(config.backend.clockSyncWait), buildFloor: Self.buildFloor, timers: timers,
-                logger: logger, dated: { await scheduler?.sessionFinished() }),
+                logger: logger, wakes: clockWakes, timedated: timedated, askBackend: askBackend,
+                dated: { await scheduler?.sessionFinished() }),
             serviceName: "clock"))
         services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))

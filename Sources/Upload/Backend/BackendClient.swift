@@ -14,16 +14,37 @@ package struct BackendClient: Sendable {
     package let timeout: Duration
     /// What a `Retry-After` date is read against when the answer has no `Date` of its own.
     package let wall: WallClock
+    /// Told every answer's `Date` (contract §5: the backend's clock, a source of true time when
+    /// the gateway has none); `nil` where nobody listens, or the backend is not believed
+    /// (``BackendDateSample/trusts(baseURL:)``).
+    package let dateWitness: (@Sendable (BackendDateSample) -> Void)?
 
-    package init(transport: any HTTPTransport, timeout: Duration = .seconds(10), wall: WallClock = .system) {
+    package init(
+        transport: any HTTPTransport, timeout: Duration = .seconds(10), wall: WallClock = .system,
+        dateWitness: (@Sendable (BackendDateSample) -> Void)? = nil
+    ) {
         self.transport = transport
         self.timeout = timeout
         self.wall = wall
+        self.dateWitness = dateWitness
     }
 
-    /// A client of the backend at `baseURL` over AsyncHTTPClient.
-    package init(baseURL: String, timeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) throws {
-        self.init(transport: try AsyncHTTPTransport(baseURL: baseURL, clock: clock), timeout: timeout)
+    /// A client of the backend at `baseURL` over AsyncHTTPClient; `dateWitness` hears its
+    /// answers' dates only if the backend's word on the time is believed.
+    package init(
+        baseURL: String, timeout: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock(),
+        dateWitness: (@Sendable (BackendDateSample) -> Void)? = nil
+    ) throws {
+        self.init(
+            transport: try AsyncHTTPTransport(baseURL: baseURL, clock: clock), timeout: timeout,
+            dateWitness: BackendDateSample.trusts(baseURL: baseURL) ? dateWitness : nil)
+    }
+
+    /// Asks the backend for nothing but its `Date`: `GET /`, without a token, whatever the
+    /// status. For a gateway whose sessions wait for a true clock and that has nothing else to
+    /// send (contract §5).
+    package func askTime() async throws {
+        _ = try await send(BackendRequest(.get, "/"))
     }
 
     // MARK: Auth (Flows 2, 6, 8)
@@ -121,7 +142,9 @@ package struct BackendClient: Sendable {
     // MARK: Plumbing
 
     private func send(_ request: BackendRequest) async throws -> BackendReply {
-        try await transport.send(request, timeout: timeout)
+        let reply = try await transport.send(request, timeout: timeout)
+        if let dateWitness, let sample = BackendDateSample(reply) { dateWitness(sample) }
+        return reply
     }
 
     /// Maps a non-2xx status to the error SolidFocus's tables name.

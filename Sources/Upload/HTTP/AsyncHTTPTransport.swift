@@ -46,11 +46,14 @@ package struct AsyncHTTPTransport: HTTPTransport {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
         do {
+            let sentAt = SystemClocks.boottime()
             let response = try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(timeout)))
+            let receivedAt = SystemClocks.boottime()
             var body = try await response.body.collect(upTo: maximumBody)
             return BackendReply(
                 status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
-                date: response.headers.first(name: "Date"), body: body.readBytes(length: body.readableBytes) ?? [])
+                date: response.headers.first(name: "Date"), body: body.readBytes(length: body.readableBytes) ?? [],
+                sentAt: sentAt, receivedAt: receivedAt)
         } catch is CancellationError {
             throw CancellationError()
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {

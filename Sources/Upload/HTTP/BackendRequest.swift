@@ -35,12 +35,21 @@ package struct BackendReply: Sendable {
     /// against.
     package var date: String?
     package var body: [UInt8]
+    /// When the request went out and the answer's head came in, on `CLOCK_BOOTTIME`: the
+    /// backend wrote its `Date` between the two, which bounds what its clock says of ours
+    /// (``BackendDateSample``). `nil` from a transport that does not time its calls.
+    package var sentAt: Duration?
+    package var receivedAt: Duration?
 
-    package init(status: Int, retryAfter: String? = nil, date: String? = nil, body: [UInt8] = []) {
+    package init(
+        status: Int, retryAfter: String? = nil, date: String? = nil, body: [UInt8] = [], sentAt: Duration? = nil, receivedAt: Duration? = nil
+    ) {
         self.status = status
         self.retryAfter = retryAfter
         self.date = date
         self.body = body
+        self.sentAt = sentAt
+        self.receivedAt = receivedAt
     }
 }
 

@@ -135,16 +135,25 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     /// `synchronised (2026-11-21T08:00:00Z)`, or why sessions are not dated by it and what waits
-    /// (contract §5).
+    /// (contract §5): what is said here is what the clock service does.
     static func clockLine(_ clock: JSONValue) -> String {
         var line = "\(clock["state"]?.string ?? "?") (\(clock["now"]?.string ?? "?"))"
         let waiting = clock["sessions_waiting"]?.integer ?? 0
         let estimated = clock["sessions_estimated"]?.integer ?? 0
         let left = clock["wait_left_s"]?.integer ?? 0
         let wait = clock["wait_s"]?.integer ?? 0
-        if clock["trusted"]?.bool != true || waiting > 0 {
-            line += "; finished sessions wait for a true date until \(wait) s after boot (clock_sync_wait)"
-            line += left > 0 ? ", \(left) s more" : ", over: then they go up with this clock's dates, marked unsynchronised"
+        let datedBy = clock["dated_by"]?.string
+        if datedBy == nil {
+            line += "; finished sessions wait for a true date (NTP, a step, or the backend's Date) until \(wait) s after boot (clock_sync_wait)"
+            if left > 0 {
+                line += ", \(left) s more"
+            } else if let now = clock["now"]?.string, let floor = clock["floor"]?.string, now < floor {
+                line += ", over, but this clock reads before \(floor): they wait on for a true date"
+            } else {
+                line += ", over: they go up with this clock's dates, marked unsynchronised"
+            }
+        } else if waiting > 0 {
+            line += "; the waiting sessions are dated at the clock service's next look"
         }
         if waiting > 0 { line += "; \(waiting) waiting" }
         if estimated > 0 { line += "; \(estimated) pending with estimated dates" }
