@@ -153,7 +153,7 @@ let package = Package(
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
         .target(
             name: "Upload",
-            dependencies: ["Store", "Workout", "JSON", "Clocks", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Store", "Workout", "JSON", "Clocks", "HostPort", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: strict
         ),
         // A reference SolidFocus backend (Hummingbird) with fault injection: product for

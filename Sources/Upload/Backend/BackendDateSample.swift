@@ -1,5 +1,6 @@
 package import Workout
 import Foundation
+import HostPort
 
 /// What one answer's `Date` header says about the gateway's clock: the backend wrote it
 /// between the moment the request went out and the moment its answer came in (both on
@@ -51,15 +52,10 @@ package struct BackendDateSample: Sendable, Equatable {
         let lowered = baseURL.lowercased()
         if lowered.hasPrefix("https://") { return true }
         guard lowered.hasPrefix("http://") else { return false }
-        var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" }
+        var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let host: Substring
-        if authority.hasPrefix("[") {
-            host = authority.dropFirst().prefix { $0 != "]" }
-        } else {
-            host = authority.prefix { $0 != ":" }
-        }
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        guard let address = try? HostPort(parsing: authority) else { return false }
+        return ListenScope(host: address.host) == .loopback
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
