@@ -49,7 +49,8 @@ struct BackendDateTests {
         let truth = SystemClocks.milliseconds(SystemClocks.realtime()) - SystemClocks.milliseconds(SystemClocks.boottime())
         let bounds = sample.offsetBounds
         #expect(bounds.lowerBound - 50 <= truth && truth <= bounds.upperBound + 50, "\(truth) in \(bounds)")
-        #expect(bounds.upperBound - bounds.lowerBound < 3000)
+        let roundTrip = BackendDateSample.milliseconds(sample.receivedAt) - BackendDateSample.milliseconds(sample.sentAt)
+        #expect(bounds.upperBound - bounds.lowerBound == 1999 + roundTrip, "two seconds and the round trip wide")
     }
 
     /// A backend that is not believed: the witness is not told.
