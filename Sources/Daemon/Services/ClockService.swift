@@ -14,8 +14,9 @@ import Workout
 ///
 /// It looks when woken (``ClockWakes``: a session stored, the wall clock set, the backend's time
 /// learned, an operator's `upload`), every few seconds while sessions wait, and once a minute
-/// otherwise: an idle gateway with a synchronised clock wakes for it once a minute. Each look
-/// reads systemd-timedated's `NTPSynchronized` when woken or a minute after the last read.
+/// otherwise: an idle gateway with a synchronised clock wakes for it once a minute. It reads
+/// systemd-timedated's `NTPSynchronized` when woken, and once a minute while the clock is not
+/// trusted.
 struct ClockService: Service {
     let clock: SystemWallClock
     let store: GatewayStore
@@ -165,12 +166,15 @@ struct ClockService: Service {
         return waitLeft > .zero ? min(Self.quickLook, waitLeft) : Self.quickLook
     }
 
-    /// timedated's `NTPSynchronized`, when woken or a minute after the last read, handed to the
-    /// clock; a change is logged, and so is the first failure.
+    /// timedated's `NTPSynchronized`, when woken, or a minute after the last read while the clock
+    /// is not trusted, handed to the clock; a change is logged, and so is the first failure.
+    /// timedated is bus-activated and exits when idle, so an idle gateway whose clock is trusted
+    /// does not start it every minute.
     private func readTimedated(_ memory: inout Memory, woken: Bool) async {
         guard let timedated else { return }
         let now = SystemClocks.boottime()
-        guard woken || memory.timedatedAt.map({ now - $0 >= Self.slowLook }) ?? true else { return }
+        let due = !clock.judge(reading: false).isTrusted && memory.timedatedAt.map({ now - $0 >= Self.slowLook }) ?? true
+        guard woken || due else { return }
         memory.timedatedAt = now
         switch await timedated.synchronised() {
         case .success(let synchronised):
