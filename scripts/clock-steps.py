@@ -19,7 +19,8 @@ What it checks, in order:
      (on loopback, so its `Date` is believed) and `clock_sync_wait = 20`: a ride is at the
      backend within clock_sync_wait + 60 s of its end, dated within 2 s of the truth by the
      backend's clock, without `detail.clock`, while `status` says the system clock reads 2000,
-     is not trusted, and sessions are dated by the backend (`dated_by`).
+     is not trusted, and sessions are dated by the backend (`dated_by`); a next ride's batch
+     answered 503 with `Retry-After: 5` goes up after that wait;
   4. a box whose time daemon has synchronised the clock, as systemd-timedated says over D-Bus
      (python-dbusmock's timedated on the private bus) while the kernel's own flag, which the
      unit's ProtectClock= would hide anyway, says nothing: a ride is at the backend within 10 s
@@ -247,6 +248,22 @@ def main():
             raise Failure(f"session {third} uploaded marked {body['detail']['clock']}")
         if not clock.get("now", "").startswith("2000-01-01") or clock.get("trusted"):
             raise Failure(f"after the upload the status says {clock}")
+        # Retry-After at 2000: one 503 with Retry-After: 5 on the next batch, which then goes up
+        # after the wait the backend asked for, not never and not at the backoff's cap.
+        admin = urllib.request.Request(f"{backend.url}/_admin/faults", method="POST", headers={"Content-Type": "application/json"},
+                                       data=json.dumps({"rules": ["5xx:route=batch_upload,next=1,status=503,retry-after=5"]}).encode())
+        urllib.request.urlopen(admin, timeout=10).close()
+        command(bike, "--start", control3)
+        retried = wait_for("a session after the fault", lambda: next((m["sessionId"] for m in reader3.of("session_state")
+                                                                      if m["payload"].get("state") == "started" and m["sessionId"] != third), None), 60)
+        time.sleep(6)
+        command(bike, "--stop", control3)
+        stopped = time.time()
+        wait_for(f"session {retried} at the backend after a Retry-After", lambda: held().get(retried), 60)
+        waited = time.time() - stopped
+        step(f"a 503 with Retry-After: 5 at 2000-01-01: the session went up {waited:.1f} s after the ride ended")
+        if waited < 4:
+            raise Failure(f"session {retried} went up {waited:.1f} s after a Retry-After of 5 s")
         daemon.send_signal(signal.SIGTERM)
         if daemon.wait(30) != 0:
             raise Failure(f"the daemon exited {daemon.returncode} on SIGTERM")
