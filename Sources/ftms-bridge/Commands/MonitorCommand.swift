@@ -31,10 +31,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many frames.")
     var count: Int?
 
-    @Option(help: "Also record what the link sees to this .ftmscap file, for replay.")
+    @Option(help: "Also record what the link sees to this .ftmscap file, for replay (needs the direct link: --direct when the daemon runs).")
     var record: String?
 
-    @Option(help: "Seconds to discover for when the machine is not already known.")
+    @Option(help: "Seconds to discover for when the machine is not already known (through the daemon: to wait for the daemon to know it).")
     var scanTimeout: Double = 5
 
     @OptionGroup var adapter: AdapterOptions
