@@ -62,7 +62,7 @@ DESTDIR="$stage" scripts/install.sh --no-build --binary "$work/ftms-bridge" > "$
   || fail "install.sh into DESTDIR failed: $(tail -n 1 "$work/install.out")"
 unit="$stage/etc/systemd/system/ftms-bridge.service"
 for expected in 755:usr/local/bin/ftms-bridge 755:usr/local/sbin/ftms-bridged 644:etc/systemd/system/ftms-bridge.service \
-                644:etc/systemd/system/ftms-bridge-dashboard.service \
+                644:etc/systemd/system/ftms-bridge-dashboard.service 644:etc/systemd/system/bluetooth.service.d/ftms-bridge.conf \
                 644:etc/sysusers.d/ftms-bridge.conf 640:etc/ftms-bridge/config.toml \
                 644:usr/local/share/doc/ftms-bridge/systemd.md; do
   path="$stage/${expected#*:}"
@@ -125,6 +125,17 @@ dashboard_exposure="$(sed -n 's/.*Overall exposure level for ftms-bridge-dashboa
 awk -v e="$dashboard_exposure" -v max="$MAX_EXPOSURE" 'BEGIN { exit !(e <= max) }' \
   || fail "the dashboard unit's exposure $dashboard_exposure is above $MAX_EXPOSURE"
 echo "check-systemd: dashboard unit: verify clean, exposure $dashboard_exposure (at most $MAX_EXPOSURE)"
+# bluetooth.service's drop-in: verified on a stand-in unit beside it (verify reads the drop-in
+# directory next to the unit it is given), so a misspelt key, which systemd only warns about
+# and ignores, fails here; scripts/deb-test.sh checks it in effect on Debian 12's own unit.
+mkdir -p "$work/verify/bluetooth.service.d"
+printf '[Unit]\nDescription=bluetoothd stand-in\n[Service]\nType=dbus\nBusName=org.bluez\nExecStart=/bin/true\n' > "$work/verify/bluetooth.service"
+cp "$stage/etc/systemd/system/bluetooth.service.d/ftms-bridge.conf" "$work/verify/bluetooth.service.d/"
+systemd-analyze verify "$work/verify/bluetooth.service" > "$work/verify-bluetooth.out" 2>&1 \
+  || fail "systemd-analyze verify of bluetooth.service with the drop-in failed: $(head -n 1 "$work/verify-bluetooth.out")"
+[ ! -s "$work/verify-bluetooth.out" ] || fail "systemd-analyze verify of bluetooth.service's drop-in printed: $(head -n 1 "$work/verify-bluetooth.out")"
+grep -qx 'Restart=on-failure' "$work/verify/bluetooth.service.d/ftms-bridge.conf" || fail "bluetooth.service's drop-in does not set Restart=on-failure"
+echo "check-systemd: bluetooth.service drop-in: verify clean, Restart=on-failure"
 
 # 5. rehearsal
 if [ ! -x "$daemon" ] || ! command -v strace >/dev/null || ! id -u nobody >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then

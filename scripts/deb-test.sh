@@ -20,7 +20,10 @@
 #      riding; `apt-get install` of REV 2 in the middle of the session restarts the daemon, the
 #      session continues under the same id, and after --stop the backend holds it exactly once
 #      with its full distance (the bike's odometer, which started at 0 with the ride);
-#   6. remove: the service stops, sessions and config stay; purge with a session not uploaded
+#   3b. bluetooth.service has the package's drop-in in effect (Restart=on-failure, RestartSec=2s,
+#      no start limit: `systemctl show`), and doctor's "bluetoothd restart" check is ok;
+#   6. remove: the service stops, sessions and config stay, bluetooth.service is Debian's own
+#      again (Restart=no); purge with a session not uploaded
 #      (the backend gone, a new ride open) keeps /var/lib/ftms-bridge and says so in one line,
 #      and removes /etc/ftms-bridge.
 #
@@ -231,6 +234,30 @@ done
 [ "$(inside systemctl is-enabled ftms-bridge-dashboard 2>/dev/null || true)" = disabled ] || fail "the dashboard unit is enabled unasked"
 step "runs as ftms-bridge (no capabilities, NoNewPrivs, seccomp); ldd: the Swift runtime from /usr/lib/ftms-bridge, no toolchain; --version ${version%-*}; doctor exit $doctor_status; files and modes in place"
 
+# bluetoothd restarted when it crashes: the package's drop-in in effect on Debian 12's own
+# bluetooth.service (docs/systemd.md, "When bluetoothd crashes"). A masked unit loads no
+# drop-in, so the unit is unmasked to read its properties (and doctor's verdict on them), then
+# masked again for ftms-sim; nothing starts it in between (ftms-sim is not up yet, and masking
+# with --now would stop a bluetoothd that D-Bus activation started).
+bluetooth_restart() { # the Restart=, RestartUSec= and StartLimitIntervalUSec= bluetooth.service has now
+  inside systemctl unmask bluetooth.service > /dev/null 2>&1 || fail "cannot unmask bluetooth.service"
+  inside systemctl show bluetooth.service -p Restart -p RestartUSec -p StartLimitIntervalUSec | sort | paste -sd ' '
+  if [ "${1:-}" = doctor ]; then
+    inside ftms-bridge doctor --json > "$work/doctor-bluetooth.json" 2> /dev/null || true
+  fi
+  inside systemctl mask --now bluetooth.service > /dev/null 2>&1 || fail "cannot mask bluetooth.service again"
+}
+restart="$(bluetooth_restart doctor)"
+[ "$restart" = "Restart=on-failure RestartUSec=2s StartLimitIntervalUSec=0" ] \
+  || fail "the package's drop-in is not in effect on bluetooth.service: $restart"
+python3 - "$work/doctor-bluetooth.json" <<'PY' || fail "doctor does not find bluetoothd restarted on failure: $(head -c 300 "$work/doctor-bluetooth.json")"
+import json, sys
+checks = json.load(open(sys.argv[1]))["checks"]
+restart = [c for c in checks if c["id"] == "bluetoothd-restart"]
+sys.exit(0 if restart and restart[0]["status"] == "ok" else 1)
+PY
+step "bluetooth.service: $restart (the package's drop-in); doctor's bluetoothd restart check ok"
+
 # 4. Reinstall: restarts, keeps the operator's edit.
 inside sh -c 'echo "# an operator was here" >> /etc/ftms-bridge/config.toml'
 before="$(main_pid)"
@@ -376,13 +403,17 @@ inside apt-get remove -y -q ftms-bridge > "$work/remove.log" 2>&1 || fail "apt-g
 ! inside test -e /usr/lib/ftms-bridge || fail "remove left /usr/lib/ftms-bridge (the Swift runtime)"
 inside test -f /var/lib/ftms-bridge/ftms-bridge.sqlite || fail "remove deleted the session store"
 inside test -f /etc/ftms-bridge/config.toml || fail "remove deleted config.toml (only purge may)"
-step "remove: stopped, binaries and runtime gone; the store and config.toml stay"
+restart="$(bluetooth_restart)"
+[[ "$restart" == "Restart=no "* ]] \
+  || fail "after remove, bluetooth.service is not Debian's own again: $restart"
+step "remove: stopped, binaries and runtime gone; the store and config.toml stay; bluetooth.service back to Debian's ($restart)"
 inside apt-get purge -y -q ftms-bridge > "$work/purge.log" 2>&1 || fail "apt-get purge: $(grep -E '^E:' "$work/purge.log" | head -n 1)"
 kept="$(grep -c '^ftms-bridge: purge kept /var/lib/ftms-bridge' "$work/purge.log" || true)"
 [ "$kept" -eq 1 ] || fail "purge did not say in one line that it kept /var/lib/ftms-bridge: $(tail -n 3 "$work/purge.log" | tr '\n' ' ')"
 inside test -f /var/lib/ftms-bridge/ftms-bridge.sqlite || fail "purge deleted a store holding a session not uploaded"
 ! inside test -e /etc/ftms-bridge || fail "purge left /etc/ftms-bridge"
 [ "$(inside dpkg-query -W -f='${Status}' ftms-bridge 2>/dev/null || true)" != "install ok installed" ] || fail "dpkg still lists ftms-bridge"
+! inside test -e /usr/lib/systemd/system/bluetooth.service.d/ftms-bridge.conf || fail "purge left bluetooth.service's drop-in"
 step "purge: /etc/ftms-bridge removed; $(grep '^ftms-bridge: purge kept' "$work/purge.log")"
 step "total $(since "$began") s"
 echo "deb-test: PASS"

@@ -5,6 +5,7 @@
 #   $PREFIX/sbin/ftms-bridged                 the daemon, from beside that binary
 #   $UNITDIR/ftms-bridge.service              the unit, its ExecStart pointing at the daemon above
 #   $UNITDIR/ftms-bridge-dashboard.service    the dashboard's own unit (not enabled)
+#   $UNITDIR/bluetooth.service.d/ftms-bridge.conf   bluetoothd restarted when it crashes (Debian's unit does not)
 #   $SYSUSERSDIR/ftms-bridge.conf             the static service users: ftms-bridge in group bluetooth,
 #                                             ftms-bridge-dashboard in group ftms-bridge
 #   /etc/ftms-bridge/config.toml              systemd/config.example.toml, only if there is none yet
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=no ;;
     --binary) [ $# -ge 2 ] || fail "--binary needs a path"; binary="$2"; build=no; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
   shift
@@ -75,6 +76,7 @@ for unit in ftms-bridge.service ftms-bridge-dashboard.service; do
     -e "s|/usr/local/share/doc/ftms-bridge|$doc|g" "systemd/$unit" > "$DESTDIR$UNITDIR/$unit"
   chmod 0644 "$DESTDIR$UNITDIR/$unit"
 done
+install -D -m 0644 systemd/bluetooth-restart.conf "$DESTDIR$UNITDIR/bluetooth.service.d/ftms-bridge.conf"
 grep -qx "ExecStart=$sbin --config $CONFDIR/config.toml" "$DESTDIR$UNITDIR/ftms-bridge.service" \
   || fail "the installed unit's ExecStart does not name $sbin"
 
@@ -88,7 +90,7 @@ else
   new_config=yes
 fi
 
-echo "install: installed $bin, $sbin, $UNITDIR/ftms-bridge.service, $SYSUSERSDIR/ftms-bridge.conf${DESTDIR:+ under $DESTDIR}" >&2
+echo "install: installed $bin, $sbin, $UNITDIR/ftms-bridge.service, $UNITDIR/bluetooth.service.d/ftms-bridge.conf, $SYSUSERSDIR/ftms-bridge.conf${DESTDIR:+ under $DESTDIR}" >&2
 if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
   systemd-sysusers "$SYSUSERSDIR/ftms-bridge.conf"
   [ "$new_config" = no ] || chown root:ftms-bridge "$config"

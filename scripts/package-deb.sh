@@ -156,6 +156,9 @@ done
 grep -qx 'ExecStart=/usr/sbin/ftms-bridged --config /etc/ftms-bridge/config.toml' "$root/usr/lib/systemd/system/ftms-bridge.service" \
   || fail "the packaged unit's ExecStart does not name /usr/sbin/ftms-bridged"
 install -m 0644 systemd/ftms-bridge.sysusers "$root/usr/lib/sysusers.d/ftms-bridge.conf"
+# bluetoothd restarted when it crashes (Debian 12's unit does not): a drop-in under /usr/lib,
+# the package's own file, so remove takes it away and an operator's /etc drop-in wins over it.
+install -D -m 0644 systemd/bluetooth-restart.conf "$root/usr/lib/systemd/system/bluetooth.service.d/ftms-bridge.conf"
 # A conffile: dpkg keeps an operator's edits over upgrades and asks when the default changed.
 # postinst gives it 0640 root:ftms-bridge through dpkg-statoverride once the group exists.
 install -m 0644 systemd/config.example.toml "$root/etc/ftms-bridge/config.toml"

@@ -11,6 +11,13 @@ import Glibc
 /// `ftms-bridge monitor` as a real process against the dbusmock BlueZ and the simulated one.
 @Suite("ftms-bridge monitor", .serialized)
 struct MonitorCommandTests {
+    /// `monitor` goes through a running daemon when its control socket answers: the direct
+    /// path's tests point it at a socket in the bus's own directory where none listens, so a
+    /// daemon running on this box is never asked.
+    static func noDaemon(_ bus: PrivateBus) -> [String] {
+        ["--control-socket", bus.directoryPath + "/no-daemon.sock"]
+    }
+
     @Test func streamsEveryNotifiedFrameDecodedAndInOrder() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
@@ -24,7 +31,7 @@ struct MonitorCommandTests {
 
         // The monitor runs as a process; frames are notified once it has taken control.
         let monitor = Task {
-            try await ProcessRunner.run(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"],
+            try await ProcessRunner.run(["monitor", "C0:11:22:33:44:01", "--json", "--count", "\(frames.count)"] + Self.noDaemon(bus),
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
         let controlPoint = try #require(paths["2ad9"]?.string)
@@ -67,7 +74,7 @@ struct MonitorCommandTests {
         let scratch = try TemporaryDirectory(prefix: "monitor")
         let recording = scratch.file("recording.ftmscap")
         let monitor = Task {
-            try await ProcessRunner.run(["monitor", "SF-Bike-0001", "--json", "--count", "2", "--record", recording],
+            try await ProcessRunner.run(["monitor", "SF-Bike-0001", "--json", "--count", "2", "--record", recording] + Self.noDaemon(bus),
                                                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], timeout: .seconds(40))
         }
         /// Waits until the monitor has written Request Control `count` times in all.
@@ -110,7 +117,7 @@ struct MonitorCommandTests {
         let fake = try await FakeBlueZ(bus: bus)
         defer { fake.stop() }
         try await fake.addAdapter("hci0")
-        let result = try await ProcessRunner.run(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"],
+        let result = try await ProcessRunner.run(["monitor", "SF-Bike-4242", "--scan-timeout", "0.2"] + Self.noDaemon(bus),
                                                          environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         #expect(result.status == 1)
         #expect(result.stderr == "ftms-bridge: monitor: no machine named or addressed 'SF-Bike-4242' is known to BlueZ\n")
@@ -126,7 +133,7 @@ struct MonitorCommandTests {
         let sim = try await SimulatedBlueZ(bus: bus, arguments: ["--bikes", "1", "--known", "--rate", "20", "--fault", "notify-uaf"])
         defer { sim.stop() }
         let monitor = try ChildProcess(
-            ProcessRunner.binary.path, ["monitor", "SF-Bike-0001", "--json"] + (signal == 0 ? ["--count", "5"] : []),
+            ProcessRunner.binary.path, ["monitor", "SF-Bike-0001", "--json"] + (signal == 0 ? ["--count", "5"] : []) + Self.noDaemon(bus),
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         defer { monitor.stop() }
         if signal != 0 {

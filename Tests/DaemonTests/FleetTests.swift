@@ -143,6 +143,50 @@ struct FleetTests {
         await rig.stop()
     }
 
+    /// bluetoothd crashes mid-ride (killed: no InterfacesRemoved, no `Connected` false, no
+    /// reply to what was pending; the kernel hangs up its acquired sockets) and systemd starts
+    /// a new one (the package's drop-in): the fleet takes both machines again from the new
+    /// instance's objects, and each ride stays one session, stored once when it ends.
+    @Test func takesEveryMachineAgainAfterBluetoothdCrashes() async throws {
+        let arguments = ["--bikes", "2", "--rate", "4", "--known"]
+        let rig = try await FleetRig(simulator: arguments)
+        try await rig.start()
+        #expect(try await eventually {
+            let machines = await rig.statuses()
+            return machines.count == 2 && machines.values.allSatisfy { $0.state == .ready && $0.sessionID != nil }
+        })
+        let sessions = await rig.statuses().mapValues { $0.sessionID }
+        #expect(rig.sim.clients(calling: "AcquireNotify").count == 1)
+        // Ride on a little first: a ride of a second has no whole metre or kcal to store.
+        try await Task.sleep(for: .seconds(3))
+
+        rig.sim.kill()
+        let noticed = try await eventually(.seconds(20)) { await rig.statuses().values.allSatisfy { $0.state != .ready } }
+        let down = await rig.statuses()
+        #expect(noticed, "\(down)")
+        rig.sim = try await SimulatedBlueZ(bus: rig.bus, arguments: arguments)
+        let restarted = ContinuousClock.now
+        let back = try await eventually(.seconds(60)) {
+            let machines = await rig.statuses()
+            return machines.count == 2 && machines.values.allSatisfy { $0.state == .ready }
+        }
+        let seen = await rig.statuses()
+        #expect(back, "\(seen)\n\(rig.sim.log.suffix(1500))")
+        print("bluetoothd crash: both machines ready again \(ContinuousClock.now - restarted) after the new bluetoothd took org.bluez")
+        // The same two rides carry on, and each is stored once when it ends.
+        #expect(seen.mapValues { $0.sessionID } == sessions)
+        try await Task.sleep(for: .seconds(2))
+        try await rig.stopRiding("SF-Bike-0001")
+        try await rig.stopRiding("SF-Bike-0002")
+        let ended = try await eventually(.seconds(30)) { (try? await rig.store.counts().pending) == 2 }
+        let riding = await rig.statuses()
+        let counts = try await rig.store.counts()
+        #expect(ended, "\(riding) \(counts) \(rig.sim.log.suffix(2000))")
+        let stored = try await rig.store.sessions(status: .pending).map(\.sessionID)
+        #expect(Set(stored) == Set(sessions.values.compactMap { $0 }), "\(stored) \(sessions)")
+        await rig.stop()
+    }
+
     @Test func reconnectsWhenTheSystemBusItselfRestarts() async throws {
         let rig = try await FleetRig(simulator: ["--bikes", "1", "--rate", "4", "--known"])
         try await rig.start()

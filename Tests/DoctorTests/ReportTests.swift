@@ -58,7 +58,7 @@ struct ReportTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any])
         let ids = try #require((object["checks"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
         #expect(ids == [
-            "config", "kernel", "dbus", "bluez", "adapters", "dbus-policy", "state-dir", "database", "login",
+            "config", "kernel", "dbus", "bluez", "bluetoothd-restart", "adapters", "dbus-policy", "state-dir", "database", "login",
             "metrics-socket", "control-socket", "backend", "mqtt",
         ])
         let summary = try #require(object["summary"] as? [String: Int])

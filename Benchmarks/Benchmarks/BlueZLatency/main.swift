@@ -197,7 +197,7 @@ struct Main {
             try config.write(to: work.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
             monitor.arguments = ["run", "--config", work.appendingPathComponent("config.toml").path]
         } else {
-            monitor.arguments = ["monitor", "SF-Bike-0001", "--json", "--count", "\(options.frames + 50)"]
+            monitor.arguments = ["monitor", "SF-Bike-0001", "--direct", "--json", "--count", "\(options.frames + 50)"]
         }
         monitor.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": bus.address]) { $1 }
         let pipe = Pipe()

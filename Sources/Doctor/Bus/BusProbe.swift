@@ -23,6 +23,8 @@ struct BusProbe: Sendable {
         }
         defer { connection.close() }
         var found = BusSnapshot.Reachable(uniqueName: connection.uniqueName, blueZOwner: nil, objects: nil)
+        // Whether bluetoothd comes back after a crash matters most when it is not running now.
+        found.bluetoothUnit = await BluetoothUnitFacts.read(on: connection, timeout: callTimeout)
         do {
             found.blueZOwner = try await connection.nameOwner(BlueZNames.service)
         } catch {

@@ -17,6 +17,8 @@ enum BusSnapshot: Sendable {
         /// BlueZ's objects, or why `GetManagedObjects` failed (AccessDenied is a policy problem);
         /// `nil` when there is no BlueZ to ask.
         var objects: Result<ObjectTree, BusCallFailure>?
+        /// How systemd runs bluetoothd, or why it did not say; `nil` when no systemd is on the bus.
+        var bluetoothUnit: Result<BluetoothUnitFacts, BusCallFailure>? = nil
     }
 }
 

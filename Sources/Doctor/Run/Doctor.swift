@@ -46,7 +46,7 @@ package struct Doctor: Sendable {
         let blueZ = BlueZCheck().result(snapshot, version: version)
         let adapters = tree.map(AdapterFacts.all(in:))
         let adapterCheck = AdapterCheck(configured: settings.config.machines.adapters)
-        var results = [kernelResult, BusCheck(choice: settings.bus).result(snapshot), blueZ]
+        var results = [kernelResult, BusCheck(choice: settings.bus).result(snapshot), blueZ, BluetoothRestartCheck().result(snapshot)]
         results.append(adapterCheck.overview(adapters, unavailable: "needs BlueZ (see \(blueZ.status == .skipped ? "dbus" : "bluez"))"))
         let controllers = ControllerCheck(
             probe: inputs.controllerProbe, timeout: inputs.timeouts.controller, maxConnected: settings.config.machines.maxConnected)

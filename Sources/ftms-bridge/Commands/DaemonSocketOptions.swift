@@ -7,7 +7,9 @@ struct DaemonSocketOptions: ParsableArguments {
     @Option(name: .customLong("control-socket"), help: "The running daemon's control socket (default \(ControlServerConfiguration.defaultPath)).")
     var controlSocket: String = ControlServerConfiguration.defaultPath
 
-    @Flag(name: .customLong("standalone"), help: "Do not ask a running daemon; act directly.")
+    /// `--direct` is the same flag under the name `monitor`'s help uses: connect to the machine
+    /// directly, as a second client beside a running daemon's.
+    @Flag(name: [.customLong("standalone"), .customLong("direct")], help: "Do not go through a running daemon; act directly (a second Bluetooth client beside it).")
     var standalone = false
 
     /// The daemon's result (a JSON object's text), or `nil` when no daemon listens (or

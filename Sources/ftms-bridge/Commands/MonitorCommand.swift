@@ -3,13 +3,23 @@ import ArgumentParser
 import BlueZ
 import FTMS
 import Foundation
+import Publish
 
-/// `ftms-bridge monitor MACHINE [--json]` (contract §9): connect, initialise, stream decoded frames.
+/// `ftms-bridge monitor MACHINE [--json]` (contract §9): stream a machine's decoded frames.
+/// With a daemon running, what the daemon decodes, read from its metrics socket
+/// (``MonitorThroughDaemon``): the daemon holds the machine's link, and a second client
+/// would acquire its characteristics again. With no daemon, or `--direct`: connect,
+/// initialise and stream over BlueZ.
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Connect to a machine and stream its decoded data and status.",
-        discussion: "MACHINE is a name (SF-Bike-0001) or an address. Uses the system bus, or DBUS_SYSTEM_BUS_ADDRESS."
+        abstract: "Stream a machine's decoded data and status.",
+        discussion: """
+            MACHINE is a name (SF-Bike-0001) or an address. When the daemon (ftms-bridged) is running, this \
+            prints what the daemon decodes, from its metrics socket, and opens no Bluetooth link of its own; \
+            otherwise, or with --direct, it connects to the machine itself over the system bus or \
+            DBUS_SYSTEM_BUS_ADDRESS. --record needs the direct link.
+            """
     )
 
     @Argument(help: "The machine's name or address.")
@@ -21,15 +31,32 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many frames.")
     var count: Int?
 
-    @Option(help: "Also record what the link sees to this .ftmscap file, for replay.")
+    @Option(help: "Also record what the link sees to this .ftmscap file, for replay (needs the direct link: --direct when the daemon runs).")
     var record: String?
 
-    @Option(help: "Seconds to discover for when the machine is not already known.")
+    @Option(help: "Seconds to discover for when the machine is not already known (through the daemon: to wait for the daemon to know it).")
     var scanTimeout: Double = 5
 
     @OptionGroup var adapter: AdapterOptions
 
+    @OptionGroup var daemon: DaemonSocketOptions
+
+    @Option(name: .customLong("metrics-socket"), help: "The running daemon's metrics socket (default \(MetricsServerConfiguration.defaultPath)).")
+    var metricsSocket = MetricsServerConfiguration.defaultPath
+
     func run() async throws {
+        // A daemon that answers holds the gym's links: read what it decodes instead of
+        // becoming a second client of the same machine.
+        if try daemon.ask(.machines, command: "monitor", timeout: .seconds(10)) != nil {
+            guard record == nil else {
+                printError("monitor: --record needs the machine's own frames, which only a direct link sees: add --direct (a second Bluetooth client beside the running daemon)")
+                throw ExitCode(1)
+            }
+            try MonitorThroughDaemon(
+                socket: metricsSocket, machine: machine, json: json, count: count, lookFor: .milliseconds(Int(scanTimeout * 1000))
+            ).run()
+            return
+        }
         try await withBlueZ(command: "monitor") { client in
             let filter = adapter.filter(acceptGenericFTMS: true)
             // The first search gives a clear error; after that the supervisor finds it again
