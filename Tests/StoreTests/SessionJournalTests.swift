@@ -60,6 +60,30 @@ struct SessionJournalTests {
         try again.close()
     }
 
+    /// A long backlog: an acknowledged batch is an appended acknowledgement, not a rewrite,
+    /// until half the file is acknowledged; an acknowledged session is never put back.
+    @Test func aLongBacklogIsAcknowledgedByAppendingThenCompacted() async throws {
+        let directory = try TemporaryDirectory(prefix: "ftms-journal")
+        let store = try GatewayStore(directory: directory.path)
+        try await store.enqueue((0..<200).map { Sessions.summary($0, offset: $0 * 60) })
+        let path = directory.file(SessionJournal.fileName)
+        func size() throws -> Int { try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) }
+        let full = try size()
+        #expect(full > SessionJournal.compactAlways)
+        try await store.record(Dictionary(uniqueKeysWithValues: (0..<50).map { (Sessions.id($0), SessionOutcome.uploaded) }))
+        #expect(try size() > full, "an acknowledgement appended")
+        #expect(Self.ids(directory).count == 150)
+        try await store.record(Dictionary(uniqueKeysWithValues: (50..<100).map { (Sessions.id($0), SessionOutcome.uploaded) }))
+        #expect(try size() < full * 2 / 3, "half acknowledged: rewritten without them")
+        #expect(Self.ids(directory) == (100..<200).map(Sessions.id))
+        try await store.record(Dictionary(uniqueKeysWithValues: (100..<120).map { (Sessions.id($0), SessionOutcome.uploaded) }))
+        try store.close()
+        try Data(count: 4096).write(to: URL(fileURLWithPath: directory.file(GatewayStore.fileName)))
+        let (fresh, _) = try GatewayStore.openMovingDamagedAside(directory: directory.path)
+        #expect(fresh.journalReplay.requeued == 80, "the acknowledged ones are not sent again")
+        try fresh.close()
+    }
+
     /// A torn tail and a damaged record are skipped with one line each; the rest is read.
     @Test func aTornOrDamagedRecordIsSkippedWithAWarning() async throws {
         let directory = try TemporaryDirectory(prefix: "ftms-journal")

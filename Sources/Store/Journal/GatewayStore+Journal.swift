@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Workout
 
@@ -44,28 +45,43 @@ extension GatewayStore {
     }
 
     static func replay(_ journal: SessionJournal, _ db: Database, now: UTCTime) throws -> JournalReplay {
-        let contents = journal.read()
-        var replay = JournalReplay(warnings: contents.warnings)
-        guard !contents.entries.isEmpty else { return replay }
-        try db.inTransaction {
-            for entry in contents.entries where try QueuedSession(entry.record, origin: entry.origin, status: .pending, at: now).insertIfNew(db) {
-                replay.requeued += 1
+        // Which sessions it holds, cheaply; only those the database lacks are decoded.
+        let ids = journal.sessionIDs()
+        guard !ids.isEmpty else { return JournalReplay(warnings: journal.read().warnings) }
+        let held = try statuses(of: ids, db)
+        var replay = JournalReplay()
+        if ids.contains(where: { held[$0] == nil }) {
+            let contents = journal.read()
+            replay.warnings = contents.warnings
+            try db.inTransaction {
+                for entry in contents.entries where held[entry.record.sessionID] == nil {
+                    if try QueuedSession(entry.record, origin: entry.origin, status: .pending, at: now).insertIfNew(db) { replay.requeued += 1 }
+                }
+                return .commit
             }
-            return .commit
+        } else {
+            replay.warnings = SessionJournal.frames(
+                Array(FileManager.default.contents(atPath: journal.path) ?? Data()), name: journal.path).warnings
         }
-        try? compact(journal, db)
+        try? journal.remove(Set(held.filter { $0.value == UploadStatus.uploaded.rawValue }.keys))
         return replay
     }
 
     private static func compact(_ journal: SessionJournal, _ db: Database) throws {
-        let ids = journal.read().entries.map(\.record.sessionID)
-        var acknowledged = Set<String>()
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            acknowledged.formUnion(
-                try QueuedSession.filter(keys: chunk).filter { $0.uploadStatus == UploadStatus.uploaded }
-                    .select({ $0.sessionID }, as: String.self).fetchAll(db))
+        let held = try statuses(of: journal.sessionIDs(), db)
+        try journal.remove(Set(held.filter { $0.value == UploadStatus.uploaded.rawValue }.keys))
+    }
+
+    /// The upload status of each of `ids` the database holds.
+    private static func statuses(of ids: [String], _ db: Database) throws -> [String: String] {
+        var statuses: [String: String] = [:]
+        let unique = Array(Set(ids))
+        for start in stride(from: 0, to: unique.count, by: 500) {
+            let chunk = Array(unique[start..<min(start + 500, unique.count)])
+            for row in try QueuedSession.filter(keys: chunk).select({ [$0.sessionID, $0.uploadStatus] }).asRequest(of: Row.self).fetchAll(db) {
+                if let id = String.fromDatabaseValue(row[0]), let status = String.fromDatabaseValue(row[1]) { statuses[id] = status }
+            }
         }
-        try journal.remove(acknowledged)
+        return statuses
     }
 }

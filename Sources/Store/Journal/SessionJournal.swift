@@ -98,21 +98,50 @@ public final class SessionJournal: Sendable {
         }
     }
 
-    /// Rewrites the file without the sessions in `acknowledged`; nothing is written when none
-    /// of them is there.
+    /// The session ids the file holds, in order, without decoding their JSON.
+    public func sessionIDs() -> [String] {
+        lock.withLock { _ in
+            guard let data = FileManager.default.contents(atPath: path) else { return [] }
+            return Self.live(Self.frames(Array(data), name: path).frames).map(\.sessionID)
+        }
+    }
+
+    /// Drops the sessions in `acknowledged`. A small file is rewritten without their records
+    /// (copied as they are, never decoded); a large one gets an acknowledgement record appended
+    /// (their ids, fsynced), and is rewritten without them all once half its sessions or more
+    /// are acknowledged: a long backlog going up batch by batch costs the card one small append
+    /// per batch and a few rewrites, not a rewrite per batch. Either way an acknowledged session
+    /// is never put back in the queue.
     public func remove(_ acknowledged: Set<String>) throws {
         guard !acknowledged.isEmpty else { return }
         try lock.withLock { _ in
             guard FileManager.default.fileExists(atPath: path) else { return }
-            let (descriptor, _) = try openLocked(flags: O_RDONLY)
+            let (descriptor, _) = try openLocked(flags: O_RDWR | O_APPEND)
             defer { close(descriptor) }
             guard let data = FileManager.default.contents(atPath: path) else { return }
-            let contents = Self.decode(Array(data), name: path)
-            let kept = contents.entries.filter { !acknowledged.contains($0.record.sessionID) }
-            guard kept.count < contents.entries.count || !contents.warnings.isEmpty else { return }
-            try replace(with: kept.flatMap(Self.encode))
+            let bytes = Array(data)
+            let (frames, warnings) = Self.frames(bytes, name: path)
+            let live = Self.live(frames)
+            let newly = Set(live.map(\.sessionID)).intersection(acknowledged)
+            guard !newly.isEmpty || !warnings.isEmpty else { return }
+            let kept = live.filter { !newly.contains($0.sessionID) }
+            let sessions = frames.count(where: { !$0.sessionID.isEmpty })
+            if bytes.count <= Self.compactAlways || 2 * kept.count <= sessions || !warnings.isEmpty {
+                try replace(with: kept.flatMap { bytes[$0.record] })
+                return
+            }
+            let record = Self.encodeAcknowledgement(newly.sorted())
+            let size = lseek(descriptor, 0, SEEK_END)
+            guard Self.writeAll(descriptor, record), fsync(descriptor) == 0 else {
+                let code = errno
+                if size >= 0 { _ = ftruncate(descriptor, size) }
+                throw StoreError.directory(path: path, reason: "cannot append to the session journal: \(FileAccess.errnoLine(code))")
+            }
         }
     }
+
+    /// Up to this size the file is rewritten whenever a session in it is acknowledged.
+    static let compactAlways = 64 << 10
 
     /// Empties the journal (logout's wipe: the sessions it kept are gone with the account).
     public func removeAll() throws {
@@ -193,7 +222,9 @@ public final class SessionJournal: Sendable {
 
     // MARK: records
 
-    /// One record: mark, length, CRC-32, payload.
+    /// One record: mark, length, CRC-32, payload. The payload starts with the session id (its
+    /// length in one byte, then its bytes), so compaction and the open find which sessions a
+    /// file holds without decoding their JSON; the JSON object follows.
     static func encode(_ entry: Entry) -> [UInt8] {
         var fields: [(String, JSONValue)] = [("origin", .string(entry.origin.rawValue))]
         if let session = try? JSONReader.read(entry.record.json) { fields.append(("session", session)) }
@@ -202,39 +233,80 @@ public final class SessionJournal: Sendable {
             if let boot = timing.boot { clock.append(("boot", .string(boot.value))) }
             fields.append(("timing", .object(JSONObject(clock))))
         }
-        let payload = JSONWriter.bytes(.object(JSONObject(fields)))
+        let id = Array(entry.record.sessionID.utf8.prefix(255))
+        let payload = [UInt8(id.count)] + id + JSONWriter.bytes(.object(JSONObject(fields)))
         return magic + bigEndian(UInt32(payload.count)) + bigEndian(CRC32.checksum(payload)) + payload
     }
 
-    /// The whole records in `bytes`; a stretch that is not one is skipped up to the next mark,
-    /// with one line saying where and how long. A session found twice is kept once.
-    static func decode(_ bytes: [UInt8], name: String) -> Contents {
-        var contents = Contents()
-        var seen = Set<String>()
+    /// A whole record's place in the file: a session's (its id), or an acknowledgement's (the
+    /// ids it acknowledges, and an empty id).
+    struct Frame: Sendable, Hashable {
+        var sessionID: String
+        var record: Range<Int>
+        var json: Range<Int>
+        var acknowledged: [String] = []
+    }
+
+    /// The session records no acknowledgement in the file names.
+    static func live(_ frames: [Frame]) -> [Frame] {
+        let acknowledged = Set(frames.flatMap(\.acknowledged))
+        return frames.filter { !$0.sessionID.isEmpty && !acknowledged.contains($0.sessionID) }
+    }
+
+    /// An acknowledgement record: an empty id (length 0), then the ids, one per line.
+    static func encodeAcknowledgement(_ ids: [String]) -> [UInt8] {
+        let payload = [UInt8(0)] + Array(ids.joined(separator: "\n").utf8)
+        return magic + bigEndian(UInt32(payload.count)) + bigEndian(CRC32.checksum(payload)) + payload
+    }
+
+    /// The whole records in `bytes`, without decoding them; a stretch that is not one is skipped
+    /// up to the next mark, with one line saying where and how long.
+    static func frames(_ bytes: [UInt8], name: String) -> (frames: [Frame], warnings: [String]) {
+        var frames: [Frame] = []
+        var warnings: [String] = []
         var offset = 0
         while offset < bytes.count {
-            if let (entry, length) = record(in: bytes, at: offset) {
-                if let entry, seen.insert(entry.record.sessionID).inserted { contents.entries.append(entry) }
-                offset += length
+            if let frame = frame(in: bytes, at: offset) {
+                frames.append(frame)
+                offset = frame.record.upperBound
                 continue
             }
             let next = nextMark(in: bytes, after: offset) ?? bytes.count
             let what = next == bytes.count ? "a record cut short or damaged at its end" : "a damaged record"
-            contents.warnings.append("session journal \(name): \(what) (\(next - offset) byte(s) at offset \(offset)) skipped")
+            warnings.append("session journal \(name): \(what) (\(next - offset) byte(s) at offset \(offset)) skipped")
             offset = next
+        }
+        return (frames, warnings)
+    }
+
+    /// Every record's session decoded; a session found twice is kept once.
+    static func decode(_ bytes: [UInt8], name: String) -> Contents {
+        let (frames, warnings) = frames(bytes, name: name)
+        var contents = Contents(warnings: warnings)
+        var seen = Set<String>()
+        for frame in live(frames) where seen.insert(frame.sessionID).inserted {
+            guard let entry = entry(Array(bytes[frame.json])) else { continue }
+            contents.entries.append(entry)
         }
         return contents
     }
 
-    /// The record at `offset` and its length: nil when none is whole there; a nil entry for a
-    /// whole record whose payload holds no session.
-    private static func record(in bytes: [UInt8], at offset: Int) -> (Entry?, Int)? {
-        guard offset + 12 <= bytes.count, Array(bytes[offset..<(offset + 4)]) == magic else { return nil }
+    private static func frame(in bytes: [UInt8], at offset: Int) -> Frame? {
+        guard offset + 13 <= bytes.count, Array(bytes[offset..<(offset + 4)]) == magic else { return nil }
         let length = Int(PageScanner.uint32(bytes, at: offset + 4))
-        guard length <= maxPayload, offset + 12 + length <= bytes.count else { return nil }
-        let payload = bytes[(offset + 12)..<(offset + 12 + length)]
-        guard CRC32.checksum(payload) == PageScanner.uint32(bytes, at: offset + 8) else { return nil }
-        return (entry(Array(payload)), 12 + length)
+        guard length >= 1, length <= maxPayload, offset + 12 + length <= bytes.count else { return nil }
+        let payload = (offset + 12)..<(offset + 12 + length)
+        guard CRC32.checksum(bytes[payload]) == PageScanner.uint32(bytes, at: offset + 8) else { return nil }
+        let idLength = Int(bytes[payload.lowerBound])
+        if idLength == 0 {
+            let ids = bytes[(payload.lowerBound + 1)..<payload.upperBound].split(separator: UInt8(ascii: "\n")).compactMap {
+                String(validating: $0, as: UTF8.self)
+            }
+            return Frame(sessionID: "", record: offset..<payload.upperBound, json: payload.upperBound..<payload.upperBound, acknowledged: ids)
+        }
+        guard 1 + idLength <= length, let id = String(validating: bytes[(payload.lowerBound + 1)..<(payload.lowerBound + 1 + idLength)], as: UTF8.self)
+        else { return nil }
+        return Frame(sessionID: id, record: offset..<payload.upperBound, json: (payload.lowerBound + 1 + idLength)..<payload.upperBound)
     }
 
     private static func entry(_ payload: [UInt8]) -> Entry? {
