@@ -71,7 +71,8 @@ struct FTMSBridged: AsyncParsableCommand {
         }
         let daemon = GatewayDaemon(
             config: loaded, configPath: exists ? path : nil,
-            environment: environment, version: ProductVersion.current, loops: MultiThreadedEventLoopGroup.singleton)
+            environment: environment, version: ProductVersion.current, loops: MultiThreadedEventLoopGroup.singleton,
+            machineIDPath: GatewayDaemon.systemMachineIDPath)
         do {
             try await daemon.run()
         } catch {

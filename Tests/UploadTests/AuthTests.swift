@@ -84,6 +84,30 @@ struct AuthTests {
         #expect(try await second.store.accountState().loggedIn)
     }
 
+    /// The device id outlives the store (issue 36): a zeroed database opens fresh with the same
+    /// device id, so the backend's binding accepts the login again, and the rides the zeroed
+    /// file held come back from the session journal and go up once.
+    @Test func aZeroedStoreKeepsTheBindingAndItsRides() async throws {
+        let (backend, gateway) = try await TestGateway.loggedIn()
+        let rides = try await gateway.enqueue(2)
+        let state = gateway.directory.file("state")
+        try gateway.store.close()
+        let database = state + "/" + GatewayStore.fileName
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
+        try Data(count: size).write(to: URL(fileURLWithPath: database))
+
+        let (store, moved) = try GatewayStore.openMovingDamagedAside(directory: state)
+        #expect(moved?.keptDeviceID == true && moved?.keptLogin == false)
+        #expect(store.deviceID == gateway.store.deviceID)
+        let service = SyncService(store: store, client: try BackendClient(baseURL: backend.url), timeZone: TimeZone(identifier: "UTC") ?? .gmt)
+        _ = try await service.login(provider: "test", idToken: gateway.idToken)
+        #expect(try await store.counts() == QueueCounts(pending: 2))
+        #expect(try await service.uploader.run().succeeded)
+        #expect(try await store.counts() == QueueCounts(uploaded: 2))
+        #expect(Set(try await store.sessions().map(\.sessionID)) == Set(rides.map(\.sessionID)))
+        try store.close()
+    }
+
     /// Flow 8: many calls refused at once with `token_expired` share one refresh.
     @Test func concurrentExpiredCallsShareOneRefresh() async throws {
         let (backend, gateway) = try await TestGateway.loggedIn()

@@ -39,12 +39,18 @@ package struct GatewayDaemon: Sendable {
     /// Concurrency's global executor too, so the rest of the daemon runs on threads that sleep
     /// until something is due.
     package var loops: MultiThreadedEventLoopGroup?
+    /// The machine id a state directory with no device id anywhere derives one from
+    /// (`ftms-bridged`: `/etc/machine-id`); nil, a random id (tests).
+    package var machineIDPath: String?
+    /// systemd's machine id, which `ftms-bridged` derives the device id from.
+    package static let systemMachineIDPath = MachineAppID.systemPath
 
     package init(
         config: DaemonConfig, configPath: String?, environment: [String: String], version: String,
-        loops: MultiThreadedEventLoopGroup? = nil
+        loops: MultiThreadedEventLoopGroup? = nil, machineIDPath: String? = nil
     ) {
         self.loops = loops
+        self.machineIDPath = machineIDPath
         self.config = config
         self.configPath = configPath
         self.environment = environment
@@ -76,7 +82,8 @@ package struct GatewayDaemon: Sendable {
         let movedAside: MovedAside?
         do {
             (store, movedAside) = try GatewayStore.openMovingDamagedAside(
-                directory: config.state.directory, reserve: StoreReserve(directory: config.state.directory))
+                directory: config.state.directory, reserve: StoreReserve(directory: config.state.directory),
+                machineIDPath: machineIDPath)
         } catch {
             throw DaemonError("state directory \(config.state.directory): \(error)")
         }
@@ -86,6 +93,10 @@ package struct GatewayDaemon: Sendable {
             try? notifier.send(.status("damaged database moved aside to \(movedAside.path); started on a fresh store"))
         }
         logger.info("ftms-bridge \(version) starting: device \(store.deviceID), state in \(config.state.directory)")
+        for warning in store.journalReplay.warnings { logger.warning("\(warning)") }
+        if store.journalReplay.requeued > 0 {
+            logger.warning("\(store.journalReplay.requeued) session(s) the database had lost were put back in the queue from the session journal")
+        }
         let wallClock = await openWallClock(store: store, logger: logger)
 
         let ownsLoops = self.loops == nil

@@ -50,7 +50,7 @@ extension GatewayStore {
     }
 
     /// Logout's wipe (SolidFocus Flow 6 step 3): tokens, profile, every session (pending ones
-    /// too), checkpoints, stats, the trainings cache and the upload log go; `device_id` stays,
+    /// too, and the session journal), checkpoints, stats, the trainings cache and the upload log go; `device_id` stays,
     /// so the next login rebinds the same gateway.
     public func wipeAccount() async throws {
         try await write { db in
@@ -60,6 +60,10 @@ extension GatewayStore {
             try StoredStats.deleteAll(db)
             try TrainingsCache.deleteAll(db)
             try UploadLogEntry.deleteAll(db)
+        }
+        // The sessions' second copies go with them: the next login may be another account's.
+        if let journal {
+            try await database.writeWithoutTransaction { _ in try journal.removeAll() }
         }
     }
 }

@@ -47,6 +47,10 @@ public final class GatewayStore: Sendable {
     /// The room kept for finished sessions on a full disk (the daemon's store only).
     let reserve: StoreReserve?
     let healthState: Mutex<HealthState>
+    /// The second copy of every session not acknowledged yet (nil for a reader).
+    let journal: SessionJournal?
+    /// What the open found in the journal: sessions put back in the queue, damaged stretches.
+    public let journalReplay: JournalReplay
 
     /// Opens (creating if needed) the database in `directory`, migrating it to this build's
     /// schema. Throws ``StoreError/damaged(path:reason:)`` for a file that is corrupt or not a
@@ -57,11 +61,15 @@ public final class GatewayStore: Sendable {
     /// ``openMovingDamagedAside(directory:clock:seriesRetention:reserve:)``).
     ///
     /// `reserve`: the ballast the daemon keeps for a full disk (``StoreReserve``), made here.
+    /// `machineIDPath`: the machine id a new store derives its device id from when the state
+    /// directory has none (``MachineAppID``); nil, a random one.
     public convenience init(
         directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention,
-        reserve: StoreReserve? = nil
+        reserve: StoreReserve? = nil, machineIDPath: String? = nil
     ) throws {
-        try self.init(directory: directory, clock: clock, seriesRetention: seriesRetention, reserve: reserve, identity: StoreIdentity())
+        var identity = StoreIdentity()
+        identity.machineIDPath = machineIDPath
+        try self.init(directory: directory, clock: clock, seriesRetention: seriesRetention, reserve: reserve, identity: identity)
     }
 
     /// `identity`: the device id and login a fresh database takes over from a damaged one.
@@ -78,9 +86,18 @@ public final class GatewayStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA cache_size = -\(GatewayStore.pageCacheKiB)")
         }
-        (database, deviceID) = try Self.opening(path) {
+        let (database, deviceID) = try Self.opening(path) {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             return (database, try Self.prepareSchema(database, path: path, now: clock.now(), identity: identity))
+        }
+        self.database = database
+        self.deviceID = deviceID
+        let journal = SessionJournal(directory: directory)
+        self.journal = journal
+        do {
+            journalReplay = try database.writeWithoutTransaction { db in try Self.replay(journal, db, now: clock.now()) }
+        } catch {
+            journalReplay = JournalReplay(warnings: ["session journal \(journal.path): cannot put its sessions back in the queue: \(error)"])
         }
         self.path = path
         self.directory = directory
@@ -122,6 +139,8 @@ public final class GatewayStore: Sendable {
         seriesRetention = Self.defaultSeriesRetention
         reserve = nil
         healthState = Mutex(HealthState(health: StoreHealth()))
+        journal = nil
+        journalReplay = JournalReplay()
     }
 
     /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
@@ -136,8 +155,11 @@ public final class GatewayStore: Sendable {
             _ = try appliedKnownMigrations(db, path: path)
         }
         try migrator.migrate(database)
-        return try database.write { db in
-            try DeviceRow(deviceID: identity.deviceID ?? UUID().uuidString.lowercased(), createdAt: now).insert(db, onConflict: .ignore)
+        let identityFile = DeviceIdentityFile(directory: (path as NSString).deletingLastPathComponent)
+        let filed = identityFile.read()
+        let stored = try database.write { db in
+            let newID = identity.deviceID ?? filed ?? identity.machineIDPath.flatMap { MachineAppID.deviceID(machineIDPath: $0) } ?? UUID().uuidString.lowercased()
+            try DeviceRow(deviceID: newID, createdAt: now).insert(db, onConflict: .ignore)
             // A login row that does not fit is left out: the fresh store then asks for a login.
             try? identity.account?.insert(db, onConflict: .ignore)
             guard let id = try DeviceRow.deviceID(db) else {
@@ -145,6 +167,10 @@ public final class GatewayStore: Sendable {
             }
             return id
         }
+        // The database's id wins (an existing gateway keeps its id) and is kept beside it. A
+        // directory that cannot take the file leaves the id in the database alone, as before.
+        if filed != stored { try? identityFile.write(stored) }
+        return stored
     }
 
     /// Runs the opening of the file at `path`, turning SQLite's errors into the store's: a

@@ -18,28 +18,34 @@ public struct MovedAside: Sendable, Hashable {
 
 extension GatewayStore {
     /// The daemon's open (contract §6: a bad page does not stop the gym). As
-    /// ``init(directory:clock:seriesRetention:reserve:)``, except that a database that is
+    /// ``init(directory:clock:seriesRetention:reserve:machineIDPath:)``, except that a database that is
     /// *damaged* (SQLite finds it corrupt, or not a database) is moved aside, renamed with the
     /// time and never deleted (``DamagedFiles``), and a fresh one is made in its place, keeping
-    /// the device id and the login when they can be read out of the damaged file: the backend
-    /// binds the account to the device id. Its sessions wait there for `ftms-bridge salvage`.
+    /// the device id (read out of the damaged file, else its own file, ``DeviceIdentityFile``)
+    /// and the login when it can be read: the backend binds the account to the device id. The
+    /// fresh store's open puts back the sessions the session journal holds (``SessionJournal``);
+    /// the rest wait in the damaged file for `ftms-bridge salvage`.
     ///
     /// A database that is merely unusable (a read-only file system, no permission, a newer
     /// schema, an I/O error) is not damaged and is never moved: that error is thrown as it is.
     public static func openMovingDamagedAside(
         directory: String, clock: WallClock = .system, seriesRetention: Int = GatewayStore.defaultSeriesRetention,
-        reserve: StoreReserve? = nil
+        reserve: StoreReserve? = nil, machineIDPath: String? = nil
     ) throws -> (store: GatewayStore, movedAside: MovedAside?) {
         do {
-            return (try GatewayStore(directory: directory, clock: clock, seriesRetention: seriesRetention, reserve: reserve), nil)
+            return (try GatewayStore(
+                directory: directory, clock: clock, seriesRetention: seriesRetention, reserve: reserve, machineIDPath: machineIDPath), nil)
         } catch StoreError.damaged(let path, let reason) {
             let now = clock.now()
             let moved = try DamagedFiles.moveAside(path, at: now)
-            let identity = StoreIdentity(salvagedFrom: moved)
+            var identity = StoreIdentity(salvagedFrom: moved)
+            identity.machineIDPath = machineIDPath
+            // The id it had: read out of the damaged file, else its own file beside it.
+            let previous = identity.deviceID ?? DeviceIdentityFile(directory: directory).read()
             let store = try GatewayStore(
                 directory: directory, clock: clock, seriesRetention: seriesRetention, reserve: reserve, identity: identity)
             return (store, MovedAside(
-                path: moved, reason: reason, at: now, keptDeviceID: identity.deviceID != nil && store.deviceID == identity.deviceID,
+                path: moved, reason: reason, at: now, keptDeviceID: previous != nil && store.deviceID == previous,
                 keptLogin: identity.account != nil))
         }
     }
@@ -49,6 +55,8 @@ extension GatewayStore {
 struct StoreIdentity: Sendable {
     var deviceID: String?
     var account: AccountRow?
+    /// Where a store with no id anywhere derives one from (``MachineAppID``).
+    var machineIDPath: String?
 
     init() {}
 

@@ -14,6 +14,9 @@ extension GatewayStore {
     ///
     /// `timing`: where the session lay on its boot's monotonic clock. A session whose dates are
     /// not true is kept `waiting`, and not uploaded, until it is dated (``dateSessions(boot:offset:)``).
+    ///
+    /// Once committed, a new session's second copy goes to the session journal before this
+    /// returns (``SessionJournal``): a ride is never in one file only.
     @discardableResult
     public func enqueue(
         _ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil, timing: SessionTiming? = nil
@@ -23,7 +26,7 @@ extension GatewayStore {
         let now = clock.now()
         let session = QueuedSession(record, origin: .gateway, status: .pending, at: now)
         let chunk = series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])
-        return try await write { db in
+        let added = try await write { db in
             if let machineAddress {
                 try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: summary.sessionID)
             }
@@ -33,6 +36,8 @@ extension GatewayStore {
             }
             return added
         }
+        if added { await keepSecondCopy([SessionJournal.Entry(record: record)]) }
+        return added
     }
 
     /// Stores many finished sessions as pending in one transaction (`replay --queue`), each
@@ -40,17 +45,20 @@ extension GatewayStore {
     @discardableResult
     public func enqueue(_ summaries: [SessionSummary], series: [String: SeriesChunk] = [:]) async throws -> Int {
         let now = clock.now()
-        let sessions = summaries.map { QueuedSession(SessionRecord($0), origin: .gateway, status: .pending, at: now) }
-        return try await write { db in
-            var added = 0
+        let records = summaries.map(SessionRecord.init)
+        let sessions = records.map { QueuedSession($0, origin: .gateway, status: .pending, at: now) }
+        let added = try await write { db in
+            var added: Set<String> = []
             for session in sessions where try session.insertIfNew(db) {
-                added += 1
+                added.insert(session.sessionID)
                 if let chunk = series[session.sessionID] {
                     try Self.appendSeries(chunk, finished: true, now: now, db)
                 }
             }
             return added
         }
+        await keepSecondCopy(records.filter { added.contains($0.sessionID) }.map { SessionJournal.Entry(record: $0) })
+        return added.count
     }
 
     /// ``enqueue(_:)-([SessionSummary])`` for records already in their upload form.
@@ -64,7 +72,7 @@ extension GatewayStore {
     public func mergeDownloaded(_ records: [SessionRecord]) async throws -> (added: Int, alreadyHeld: Int) {
         let now = clock.now()
         let sessions = records.map { QueuedSession($0, origin: .server, status: .uploaded, at: now) }
-        return try await write { db in
+        let merged = try await write { db in
             var added = 0
             for session in sessions where try session.insertIfNew(db) {
                 added += 1
@@ -78,6 +86,8 @@ extension GatewayStore {
             }
             return (added, marked)
         }
+        if merged.1 > 0 { await compactJournal() }
+        return merged
     }
 
     /// Stores sessions in one transaction, each with its origin and status; a session id
@@ -85,7 +95,11 @@ extension GatewayStore {
     func importSessions(_ sessions: [(SessionRecord, SessionOrigin, UploadStatus)]) async throws -> [Bool] {
         let now = clock.now()
         let rows = sessions.map { QueuedSession($0, origin: $1, status: $2, at: now) }
-        return try await write { db in try rows.map { try $0.insertIfNew(db) } }
+        let added = try await write { db in try rows.map { try $0.insertIfNew(db) } }
+        // New pending sessions (salvaged ones) get their second copy like any finished session.
+        let copies = zip(sessions, added).filter { $0.1 && $0.0.2 == .pending }.map { SessionJournal.Entry(record: $0.0.0, origin: $0.0.1) }
+        await keepSecondCopy(copies)
+        return added
     }
 
     /// Up to `limit` pending sessions, oldest first (`started_at`, then `session_id`),
@@ -128,6 +142,8 @@ extension GatewayStore {
                 _ = try Self.pruneSeries(retention: retention, now: now, db)
             }
         }
+        // The backend holds them now: their second copies go.
+        if outcomes.values.contains(where: { if case .uploaded = $0 { true } else { false } }) { await compactJournal() }
     }
 
     /// One failed attempt (SolidFocus Flow 4: `upload_retry_count++`); a rejection of the

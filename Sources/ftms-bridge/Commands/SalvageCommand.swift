@@ -19,8 +19,9 @@ struct SalvageCommand: AsyncParsableCommand {
         discussion: """
             The daemon moves a damaged database aside (ftms-bridge.sqlite.damaged-TIME in the state directory) and \
             starts on a fresh one. This reads every row that can still be read out of it, skipping damaged pages, into \
-            the live queue: pending and dead-letter sessions as pending, uploaded ones as uploaded, open sessions closed \
-            as finished. A session already in the queue is left as it is, so the backend holds each once, however often \
+            the live queue, and reads every page of the file for session rows that no B-tree reaches any more: pending \
+            and dead-letter sessions as pending, uploaded ones as uploaded, open sessions closed as finished. Sessions \
+            the session journal (ftms-bridge.journal) holds and the queue does not are put back too. A session already in the queue is left as it is, so the backend holds each once, however often \
             this runs. Without --from it reads every damaged database in the state directory and renames each it read \
             to ftms-bridge.sqlite.salvaged-TIME (never deleted), so that status and doctor stop pointing at it.
             """
@@ -57,6 +58,7 @@ struct SalvageCommand: AsyncParsableCommand {
                     failed = true
                     continue
                 }
+                for warning in report.journalWarnings { printError("salvage: warning: \(warning)") }
                 let renamed = DamagedFiles.isDamagedName(file) ? try DamagedFiles.markSalvaged(file, at: WallClock.system.now()) : nil
                 printLine(json ? Self.json(report, renamed: renamed) : Self.text(report, renamed: renamed))
             }
@@ -71,6 +73,9 @@ struct SalvageCommand: AsyncParsableCommand {
         if report.skippedRows > 0 { line += "; \(report.skippedRows) row id(s) on damaged pages skipped" }
         if report.malformedRows > 0 { line += "; \(report.malformedRows) row(s) held no session" }
         if report.headerRebuilt { line += "; its damaged header was rebuilt in a scratch copy" }
+        if report.unreadableBySQLite { line += "; SQLite could read nothing of it" }
+        if report.foundByPageScan > 0 { line += "; \(report.foundByPageScan) found only by reading its pages" }
+        if report.requeuedFromJournal > 0 { line += "; \(report.requeuedFromJournal) put back from the session journal" }
         if let renamed { line += "; renamed \(renamed)" }
         return line
     }
@@ -81,7 +86,9 @@ struct SalvageCommand: AsyncParsableCommand {
             "queued_pending": .integer(Int64(report.queuedPending)), "queued_uploaded": .integer(Int64(report.queuedUploaded)),
             "already_queued": .integer(Int64(report.alreadyQueued)), "open_sessions_closed": .integer(Int64(report.openSessionsClosed)),
             "skipped_rows": .integer(report.skippedRows), "malformed_rows": .integer(Int64(report.malformedRows)),
-            "header_rebuilt": .bool(report.headerRebuilt),
+            "header_rebuilt": .bool(report.headerRebuilt), "unreadable_by_sqlite": .bool(report.unreadableBySQLite),
+            "found_by_page_scan": .integer(Int64(report.foundByPageScan)),
+            "requeued_from_journal": .integer(Int64(report.requeuedFromJournal)),
         ]
         object["renamed"] = renamed.map(JSONValue.string)
         return jsonLine(object)
