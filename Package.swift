@@ -257,7 +257,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime", "Clocks",
+                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime", "Clocks", "OwnThread",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
