@@ -37,6 +37,9 @@
 #   store-full     scripts/store-full.py: the state directory on a 16 MiB tmpfs (a mount
 #                  namespace of its own) filled mid-ride and freed without a restart: every ride
 #                  at the backend once with its distance; status says the store cannot write
+#   store-live     scripts/store-live.py: the state directory read-only from the start (store in
+#                  memory, rides uploaded from it, written once remounted read-write) and a page
+#                  garbled under the running daemon (noticed, moved aside, no restart): 0 lost
 #   clock-steps    scripts/clock-steps.py: a gateway without a real-time clock; libfaketime
 #                  starts the daemon's wall clock at 2000-01-01 and steps it mid-ride, then
 #                  steps and SIGKILLs: sessions dated truly, one per ride
@@ -56,8 +59,8 @@
 #
 # No test may touch the host's default paths (a test that asked the daemon at the default
 # control socket would drive the gym's real machines): the Swift groups, and the steps that
-# run the daemon and the CLI (soak, e2e, store-full, clock-steps, mqtt-fleet, dashboard), run
-# where those paths hold decoys (scripts/lib/host-decoys.sh: a private mount namespace; needs
+# run the daemon and the CLI (soak, e2e, store-full, store-live, clock-steps, mqtt-fleet,
+# dashboard), run where those paths hold decoys (scripts/lib/host-decoys.sh: a private mount namespace; needs
 # root), and a step fails if anything connected to one. Without root the steps run unguarded,
 # said loudly and named in the summary. A hang is caught by one generous timeout per group
 # (SWIFT_GROUP_TIMEOUT seconds, default 2700); no test bounds its own elapsed time.
@@ -232,6 +235,7 @@ step soak guarded .build/debug/ftms-soak --seconds "${SOAK_SECONDS:-30}"
 step systemd scripts/check-systemd.sh
 step e2e guarded python3 scripts/e2e.py --bin .build/debug
 step store-full guarded python3 scripts/store-full.py --bin .build/debug
+step store-live guarded python3 scripts/store-live.py --bin .build/debug
 step clock-steps guarded python3 scripts/clock-steps.py --bin .build/debug
 step mqtt-fleet guarded python3 scripts/mqtt-fleet.py --bin .build/debug
 step dashboard guarded python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens

@@ -137,8 +137,12 @@ struct MetricsTests {
         #expect(values["ftms_bridge_store_free_bytes"] == 0)
         #expect(values["ftms_bridge_store_held_sessions"] == 2)
         #expect(values["ftms_bridge_store_damaged_files"] == 1)
+        #expect(values["ftms_bridge_store_in_memory"] == 0)
+        metrics.observeStore(writable: false, freeBytes: 0, heldSessions: 0, damagedFiles: 0, inMemory: true)
+        #expect(samples(String(decoding: metrics.exposition(), as: UTF8.self))["ftms_bridge_store_in_memory"] == 1)
         metrics.observeStore(writable: true, freeBytes: 123_456_789, heldSessions: 0, damagedFiles: 0)
         values = samples(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(values["ftms_bridge_store_in_memory"] == 0)
         #expect(values["ftms_bridge_store_writable"] == 1)
         #expect(values["ftms_bridge_store_free_bytes"] == 123_456_789)
         #expect(values["ftms_bridge_store_held_sessions"] == 0)
@@ -166,7 +170,7 @@ struct MetricsTests {
     @Test func namesFollowTheConventions() {
         let text = String(decoding: DaemonMetrics(version: "x").exposition(), as: UTF8.self)
         let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ") }
-        #expect(types.count == 20)
+        #expect(types.count == 21)
         for type in types {
             let (name, kind) = (type[2], type[3])
             #expect(name.hasPrefix("ftms_bridge_"))

@@ -75,6 +75,10 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         package var movedAside: MovedAside?
         /// Damaged databases in the state directory not salvaged yet.
         package var damagedFiles: [String] = []
+        /// The store runs in memory: its file cannot be written (``cause``, ``error`` say why).
+        /// Sessions are kept and uploaded from memory, and written to the file when it can be;
+        /// a stop meanwhile loses what only memory holds.
+        package var inMemory = false
 
         enum CodingKeys: String, CodingKey {
             case writable, cause, error, reserve
@@ -84,6 +88,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
             case heldSessions = "held_sessions"
             case movedAside = "moved_aside"
             case damagedFiles = "damaged_files"
+            case inMemory = "in_memory"
         }
     }
 

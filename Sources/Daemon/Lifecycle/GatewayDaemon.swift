@@ -84,6 +84,22 @@ package struct GatewayDaemon: Sendable {
             (store, movedAside) = try GatewayStore.openMovingDamagedAside(
                 directory: config.state.directory, reserve: StoreReserve(directory: config.state.directory),
                 machineIDPath: machineIDPath)
+        } catch let error as StoreError {
+            // A card gone read-only does not stop the gym either: the store runs in memory.
+            guard let why = error.unwritableCause(directory: config.state.directory) else {
+                throw DaemonError("state directory \(config.state.directory): \(error)")
+            }
+            do {
+                store = try GatewayStore.keptInMemory(
+                    directory: config.state.directory, because: why, reserve: StoreReserve(directory: config.state.directory),
+                    machineIDPath: machineIDPath)
+            } catch {
+                throw DaemonError("state directory \(config.state.directory): \(why); and no store in memory either: \(error)")
+            }
+            movedAside = nil
+            logger.critical(
+                "state directory \(config.state.directory) cannot be written (\(store.health.inMemory.map { "\($0)" } ?? "\(why)")): the store runs IN MEMORY; live data flows, sessions are kept and uploaded from memory, and written to the file as soon as it takes writes, without a restart; a stop before then loses what is not uploaded")
+            try? notifier.send(.status("STORE IN MEMORY ONLY: \(why)"))
         } catch {
             throw DaemonError("state directory \(config.state.directory): \(error)")
         }
@@ -104,9 +120,10 @@ package struct GatewayDaemon: Sendable {
         let timers = EventLoopClock(eventLoop: loops.next())
         let fleet: MachineFleet
         let storeWatch: StoreWatch
+        let keeper: StoreKeeper
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         do {
-            (fleet, storeWatch, services) = try await assemble(
+            (fleet, storeWatch, keeper, services) = try await assemble(
                 store: store, movedAside: movedAside, wallClock: wallClock, loops: loops, timers: timers, notifier: notifier,
                 watchdog: watchdog, logger: logger)
         } catch {
@@ -129,6 +146,11 @@ package struct GatewayDaemon: Sendable {
             logger.error("stopping after an error: \(error)")
         }
         let held = await storeWatch.lastTry()
+        let onlyInMemory = await keeper.lastTry()
+        if onlyInMemory > 0 {
+            logger.critical(
+                "stopping with the store IN MEMORY: \(onlyInMemory) pending session(s) not uploaded and never written to the file are lost with this process (\(store.health.inMemory.map { "\($0)" } ?? "the file cannot be written"))")
+        }
         if held > 0 {
             logger.critical(
                 "stopping with \(held) finished session(s) the store could not take (\(store.health.failure.map { "\($0)" } ?? "refused")): their last checkpoints are kept, and the next start closes them from there")
@@ -148,7 +170,7 @@ package struct GatewayDaemon: Sendable {
     private func assemble(
         store: GatewayStore, movedAside: MovedAside?, wallClock: SystemWallClock, loops: MultiThreadedEventLoopGroup,
         timers: EventLoopClock, notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
-    ) async throws -> (MachineFleet, StoreWatch, [ServiceGroupConfiguration.ServiceConfiguration]) {
+    ) async throws -> (MachineFleet, StoreWatch, StoreKeeper, [ServiceGroupConfiguration.ServiceConfiguration]) {
         let clock = DaemonClock.judged(by: wallClock)
         let clockWakes = ClockWakes()
         // What can fail without holding anything open comes first: the broker's and the
@@ -235,6 +257,9 @@ package struct GatewayDaemon: Sendable {
             store: store, batcher: checkpoints, lowSpaceBytes: Int64(config.state.lowSpaceWarningMiB) << 20, movedAside: movedAside,
             logger: logger, metrics: metrics, publish: mqtt.map { mqtt -> @Sendable (String) -> Void in { json in mqtt.storeChanged(json) } })
         storeWatch.start()
+        let keeper = StoreKeeper(
+            store: store, storeWatch: storeWatch, timers: timers, logger: logger,
+            changed: { await scheduler?.sessionFinished() })
         let sink = SessionSink(
             store: store, publisher: publisher, logger: logger,
             sessionStored: {
@@ -316,9 +341,10 @@ package struct GatewayDaemon: Sendable {
                 logger: logger, wakes: clockWakes, timedated: timedated, askBackend: askBackend,
                 dated: { await scheduler?.sessionFinished() }),
             serviceName: "clock"))
+        services.append(.init(service: StoreService(keeper: keeper), serviceName: "store"))
         services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))
-        return (fleet, storeWatch, services)
+        return (fleet, storeWatch, keeper, services)
     }
 
     /// No true date is earlier than this build's release (``ProductVersion/released``).

@@ -50,7 +50,11 @@ struct StatusProbe: Sendable {
         } else if let damaged = store.damagedFiles.first {
             clause += "; damaged database \(damaged) not salvaged yet"
         }
-        if !store.writable { clause += "; STORE CANNOT WRITE: \(store.error ?? store.cause ?? "refused")" }
+        if store.inMemory {
+            clause += "; STORE IN MEMORY ONLY, sessions kept and uploaded from memory until the disk takes writes: \(store.error ?? store.cause ?? "refused")"
+        } else if !store.writable {
+            clause += "; STORE CANNOT WRITE: \(store.error ?? store.cause ?? "refused")"
+        }
         if store.heldSessions > 0 { clause += "; \(store.heldSessions) finished session(s) held in memory" }
         if store.lowSpace, let free = store.freeBytes { clause += "; state disk low: \(ByteText.of(free)) free" }
         return clause

@@ -18,7 +18,7 @@ package actor StoreWatch {
     private let batcher: CheckpointBatcher
     /// Bytes under which free space is warned of; 0: never.
     private let lowSpaceBytes: Int64
-    private let movedAside: MovedAside?
+    private var movedAside: MovedAside?
     private let logger: Logger
     private let metrics: DaemonMetrics?
     private let publish: (@Sendable (_ json: String) -> Void)?
@@ -70,7 +70,7 @@ package actor StoreWatch {
             health.failure = WriteFailure(cause: .full, detail: "\(free) bytes free on the state directory's file system")
         }
         var status = DaemonStatus.Store(
-            writable: health.writable, cause: health.failure?.cause.rawValue, error: health.failure.map { "\($0)" },
+            writable: health.writable, cause: health.problem?.cause.rawValue, error: health.problem.map { "\($0)" },
             failingSince: health.failingSince?.iso8601, freeBytes: free,
             lowSpace: lowSpaceBytes > 0 && (free.map { $0 < lowSpaceBytes } ?? false),
             heldSessions: await batcher.heldCount, reserve: health.reserve.rawValue)
@@ -78,6 +78,7 @@ package actor StoreWatch {
             DaemonStatus.MovedAside(path: $0.path, at: $0.at.iso8601, reason: $0.reason, keptDeviceID: $0.keptDeviceID, keptLogin: $0.keptLogin)
         }
         status.damagedFiles = DamagedFiles.list(in: store.directory).map(\.path)
+        status.inMemory = health.inMemory != nil
         return status
     }
 
@@ -97,7 +98,7 @@ package actor StoreWatch {
         }
         metrics?.observeStore(
             writable: status.writable, freeBytes: status.freeBytes, heldSessions: status.heldSessions,
-            damagedFiles: status.damagedFiles.count)
+            damagedFiles: status.damagedFiles.count, inMemory: status.inMemory)
         var state = status
         state.freeBytes = nil
         if state != published, let publish {
@@ -106,18 +107,26 @@ package actor StoreWatch {
         }
     }
 
+    /// A damaged file moved aside while the daemon runs (``StoreKeeper``): said from now on
+    /// where the one moved at start is.
+    package func movedAside(_ moved: MovedAside) async {
+        movedAside = moved
+        observe(await status())
+    }
+
     private func changed(from old: StoreHealth, to new: StoreHealth) async {
         if old.reserve != .released, new.reserve == .released {
             logger.warning(
                 "the state directory's file system is full: the \(ByteText.of(StoreReserve.defaultBytes)) reserve (\(StoreReserve.fileName)) was given back so that finished sessions are still stored; checkpoints wait for room")
         }
         if old.writable, let failure = new.failure {
-            let remedy = failure.cause == .damaged ? "; restart the daemon: it moves a damaged database aside at its start" : ""
+            let remedy = failure.cause == .damaged ? "; the daemon checks the file on disk and moves it aside if it is damaged" : ""
             logger.error(
                 "state database cannot be written: \(failure); a finished session it refuses is held in memory and written as soon as it can (tried every few seconds); live data goes on\(remedy)")
         } else if let failure = new.failure, old.failure?.cause != failure.cause {
             logger.error("state database still cannot be written, now: \(failure)")
-        } else if !old.writable, new.writable {
+        } else if !old.writable, new.writable, old.failure != nil || old.inMemory?.cause != .damaged {
+            // (A damaged file replaced while running passes through memory: StoreKeeper says that.)
             let since = old.failingSince.map { " after \(max(0, (clock.now().millisecondsSince1970 - $0.millisecondsSince1970) / 1000)) s" } ?? ""
             let held = await batcher.heldCount
             logger.notice("state database writable again\(since)\(held > 0 ? "; \(held) held session(s) still to write" : "")")

@@ -47,7 +47,7 @@ struct DatabaseCheck: Sendable {
             case .damaged:
                 hint = "the daemon moves it aside (renamed with the time) and starts on a fresh store at its next start; then `ftms-bridge salvage` queues its readable sessions"
             case .inaccessible:
-                hint = "the file is not damaged: fix what this names and start the daemon again; do not move the file aside (that would lose the queue)"
+                hint = "the file is not damaged: fix what this names; do not move the file aside (that would lose the queue). A running daemon keeps its store IN MEMORY meanwhile (`ftms-bridge status` says so) and writes it here as soon as it can; a stop before then loses what is not uploaded"
             default:
                 hint = "the daemon will refuse to start until this is fixed"
             }

@@ -40,7 +40,9 @@ public final class GatewayStore: Sendable {
     /// The UUID this gateway presents as `device_id`: made on first open, kept forever (also
     /// across logout, so the backend's binding recognises the gateway when it logs in again).
     public let deviceID: String
-    let database: DatabaseQueue
+    /// The connection in use now: the file's, or one in memory while the file cannot be written
+    /// (``StoreBacking``). Replaced whole, never touched in place; read it through ``current``.
+    let backing: Mutex<StoreBacking>
     let clock: WallClock
     /// How many uploaded sessions keep their plot series (``defaultSeriesRetention``).
     let seriesRetention: Int
@@ -51,6 +53,12 @@ public final class GatewayStore: Sendable {
     let journal: SessionJournal?
     /// What the open found in the journal: sessions put back in the queue, damaged stretches.
     public let journalReplay: JournalReplay
+    /// Whether the store in memory started as a copy of the file (so writing it back replaces
+    /// the file whole); see ``writeMemoryToFile()``.
+    let seededFromFile = Mutex(false)
+    /// A read met damage or an I/O error since ``takeTrouble()`` was last asked: the daemon
+    /// checks the file at once rather than at its next round.
+    let troubleSeen = Mutex(false)
 
     /// Opens (creating if needed) the database in `directory`, migrating it to this build's
     /// schema. Throws ``StoreError/damaged(path:reason:)`` for a file that is corrupt or not a
@@ -74,6 +82,46 @@ public final class GatewayStore: Sendable {
 
     /// `identity`: the device id and login a fresh database takes over from a damaged one.
     init(directory: String, clock: WallClock, seriesRetention: Int, reserve: StoreReserve?, identity: StoreIdentity) throws {
+        let (path, database, deviceID) = try Self.openFile(in: directory, clock: clock, identity: identity)
+        backing = Mutex(StoreBacking(queue: database, generation: 0, inMemory: nil))
+        self.deviceID = deviceID
+        let journal = SessionJournal(directory: directory)
+        self.journal = journal
+        journalReplay = Self.replaying(journal, into: database, now: clock.now())
+        self.path = path
+        self.directory = directory
+        self.clock = clock
+        self.seriesRetention = seriesRetention
+        self.reserve = reserve
+        let held = reserve?.make()
+        healthState = Mutex(HealthState(health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none)))
+    }
+
+    /// A store on a connection opened elsewhere (one in memory: ``StoreBacking``).
+    init(
+        path: String, directory: String, deviceID: String, queue: DatabaseQueue, inMemory: WriteFailure?, clock: WallClock,
+        seriesRetention: Int, reserve: StoreReserve?
+    ) {
+        backing = Mutex(StoreBacking(queue: queue, generation: 0, inMemory: inMemory))
+        self.deviceID = deviceID
+        // The journal is read into memory too: a database the card can no longer give back
+        // loses no session the journal still holds. Appends fail while the directory is
+        // read-only (the journal's lastFailure says so); the sessions are in memory meanwhile.
+        let journal = SessionJournal(directory: directory)
+        self.journal = journal
+        journalReplay = Self.replaying(journal, into: queue, now: clock.now())
+        self.path = path
+        self.directory = directory
+        self.clock = clock
+        self.seriesRetention = seriesRetention
+        self.reserve = reserve
+        healthState = Mutex(HealthState(health: StoreHealth(
+            failingSince: inMemory == nil ? nil : clock.now(), reserve: reserve == nil ? .none : .missing, inMemory: inMemory)))
+    }
+
+    /// Opens (creating, migrating) the database file in `directory` for writing, mode 0600:
+    /// its path, connection and device id.
+    static func openFile(in directory: String, clock: WallClock, identity: StoreIdentity) throws -> (String, DatabaseQueue, String) {
         let path = try Self.prepareFile(in: directory)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -90,23 +138,8 @@ public final class GatewayStore: Sendable {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             return (database, try Self.prepareSchema(database, path: path, now: clock.now(), identity: identity))
         }
-        self.database = database
-        self.deviceID = deviceID
-        let journal = SessionJournal(directory: directory)
-        self.journal = journal
-        do {
-            journalReplay = try database.writeWithoutTransaction { db in try Self.replay(journal, db, now: clock.now()) }
-        } catch {
-            journalReplay = JournalReplay(warnings: ["session journal \(journal.path): cannot put its sessions back in the queue: \(error)"])
-        }
-        self.path = path
-        self.directory = directory
-        self.clock = clock
-        self.seriesRetention = seriesRetention
-        self.reserve = reserve
-        let held = reserve?.make()
-        healthState = Mutex(HealthState(health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none)))
         try Self.restrictMode(of: path)
+        return (path, database, deviceID)
     }
 
     /// Opens the database in `directory` read-only, beside the daemon that writes it (the
@@ -117,13 +150,9 @@ public final class GatewayStore: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.unreadable(path: path, reason: "no database yet (the daemon makes it on its first start)")
         }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(Self.busyTimeout)
-        configuration.label = "ftms-bridge.store.reader"
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -\(GatewayStore.pageCacheKiB)") }
-        (database, deviceID) = try Self.opening(path) {
-            let database = try DatabaseQueue(path: path, configuration: configuration)
+        let (database, deviceID) = try Self.opening(path) {
+            // On a read-only file system too (`ftms-bridge queue` beside a daemon in memory).
+            let database = try Self.readOnlyQueue(path)
             let deviceID = try database.read { db in
                 let applied = try Self.appliedKnownMigrations(db, path: path)
                 if let missing = StoreSchema.migrator.migrations.first(where: { !applied.contains($0) }) {
@@ -133,6 +162,8 @@ public final class GatewayStore: Sendable {
             }
             return (database, deviceID)
         }
+        backing = Mutex(StoreBacking(queue: database, generation: 0, inMemory: nil))
+        self.deviceID = deviceID
         self.path = path
         self.directory = directory
         self.clock = clock
@@ -145,7 +176,7 @@ public final class GatewayStore: Sendable {
 
     /// Checks the file's integrity, refuses a newer schema, migrates, and returns the device id
     /// (made here the first time, or taken over from a damaged database with its login).
-    private static func prepareSchema(_ database: DatabaseQueue, path: String, now: UTCTime, identity: StoreIdentity) throws -> String {
+    static func prepareSchema(_ database: DatabaseQueue, path: String, now: UTCTime, identity: StoreIdentity) throws -> String {
         let migrator = StoreSchema.migrator
         try database.read { db in
             let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
@@ -177,7 +208,7 @@ public final class GatewayStore: Sendable {
     /// corrupt file or one that is not a database is damaged, one this process may not write is
     /// inaccessible (with the file system's reason), anything else is unreadable. Ours pass as
     /// they are.
-    private static func opening(_ path: String, _ body: () throws -> (DatabaseQueue, String)) throws -> (DatabaseQueue, String) {
+    static func opening(_ path: String, _ body: () throws -> (DatabaseQueue, String)) throws -> (DatabaseQueue, String) {
         do {
             return try body()
         } catch let error as StoreError {
@@ -197,7 +228,7 @@ public final class GatewayStore: Sendable {
 
     /// The migrations applied to the file; one this build does not know (a newer build's) is
     /// ``StoreError/newerSchema(path:migration:)``.
-    private static func appliedKnownMigrations(_ db: Database, path: String) throws -> Set<String> {
+    static func appliedKnownMigrations(_ db: Database, path: String) throws -> Set<String> {
         let migrator = StoreSchema.migrator
         let applied = try migrator.appliedIdentifiers(db)
         if let unknown = applied.subtracting(migrator.migrations).sorted().first {
@@ -209,7 +240,7 @@ public final class GatewayStore: Sendable {
     /// Creates the directory (0700) and an empty database file (0600) when missing, so the
     /// file never exists, even for an instant, with a wider mode. SQLite gives the WAL and
     /// shared-memory files the database file's mode.
-    private static func prepareFile(in directory: String) throws -> String {
+    static func prepareFile(in directory: String) throws -> String {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             do {
@@ -242,8 +273,9 @@ public final class GatewayStore: Sendable {
 
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await database.read(value)
+            return try await onCurrent(write: false, value)
         } catch let error as DatabaseError {
+            if [.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR].contains(error.resultCode) { troubleSeen.withLock { $0 = true } }
             throw StoreError.database(Self.oneLine(error))
         }
     }
@@ -265,7 +297,7 @@ public final class GatewayStore: Sendable {
     /// on SIGTERM. Using the store afterwards is an error.
     public func close() throws {
         do {
-            try database.close()
+            try current.queue.close()
         } catch let error as DatabaseError {
             throw StoreError.database(Self.oneLine(error))
         }

@@ -35,7 +35,7 @@ extension GatewayStore {
         }
         var failure: WriteFailure
         do {
-            let value = try await database.write(updates)
+            let value = try await onCurrent(write: true, updates)
             recordSuccess()
             return value
         } catch let error as DatabaseError {
@@ -44,7 +44,7 @@ extension GatewayStore {
         if failure.cause == .full, kind == .keeps, let reserve, reserve.release() {
             record(failure, reserve: .released)
             do {
-                return try await database.write(updates)
+                return try await onCurrent(write: true, updates)
             } catch let error as DatabaseError {
                 failure = WriteFailure(error)
             }
@@ -77,6 +77,7 @@ extension GatewayStore {
     }
 
     private func record(_ failure: WriteFailure, reserve: StoreHealth.Reserve?) {
+        if failure.cause == .damaged || failure.cause == .ioError { troubleSeen.withLock { $0 = true } }
         let now = clock.now()
         update { health in
             if health.failure == nil { health.failingSince = now }
@@ -90,7 +91,7 @@ extension GatewayStore {
         reserve.map { $0.freeSpace(directory) } ?? FileSystemSpace.available(at: directory)
     }
 
-    private func update(_ change: (inout StoreHealth) -> Void) {
+    func update(_ change: (inout StoreHealth) -> Void) {
         let (old, new, observer) = healthState.withLock { state in
             let old = state.health
             change(&state.health)

@@ -20,12 +20,21 @@ public struct StoreHealth: Sendable, Hashable {
     /// When writes started failing.
     public var failingSince: UTCTime?
     public var reserve: Reserve
+    /// Why the store runs in memory (``StoreBacking``): the file could not be opened for
+    /// writing. Sessions are kept, and uploaded, from memory, and written to the file as soon
+    /// as it can be. Writes succeed meanwhile, so ``failure`` alone would call the store sound.
+    public var inMemory: WriteFailure?
 
-    public init(failure: WriteFailure? = nil, failingSince: UTCTime? = nil, reserve: Reserve = .none) {
+    public init(failure: WriteFailure? = nil, failingSince: UTCTime? = nil, reserve: Reserve = .none, inMemory: WriteFailure? = nil) {
         self.failure = failure
         self.failingSince = failingSince
         self.reserve = reserve
+        self.inMemory = inMemory
     }
 
-    public var writable: Bool { failure == nil }
+    /// Whether what the store takes is on the disk: no write failing, and the file in use.
+    public var writable: Bool { failure == nil && inMemory == nil }
+
+    /// What keeps the store from the disk now: the failing write first, else why it is in memory.
+    public var problem: WriteFailure? { failure ?? inMemory }
 }

@@ -44,6 +44,16 @@ extension GatewayStore {
         return try await database.writeWithoutTransaction { db in try Self.replay(journal, db, now: now) }
     }
 
+    /// ``replay(_:_:now:)`` on `queue` as a store's open runs it: a journal that cannot be
+    /// read into the queue is a warning, never a store that does not open.
+    static func replaying(_ journal: SessionJournal, into queue: DatabaseQueue, now: UTCTime) -> JournalReplay {
+        do {
+            return try queue.writeWithoutTransaction { db in try replay(journal, db, now: now) }
+        } catch {
+            return JournalReplay(warnings: ["session journal \(journal.path): cannot put its sessions back in the queue: \(error)"])
+        }
+    }
+
     static func replay(_ journal: SessionJournal, _ db: Database, now: UTCTime) throws -> JournalReplay {
         // Which sessions it holds, cheaply; only those the database lacks are decoded.
         let ids = journal.sessionIDs()

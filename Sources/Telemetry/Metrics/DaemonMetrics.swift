@@ -36,6 +36,7 @@ package final class DaemonMetrics: Sendable {
     private let storeFreeBytes: Gauge
     private let storeHeldSessions: Gauge
     private let storeDamagedFiles: Gauge
+    private let storeInMemory: Gauge
     private let socketMessagesDropped: Counter
     private let socketReadersDisconnected: Counter
     /// The metrics socket's own totals at the last ``observeMetricsSocket(readers:messagesDropped:readersDisconnected:)``.
@@ -69,6 +70,8 @@ package final class DaemonMetrics: Sendable {
             "store_held_sessions", "", "Finished sessions the store refused, held in memory until it takes writes again."))
         storeDamagedFiles = r.makeGauge(descriptor: Self.name(
             "store_damaged_files", "", "Damaged state databases moved aside and not salvaged yet (ftms-bridge salvage)."))
+        storeInMemory = r.makeGauge(descriptor: Self.name(
+            "store_in_memory", "", "1 while the store runs in memory because its file cannot be written: sessions are kept and uploaded from memory."))
         socketReaders = r.makeGauge(descriptor: Self.name("metrics_socket_readers", "", "Readers connected to the metrics socket now."))
         socketMessagesDropped = r.makeCounter(descriptor: Self.name(
             "metrics_socket_messages_dropped", "total", "Sample messages not written to a slow metrics-socket reader."))
@@ -145,8 +148,9 @@ package final class DaemonMetrics: Sendable {
     // MARK: Store
 
     /// The store as ``StoreWatch`` reads it each watchdog round and at each change.
-    package func observeStore(writable: Bool, freeBytes: Int64?, heldSessions: Int, damagedFiles: Int) {
+    package func observeStore(writable: Bool, freeBytes: Int64?, heldSessions: Int, damagedFiles: Int, inMemory: Bool = false) {
         storeWritable.set(Int64(writable ? 1 : 0))
+        storeInMemory.set(Int64(inMemory ? 1 : 0))
         if let freeBytes { storeFreeBytes.set(max(0, freeBytes)) }
         storeHeldSessions.set(Int64(max(0, heldSessions)))
         storeDamagedFiles.set(Int64(max(0, damagedFiles)))

@@ -66,7 +66,14 @@ struct StateOptions: ParsableArguments {
             throw StoreError.unreadable(
                 path: directory + "/" + GatewayStore.fileName, reason: "no database yet (the daemon makes it on its first start; --state-dir names another)")
         }
-        return try GatewayStore(directory: directory)
+        do {
+            return try GatewayStore(directory: directory)
+        } catch StoreError.inaccessible(let path, let reason) where !creating {
+            // A read-only card: what the file holds can still be listed (a running daemon keeps
+            // what is newer in memory; `ftms-bridge status` asks it).
+            printError("note: \(path) cannot be written (\(reason)): read-only, as the file holds it; a running daemon keeps newer sessions in memory")
+            return try GatewayStore(readingFrom: directory)
+        }
     }
 }
 

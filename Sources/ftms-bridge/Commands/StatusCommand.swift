@@ -175,7 +175,10 @@ struct StatusCommand: AsyncParsableCommand {
     static func storeLine(_ store: JSONValue) -> String {
         let free = store["free_bytes"]?.integer.map { ByteText.of($0) + " free" }
         var parts: [String] = []
-        if store["writable"]?.bool ?? true {
+        if store["in_memory"]?.bool == true {
+            parts.append(
+                "IN MEMORY ONLY: the file cannot be written (\(store["error"]?.string ?? store["cause"]?.string ?? "refused")); sessions are kept and uploaded from memory, and written to the file as soon as it takes writes; a stop now loses what is not uploaded")
+        } else if store["writable"]?.bool ?? true {
             parts.append("writable")
         } else {
             let since = store["failing_since"]?.string.map { " since \($0)" } ?? ""
