@@ -141,7 +141,15 @@ for stop in $(seq 1 "$stops"); do
   # As the unit runs it (`ftms-bridge run` execs the same binary).
   "$BIN/ftms-bridged" --config "$config" > /dev/null 2> "$log" &
   pid=$!; started_pids+=("$pid")
-  wait_for_line "$log" "SF-Bike-0001 ready" 60 || fail "daemon start $stop: SF-Bike-0001 not ready within 60 s: $(tail -1 "$log")"
+  # bluetoothd dropped the bike (a temporary device) when the last daemon's discovery ended, and
+  # btvirt hands a scanner advertisements only when its scan or their advertising starts: the
+  # bike advertises again while hci0 discovers (as scan_window does), until the daemon has it.
+  for _ in $(seq 1 30); do
+    grep -q "SF-Bike-0001 ready" "$log" && break
+    [ "$(discovering hci0)" = true ] && readvertise
+    sleep 2
+  done
+  grep -q "SF-Bike-0001 ready" "$log" || fail "daemon start $stop: SF-Bike-0001 not ready within 60 s: $(tail -1 "$log")"
   if [ "$(count_lines "$log" 'connecting to')" = 1 ] && [ "$(count_lines "$log" 'disconnected|retrying')" = 0 ]; then first=$((first + 1)); fi
   # Riding: frames flowing into the session for a moment.
   sleep 1
