@@ -18,7 +18,8 @@ struct FaultParsingTests {
             ("switch-on=5000", .switchOn(after: .milliseconds(5000))),
             ("sleep=100:200", .sleep(after: .milliseconds(100), asleep: .milliseconds(200))),
             ("sleep=100", .sleep(after: .milliseconds(100), asleep: .seconds(600))),
-            ("notify-uaf", .notifyUseAfterFree),
+            ("notify-uaf", .notifyUseAfterFree(hangUp: .milliseconds(300))),
+            ("notify-uaf=0", .notifyUseAfterFree(hangUp: .zero)), ("notify-uaf=50", .notifyUseAfterFree(hangUp: .milliseconds(50))),
         ]
         for (text, fault) in cases {
             #expect(try Fault(parsing: text) == fault, "\(text)")
@@ -29,7 +30,7 @@ struct FaultParsingTests {
     @Test func badFaultsAreOneLineErrors() {
         for text in ["", "explode", "link-drop", "link-drop=x", "link-drop=-1", "restart", "restart=1:2:3", "restart=a",
                      "bad-types=1", "cp-result=4", "cp-result=300:1", "power-cycle=:5", "switch-on", "switch-on=1:2",
-                     "sleep", "sleep=x:1", "notify-uaf=1"] {
+                     "sleep", "sleep=x:1", "notify-uaf=x", "notify-uaf=-1", "notify-uaf=1:2"] {
             #expect(throws: SimulatorError.self, "\(text)") { try Fault(parsing: text) }
             do {
                 _ = try Fault(parsing: text)

@@ -11,9 +11,10 @@ import Glibc
 
 extension SimulatorProcessTests {
     /// `--fault notify-uaf`, bluetoothd 5.66's use-after-free (docs/bluez.md "Giving acquired
-    /// sockets back"): a client that disconnects the device or leaves the bus while bluetoothd
-    /// still holds one of its acquired sockets crashes it; one that closes its sockets and lets
-    /// one round trip pass first does not. And the link gives its sockets back so.
+    /// sockets back"): a client that disconnects the device or leaves the bus before bluetoothd
+    /// has handled the hang-up of one of its acquired sockets crashes it. The hang-up is handled
+    /// a while after the close (`notify-uaf=HANGUP_MS`), after later calls were answered, so a
+    /// round trip proves nothing; `NotifyAcquired` going false does. And the link waits for it.
     @Suite("notify-uaf: 5.66's crash on a client leaving with acquired sockets")
     struct NotifyUseAfterFreeTests {
         private static let characteristic = "org.bluez.GattCharacteristic1"
@@ -54,6 +55,14 @@ extension SimulatorProcessTests {
                     arguments: [.string("org.bluez.Device1"), .string("Connected")], timeout: .seconds(5))
             }
 
+            /// What bluetoothd says of the data characteristic's `NotifyAcquired` now.
+            func notifyAcquired() async throws -> Bool? {
+                try await connection.call(
+                    destination: "org.bluez", path: data, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                    arguments: [.string(NotifyUseAfterFreeTests.characteristic), .string("NotifyAcquired")], timeout: .seconds(5)
+                ).first?.bool
+            }
+
             func disconnect() async throws {
                 _ = try await connection.call(destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Disconnect", timeout: .seconds(10))
             }
@@ -87,19 +96,37 @@ extension SimulatorProcessTests {
             holder.connection.close()
         }
 
-        /// The order the bridge keeps: close, one round trip, Disconnect, leave. bluetoothd
-        /// releases the socket (NotifyAcquired false), disconnects, and is still there.
-        @Test func closingThenARoundTripThenDisconnectingIsSafe() async throws {
-            let rig = try await SimulatorRig.start(Self.arguments)
+        /// The order the bridge kept before: close, one round trip, Disconnect. The round trip is
+        /// answered while bluetoothd still holds the socket (NotifyAcquired still true), so the
+        /// Disconnect crashes it, as in the VM under load. (A long hang-up delay, so that the
+        /// losing side is certain on any box.)
+        @Test func closingThenARoundTripThenDisconnectingCrashesIt() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--known", "--rate", "20", "--fault", "notify-uaf=10000"])
             defer { rig.stop() }
             let holder = try await Holder.acquiring(rig)
             holder.closeSocket()
             try await holder.roundTrip()
+            #expect(try await holder.notifyAcquired() == true)
+            await #expect(throws: DBusError.self) { try await holder.disconnect() }
+            #expect(rig.simulator.log.contains("\(holder.connection.uniqueName) disconnected SF-Bike-0001 while bluetoothd still held its acquired notify socket"), "\(rig.simulator.log.suffix(800))")
+            #expect(await rig.simulator.waitForExit(within: .seconds(20)) == 139)
+            holder.connection.close()
+        }
+
+        /// The order the bridge keeps: close, wait until bluetoothd says NotifyAcquired=false
+        /// (its hang-up handled), Disconnect, leave. bluetoothd is still there.
+        @Test func closingThenWaitingForNotifyAcquiredFalseThenDisconnectingIsSafe() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let holder = try await Holder.acquiring(rig)
+            holder.closeSocket()
+            _ = try await waitFor("NotifyAcquired=false") { () -> Bool? in
+                try await holder.notifyAcquired() == false ? true : nil
+            }
             try await holder.disconnect()
             holder.connection.close()
             #expect(try await rig.simulator.crash(whenLeaving: holder.connection.uniqueName) == nil)
             #expect(rig.simulator.log.contains("notify released \(holder.data): its client closed the socket"))
-            #expect(await rig.waitFor("NotifyAcquired=false") { $0.properties(holder.data, Self.characteristic)?["NotifyAcquired"]?.bool == false })
             // Still serving: another client connects the bike.
             _ = try await rig.connectedLink("SF-Bike-0001")
         }
@@ -121,6 +148,40 @@ extension SimulatorProcessTests {
             let crash = try await rig.simulator.crash(whenLeaving: rig.connection.uniqueName)
             #expect(crash == nil, "\(rig.simulator.log.suffix(1500))")
             #expect(rig.simulator.log.contains("link down SF-Bike-0001: disconnected by request"))
+        }
+
+        /// Stopped from a cancelled task (a stop signal, the daemon's stop): the wait for
+        /// NotifyAcquired=false still runs to its end before the Disconnect.
+        @Test func aLinkStoppedFromACancelledTaskStillWaits() async throws {
+            let rig = try await SimulatorRig.start(Self.arguments)
+            defer { rig.stop() }
+            let link = try await rig.connectedLink("SF-Bike-0001")
+            let stop = Task {
+                try? await Task.sleep(for: .seconds(3600))
+                await link.disconnect()
+            }
+            stop.cancel()
+            await stop.value
+            rig.connection.close()
+            let crash = try await rig.simulator.crash(whenLeaving: rig.connection.uniqueName)
+            #expect(crash == nil, "\(rig.simulator.log.suffix(1500))")
+        }
+
+        /// A link that dropped: bluetoothd shut the socket down itself, but handles its hang-up
+        /// later still, and a client leaving before that crashes 5.66 all the same. The link's
+        /// close waits for NotifyAcquired=false there too.
+        @Test func aLinkThatDroppedWaitsForTheHangUpBeforeTheClientLeaves() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--known", "--rate", "20", "--fault", "notify-uaf=1500", "--fault", "link-drop=40"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            let link = try await rig.connectedLink("SF-Bike-0001")
+            let data = try #require(try await rig.simulator.gattPaths(device)["2ad2"])
+            #expect(await rig.waitFor("the link to drop") { $0.properties(device, "org.bluez.Device1")?["Connected"]?.bool == false })
+            await link.close()
+            #expect(await rig.client.tree.properties(data, Self.characteristic)?["NotifyAcquired"]?.bool == false)
+            rig.connection.close()
+            let crash = try await rig.simulator.crash(whenLeaving: rig.connection.uniqueName)
+            #expect(crash == nil, "\(rig.simulator.log.suffix(1500))")
         }
     }
 }

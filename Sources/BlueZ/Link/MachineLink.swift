@@ -36,6 +36,14 @@ package actor MachineLink {
     /// The bus-thread taps and acquired sockets feeding ``sink``, ended by ``close()``.
     private var taps: [SignalTap] = []
     private var sockets: [DatagramSubscription] = []
+    /// Every characteristic this link sent AcquireNotify for and whose release bluetoothd has
+    /// not yet been seen to handle: the link may not disconnect, nor the process leave the
+    /// bus, until each is (``releaseAcquired()``).
+    private var acquiredPaths: Set<String> = []
+    /// AcquireNotify calls on their way: bluetoothd may hand out a socket for each, so the
+    /// release waits for their replies.
+    private var acquiring = 0
+    private var acquiringWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Receives each data or status notification on the thread it arrived on (the bus
     /// thread): it must be quick and must not block; yielding into a stream is.
@@ -174,10 +182,24 @@ package actor MachineLink {
             try await startNotify(path)
             return .startNotify(reason: nil)
         }
+        // Counted from before the call: bluetoothd takes the notify session as it takes the
+        // call, before its reply, and a client leaving in between is 5.66's crash too. An
+        // error answer means it took nothing of ours (unless an older socket of ours on this
+        // characteristic is still unreleased: that one is still waited for).
+        let olderUnreleased = acquiredPaths.contains(path)
+        acquiredPaths.insert(path)
+        acquiring += 1
+        defer { acquireEnded() }
         do {
-            let reply = try await connection.call(
-                destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
-                member: "AcquireNotify", arguments: [.properties([:])], timeout: .seconds(5))
+            let reply: [DBusValue]
+            do {
+                reply = try await connection.call(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.gattCharacteristic,
+                    member: "AcquireNotify", arguments: [.properties([:])], timeout: .seconds(5))
+            } catch DBusError.remote(let name, let message) {
+                if !olderUnreleased { acquiredPaths.remove(path) }
+                throw DBusError.remote(name: name, message: message)
+            }
             guard let descriptor = reply.first?.fileDescriptor else {
                 try await startNotify(path)
                 return .startNotify(reason: "AcquireNotify returned no descriptor")
@@ -192,10 +214,10 @@ package actor MachineLink {
                 onEnd: { [weak self] reason in
                     Task { await self?.notifySocketEnded(characteristic, path, reason: reason) }
                 })
-            if let subscription { sockets.append(subscription) }
             // Closed while AcquireNotify was on its way (a re-subscription after BlueZ let the
-            // socket go): given back at once, as close() gives back the others.
-            if closed { await releaseAcquired() }
+            // socket go, or a stop during the connect sequence): the release that close()
+            // started waits for this reply (``acquiring``) and then closes this socket too.
+            if let subscription { sockets.append(subscription) }
             return .acquired(mtu: mtu)
         } catch DBusError.remote(let name, let message) where Self.refusals.contains(name) {
             try await startNotify(path)
@@ -326,9 +348,10 @@ package actor MachineLink {
         if value.first == StatusOpCode.controlPermissionLost.rawValue { granted.store(false, ordering: .releasing) }
     }
 
-    /// Stops the link's tasks, gives its acquired sockets back (``releaseAcquired()``) and
-    /// fails a waiting procedure, without asking BlueZ to disconnect: for a link that has
-    /// already dropped.
+    /// Stops the link's tasks, fails a waiting procedure, and gives its acquired sockets back
+    /// (``releaseAcquired()``: returns once bluetoothd has shown it handled every hang-up),
+    /// without asking BlueZ to disconnect: for a link that has already dropped. Only after it
+    /// returns may the process leave the bus.
     package func close() async {
         closed = true
         for tap in taps { tap.cancel() }
@@ -341,33 +364,87 @@ package actor MachineLink {
         await releaseAcquired()
     }
 
-    /// Closes the link, then asks BlueZ to disconnect the machine.
+    /// Closes the link (its sockets given back and their hang-ups seen handled), then asks
+    /// BlueZ to disconnect the machine.
     package func disconnect() async {
         await close()
         _ = try? await connection.call(
             destination: BlueZNames.service, path: device, interface: BlueZNames.device, member: "Disconnect", timeout: .seconds(5))
     }
 
+    private func acquireEnded() {
+        acquiring -= 1
+        guard acquiring == 0 else { return }
+        for waiter in acquiringWaiters { waiter.resume() }
+        acquiringWaiters.removeAll()
+    }
+
     /// Closes every acquired socket (closing is how a client gives one back: there is no
-    /// StopNotify for them) and returns once bluetoothd has handled the hang-ups.
+    /// StopNotify for them) and returns once bluetoothd has shown, for every characteristic
+    /// this link acquired, that it has handled the hang-up.
     ///
     /// bluetoothd 5.66 crashes when a client leaves the bus, or disconnects the device and
-    /// leaves, while it still holds that client's acquired socket: it frees the client's
-    /// notify session when the client goes, then touches it again when the socket's hang-up
-    /// comes (docs/bluez.md "Giving acquired sockets back"). So the sockets are closed here
-    /// and now, not posted to be closed later, and one call that bluetoothd answers from its
-    /// main loop follows: its reply means that loop has turned past the hang-ups. Nothing is
-    /// sent when no socket was still open (BlueZ hung them up itself when the link dropped).
+    /// leaves, before it has handled the hang-up of that client's acquired socket: it frees
+    /// the client's notify session when the client goes (`notify_client_disconnect`), then
+    /// touches it again when the hang-up comes (`sock_hup`); docs/bluez.md "Giving acquired
+    /// sockets back". The reply to a call sent after the close proves nothing (its main loop
+    /// answers D-Bus before it gets to the socket). What does: `NotifyAcquired` false, which
+    /// `sock_hup` sets and announces; the characteristic's object gone (its socket is freed
+    /// with it, no hang-up follows); bluetoothd gone from the bus. A link that dropped is no
+    /// proof: bluetoothd shuts the socket down and still handles its hang-up later, so that
+    /// path waits too. Runs to its end in a cancelled task (a stop signal, a daemon stop):
+    /// nothing here gives up on a timer; only losing the bus connection ends it early, and then
+    /// the process has left already.
     private func releaseAcquired() async {
+        while acquiring > 0 { await withCheckedContinuation { acquiringWaiters.append($0) } }
         let open = sockets
         sockets.removeAll()
-        var released = false
-        for socket in open where await socket.close() { released = true }
-        guard released else { return }
-        _ = try? await connection.call(
-            destination: BlueZNames.service, path: device, interface: BlueZNames.properties, member: "Get",
-            arguments: [.string(BlueZNames.device), .string("Connected")], timeout: .seconds(2))
+        for socket in open { _ = await socket.close() }
+        let pending = acquiredPaths
+        guard !pending.isEmpty else { return }
+        let client = client
+        // Unstructured, so the caller's cancellation does not end the waits early.
+        await Task {
+            for path in pending { await Self.waitForHangUp(of: path, client: client) }
+        }.value
+        acquiredPaths.subtract(pending)
     }
+
+    /// Waits until bluetoothd shows it has handled the hang-up of `path`'s acquired socket:
+    /// the cache (fed by PropertiesChanged, InterfacesRemoved and NameOwnerChanged) says so,
+    /// or, each second without a signal, a `Properties.Get` of `NotifyAcquired` does (a lost
+    /// or unsent signal cannot hold the exit for good). The second is a re-check, never a
+    /// deadline.
+    private static func waitForHangUp(of path: String, client: BlueZClient) async {
+        let connection = client.connection
+        while connection.isConnected {
+            if await client.wait(until: { MachineLink.hangUpHandled(path, in: $0) }, timeout: .seconds(1)) { return }
+            do {
+                let reply = try await connection.call(
+                    destination: BlueZNames.service, path: path, interface: BlueZNames.properties, member: "Get",
+                    arguments: [.string(BlueZNames.gattCharacteristic), .string("NotifyAcquired")], timeout: .seconds(5))
+                if reply.first?.bool == false { return }
+            } catch DBusError.remote(let name, _) where goneErrors.contains(name) {
+                return
+            } catch {
+                continue
+            }
+        }
+    }
+
+    /// Whether `tree` shows bluetoothd done with `path`'s acquired socket: `NotifyAcquired`
+    /// false, or the characteristic gone (removed, or bluetoothd left the bus).
+    static func hangUpHandled(_ path: String, in tree: ObjectTree) -> Bool {
+        guard let properties = tree.properties(path, BlueZNames.gattCharacteristic) else { return true }
+        return properties["NotifyAcquired"]?.bool == false
+    }
+
+    /// Answers saying the characteristic, or bluetoothd, is gone: nothing of it can be touched again.
+    static let goneErrors: Set<String> = [
+        "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownMethod",
+        "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.ServiceUnknown",
+        "org.freedesktop.DBus.Error.NameHasNoOwner",
+    ]
 
     // MARK: GATT
 

@@ -19,8 +19,9 @@ extension BlueZSimulator {
         guard call.arguments.first?.stringDictionary != nil else { throw .invalidArguments }
         guard device.connected else { throw .failed("Not connected") }
         if let acquired = characteristic.acquired {
-            // The client closed its end (it gave the socket back): BlueZ sees the hang-up.
-            guard acquired.peerClosed else { throw .bluez("NotPermitted", "Notify acquired") }
+            // The client closed its end (it gave the socket back): BlueZ sees the hang-up, at
+            // once unless its handling is deferred (`notify-uaf`), when 5.66 still refuses.
+            guard acquired.peerClosed, hangUpDelay == .zero else { throw .bluez("NotPermitted", "Notify acquired") }
             releaseAcquired(characteristic)
         }
         guard characteristic.sessions.isEmpty else { throw .gattInProgress }
@@ -50,6 +51,16 @@ extension BlueZSimulator {
         for characteristic in acquiredCharacteristics(device: device, owner: owner) { releaseAcquired(characteristic) }
     }
 
+    /// The link of `device` went down: 5.66 shuts every acquired socket down at once (the
+    /// client reads a hang-up; `btd_gatt_client_disconnected`), and handles each hang-up
+    /// later like a client's close (``hangUp(_:reason:)``).
+    func shutDownAcquired(device: DeviceState) {
+        for characteristic in acquiredCharacteristics(device: device) {
+            characteristic.acquired?.close()
+            hangUp(characteristic, reason: "the link went down")
+        }
+    }
+
     /// The characteristics whose notify socket bluetoothd holds, of `device` or of `owner`
     /// (every one when nil).
     func acquiredCharacteristics(device: DeviceState? = nil, owner: String? = nil) -> [CharacteristicState] {
@@ -61,17 +72,40 @@ extension BlueZSimulator {
         }
     }
 
-    /// `sock_hup`: the sockets whose client end is closed are released (NotifyAcquired=false).
+    /// `sock_hup`: the sockets whose client end is closed, or whose link went down, are
+    /// released (NotifyAcquired=false), at once without ``Fault/notifyUseAfterFree``, else
+    /// ``hangUpDelay`` after the simulator notices the close (at its next event: a bus message
+    /// or a notification due on the socket).
     ///
-    /// bluetoothd handles a hang-up as a main-loop event of its own, at the idle priority its
-    /// D-Bus dispatch also runs at; the simulator handles them after each bus message, so a
-    /// client's close counts from its next message on, and a client that closes and at once
-    /// disconnects or leaves finds the socket still held: the losing side of 5.66's race,
-    /// which ``Fault/notifyUseAfterFree`` turns into the crash (docs/simulator.md).
+    /// bluetoothd handles a hang-up as a main-loop event of its own, and answers D-Bus calls
+    /// that came after the close in turns before it gets there (the VM saw MGMT Disconnect
+    /// handled before `sock_hup`). With the delay, a client that closes, makes a round trip
+    /// and then disconnects or leaves finds the socket still held: the losing side of 5.66's
+    /// race, which ``Fault/notifyUseAfterFree`` turns into the crash (docs/simulator.md). Only
+    /// `NotifyAcquired` false tells the client it may go.
     func handleHangUps() {
-        for characteristic in acquiredCharacteristics() where characteristic.acquired?.peerClosed == true {
-            log("notify released \(characteristic.path): its client closed the socket")
+        for characteristic in acquiredCharacteristics() {
+            guard let acquired = characteristic.acquired, acquired.peerClosed else { continue }
+            hangUp(characteristic, reason: "its client closed the socket")
+        }
+    }
+
+    /// Handles the hang-up of `characteristic`'s acquired socket now, or schedules it
+    /// ``hangUpDelay`` ahead (once per socket).
+    func hangUp(_ characteristic: CharacteristicState, reason: String) {
+        guard let acquired = characteristic.acquired, !acquired.hangUpPending else { return }
+        let path = characteristic.path
+        guard hangUpDelay > .zero else {
+            log("notify released \(path): \(reason)")
             releaseAcquired(characteristic)
+            return
+        }
+        acquired.hangUpPending = true
+        after(hangUpDelay, owner: "hang-up") {
+            // Released meanwhile (StopNotify, a restart): this socket's hang-up is moot.
+            guard characteristic.acquired === acquired else { return }
+            self.log("notify released \(path): \(reason)")
+            self.releaseAcquired(characteristic)
         }
     }
 
@@ -91,6 +125,8 @@ extension BlueZSimulator {
 final class AcquiredNotify {
     private var descriptor: Int32
     let owner: String
+    /// The hang-up is noticed and its handling scheduled (``BlueZSimulator/hangUp(_:reason:)``).
+    var hangUpPending = false
 
     init(descriptor: Int32, owner: String) {
         self.descriptor = descriptor

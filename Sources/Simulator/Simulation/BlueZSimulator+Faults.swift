@@ -37,7 +37,9 @@ extension BlueZSimulator {
             case .discoveryFailures(let count): for adapter in adapters.values { adapter.failuresToInject = count }
             case .deafDiscovery(let count): for adapter in adapters.values { adapter.deafStartsToInject = count }
             case .badTypes: badTypes = true
-            case .notifyUseAfterFree: crashesOnHeldNotify = true
+            case .notifyUseAfterFree(let hangUp):
+                crashesOnHeldNotify = true
+                hangUpDelay = hangUp
             case .controlPointResult(let op, let result): for device in devices.values { device.controlPoint.forcedResults[op] = result }
             case .switchOn(let delay):
                 for device in devices.values { setAsleep(device, true) }

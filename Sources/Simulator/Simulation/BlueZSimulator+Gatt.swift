@@ -22,7 +22,7 @@ extension BlueZSimulator {
         case "StartNotify":
             guard characteristic.canNotify else { throw .notSupported }
             if let acquired = characteristic.acquired {
-                if acquired.peerClosed { releaseAcquired(characteristic) } else { throw .bluez("NotPermitted", "Notify acquired") }
+                if acquired.peerClosed, hangUpDelay == .zero { releaseAcquired(characteristic) } else { throw .bluez("NotPermitted", "Notify acquired") }
             }
             if device.disconnecting { throw .notConnected }
             if let active = characteristic.sessions[sender] {
@@ -159,8 +159,8 @@ extension BlueZSimulator {
     func deliver(_ characteristic: CharacteristicState, _ bytes: [UInt8]) {
         if let acquired = characteristic.acquired {
             if !acquired.send(bytes) {
-                log("acquired notify socket of \(characteristic.path) closed by the client")
-                releaseAcquired(characteristic)
+                if !acquired.hangUpPending { log("acquired notify socket of \(characteristic.path) closed by the client") }
+                hangUp(characteristic, reason: "its client closed the socket")
             }
             return
         }

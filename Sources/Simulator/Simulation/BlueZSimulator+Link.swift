@@ -174,7 +174,7 @@ extension BlueZSimulator {
         }
         device.controlPoint.loseControl()
         // Acquired sockets hang up and are not re-established on reconnect (docs/bluez.md "Reading, writing, notifications").
-        releaseAcquired(device: device)
+        shutDownAcquired(device: device)
         device.connected = false
         device.disconnecting = false
         if device.resolved {

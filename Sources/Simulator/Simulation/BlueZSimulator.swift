@@ -38,6 +38,9 @@ public actor BlueZSimulator {
     var badTypes = false
     /// ``Fault/notifyUseAfterFree``: crash where 5.66 uses a freed notify session.
     var crashesOnHeldNotify = false
+    /// How long after an acquired socket's close its hang-up is handled (``handleHangUps()``):
+    /// zero without ``Fault/notifyUseAfterFree``.
+    var hangUpDelay = Duration.zero
     /// Clients that left the bus; a call they sent before leaving must not open a session.
     var departed: Set<String> = []
     var agents: [String: String] = [:]

@@ -46,13 +46,20 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// disconnects a device, or leaves the bus, while bluetoothd still holds one of its
     /// acquired notify sockets (it has not yet handled the socket's hang-up) crashes it. The
     /// simulator exits as a crashed bluetoothd does (docs/simulator.md "notify-uaf").
-    case notifyUseAfterFree
+    /// `hangUp` is how long after a socket's close (by the client, or by the link going down)
+    /// the simulated `sock_hup` runs and `NotifyAcquired` goes false: 5.66 handles the hang-up
+    /// in its own main-loop turn, after D-Bus calls that came later may have been answered.
+    case notifyUseAfterFree(hangUp: Duration)
+
+    /// `notify-uaf`'s hang-up delay when none is given: long enough that a client's next
+    /// round trip is answered first, as it is on a loaded gateway.
+    public static let defaultHangUpDelay = Duration.milliseconds(300)
 
     public static let usage = """
         connect-abort[=N] connect-hang[=N] no-resolve[=N] early-resolve[=N] connect-reply-first[=N] \
         connect-silent[=N] connected-at-start link-drop=FRAMES \
         lose-control=FRAMES restart=AFTER_MS[:DOWN_MS] power-cycle=AFTER_MS[:OFF_MS] discovery-fails=N deaf-discovery=N \
-        bad-types cp-result=OP:RESULT switch-on=AFTER_MS sleep=AFTER_MS[:ASLEEP_MS] notify-uaf
+        bad-types cp-result=OP:RESULT switch-on=AFTER_MS sleep=AFTER_MS[:ASLEEP_MS] notify-uaf[=HANGUP_MS]
         """
 
     public init(parsing text: String) throws(SimulatorError) {
@@ -109,8 +116,14 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
             guard argument == nil else { throw SimulatorError("fault 'bad-types' takes no argument") }
             self = .badTypes
         case "notify-uaf":
-            guard argument == nil else { throw SimulatorError("fault 'notify-uaf' takes no argument") }
-            self = .notifyUseAfterFree
+            guard let argument else {
+                self = .notifyUseAfterFree(hangUp: Self.defaultHangUpDelay)
+                break
+            }
+            guard let delay = Int(argument), delay >= 0 else {
+                throw SimulatorError("fault 'notify-uaf' takes HANGUP_MS, as notify-uaf=300")
+            }
+            self = .notifyUseAfterFree(hangUp: .milliseconds(delay))
         case "cp-result":
             let numbers = (argument ?? "").split(separator: ":").map { UInt8($0) ?? UInt8(hexadecimal: $0) }
             guard numbers.count == 2, let op = numbers[0], let result = numbers[1] else {
@@ -141,7 +154,7 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         case .controlPointResult(let op, let result): "cp-result=\(op):\(result)"
         case .switchOn(let after): "switch-on=\(after.milliseconds)"
         case .sleep(let after, let asleep): "sleep=\(after.milliseconds):\(asleep.milliseconds)"
-        case .notifyUseAfterFree: "notify-uaf"
+        case .notifyUseAfterFree(let hangUp): "notify-uaf=\(hangUp.milliseconds)"
         }
     }
 }
