@@ -415,15 +415,22 @@ package actor MachineLink {
     /// or, each second without a signal, a `Properties.Get` of `NotifyAcquired` does (a lost
     /// or unsent signal cannot hold the exit for good). The second is a re-check, never a
     /// deadline.
+    ///
+    /// The cache's word is only a cue: bluetoothd's own answer is the proof. The cache may still
+    /// hold the `false` it read before AcquireNotify (the `true` that followed can be on its way
+    /// through the bus thread when a quick exit closes the socket), so a cached `false` is asked
+    /// again with a `Get`, which bluetoothd answers from `chrc->notify_io` itself.
     private static func waitForHangUp(of path: String, client: BlueZClient) async {
         let connection = client.connection
         while connection.isConnected {
-            if await client.wait(until: { MachineLink.hangUpHandled(path, in: $0) }, timeout: .seconds(1)) { return }
+            let cued = await client.wait(until: { MachineLink.hangUpHandled(path, in: $0) }, timeout: .seconds(1))
             do {
                 let reply = try await connection.call(
                     destination: BlueZNames.service, path: path, interface: BlueZNames.properties, member: "Get",
                     arguments: [.string(BlueZNames.gattCharacteristic), .string("NotifyAcquired")], timeout: .seconds(5))
                 if reply.first?.bool == false { return }
+                // A stale cue: give the signals on their way a moment before asking again.
+                if cued { try? await client.clock.sleep(for: .milliseconds(50)) }
             } catch DBusError.remote(let name, _) where goneErrors.contains(name) {
                 return
             } catch {

@@ -66,7 +66,7 @@ enum ConfigKeys {
             \.backend.trainingsTTL, read: { v throws(ValueProblem) in try v.integer(in: 1...ConfigValue.maximumSeconds) }, render: { String($0) }),
         ConfigKey(
             "backend", "clock_sync_wait", "integer seconds",
-            "How long after boot finished sessions wait for a synchronised wall clock (0 to 86400); after that they are uploaded with the dates the unsynchronised clock gives, marked as such.",
+            "How long after boot finished sessions wait for true time (a synchronised or stepped clock, or the `Date` of a backend over TLS or on loopback; contract §5) (0 to 86400); after that they are uploaded with the dates the unsynchronised clock gives, marked as such, if it reads after this build's date (a clock at 2000 dates nothing: its sessions wait on for true time).",
             \.backend.clockSyncWait, read: { v throws(ValueProblem) in try v.integer(in: 0...86_400) }, render: { String($0) }),
     ]
 
