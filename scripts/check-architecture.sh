@@ -91,6 +91,7 @@ only "strerror (ProcessOutput.errnoText)" '(?<![_A-Za-z])strerror(_r)?\(' Source
 only "SplitMix64's constants" '0x9E3779B97F4A7C15|0x9e3779b97f4a7c15' "Sources Tests" Sources/DeterministicRandom/
 only "migrations" '\bregisterMigration\(' Sources Sources/Store/Database/StoreSchema.swift
 only "CRC-32's polynomial (Store.CRC32)" '0xEDB8_?8320|0xedb8_?8320' Sources Sources/Store/Journal/CRC32.swift
+only "a file replaced whole and durably (Store.DurableFile)" 'O_DIRECTORY' Sources/Store Sources/Store/Database/DurableFile.swift
 only "SHA-256's constants (Store.SHA256)" '0x428a2f98|0x6a09e667' Sources Sources/Store/Identity/SHA256.swift
 only "SQLite's record format read by hand (Store.PageScanner)" '\bbodyLength\(|serial type' Sources Sources/Store/Recovery/PageScanner.swift
 only "ISO 8601 by Foundation (CivilTime's parser instead; tests use it as an oracle)" '\bISO8601DateFormatter\(' Sources

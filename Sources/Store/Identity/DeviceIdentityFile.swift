@@ -11,8 +11,8 @@ import Glibc
 /// The database stays where the store reads the id from; this file is its second copy. On every
 /// open the database's id, when it has one, wins and is written here (existing gateways keep the
 /// id they have); a fresh database takes this file's id, else one derived from the machine id
-/// (``MachineAppID``), else a random one. Written to a new file, fsynced and renamed over, the
-/// directory fsynced: it is at every instant the old id or the new, whole.
+/// (``MachineAppID``), else a random one. Written through ``DurableFile``: at every instant the
+/// old id or the new, whole.
 struct DeviceIdentityFile {
     static let fileName = "device-id"
     let path: String
@@ -32,23 +32,8 @@ struct DeviceIdentityFile {
 
     /// Writes `id`; the error's text says why it could not.
     func write(_ id: String) throws {
-        let partial = path + ".new"
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError.directory(path: partial, reason: FileAccess.errnoLine(errno)) }
-        let bytes = Array((id + "\n").utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count && fsync(descriptor) == 0
-        let code = errno
-        close(descriptor)
-        guard written, rename(partial, path) == 0 else {
-            let reason = FileAccess.errnoLine(written ? errno : code)
-            unlink(partial)
+        if let reason = DurableFile.replace(path, with: Array((id + "\n").utf8)) {
             throw StoreError.directory(path: path, reason: "cannot write the device id: \(reason)")
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let handle = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if handle >= 0 {
-            _ = fsync(handle)
-            close(handle)
         }
     }
 }

@@ -73,7 +73,7 @@ public final class SessionJournal: Sendable {
                 let (descriptor, created) = try openLocked(flags: O_WRONLY | O_APPEND | O_CREAT)
                 defer { close(descriptor) }
                 let size = lseek(descriptor, 0, SEEK_END)
-                guard Self.writeAll(descriptor, bytes), fsync(descriptor) == 0 else {
+                guard DurableFile.writeAll(descriptor, bytes), fsync(descriptor) == 0 else {
                     let code = errno
                     if size >= 0 { _ = ftruncate(descriptor, size) }
                     throw StoreError.directory(path: path, reason: "cannot append to the session journal: \(FileAccess.errnoLine(code))")
@@ -132,7 +132,7 @@ public final class SessionJournal: Sendable {
             }
             let record = Self.encodeAcknowledgement(newly.sorted())
             let size = lseek(descriptor, 0, SEEK_END)
-            guard Self.writeAll(descriptor, record), fsync(descriptor) == 0 else {
+            guard DurableFile.writeAll(descriptor, record), fsync(descriptor) == 0 else {
                 let code = errno
                 if size >= 0 { _ = ftruncate(descriptor, size) }
                 throw StoreError.directory(path: path, reason: "cannot append to the session journal: \(FileAccess.errnoLine(code))")
@@ -182,42 +182,15 @@ public final class SessionJournal: Sendable {
     /// Writes `bytes` to a new file, syncs it, renames it over the journal and syncs the
     /// directory, so the journal is at every instant the old file or the new one, whole.
     private func replace(with bytes: [UInt8]) throws {
-        let partial = path + ".new"
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreError.directory(path: partial, reason: "cannot write the compacted session journal: \(FileAccess.errnoLine(errno))")
+        if let reason = DurableFile.replace(path, with: bytes) {
+            throw StoreError.directory(path: path, reason: "cannot write the compacted session journal: \(reason)")
         }
-        let written = Self.writeAll(descriptor, bytes) && fsync(descriptor) == 0
-        let code = errno
-        close(descriptor)
-        guard written, rename(partial, path) == 0 else {
-            let reason = FileAccess.errnoLine(written ? errno : code)
-            unlink(partial)
-            throw StoreError.directory(path: partial, reason: "cannot write the compacted session journal: \(reason)")
-        }
-        try syncDirectory()
     }
 
     private func syncDirectory() throws {
-        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw StoreError.directory(path: directory, reason: "cannot open it to sync the session journal's name: \(FileAccess.errnoLine(errno))")
+        if let reason = DurableFile.syncDirectory(of: path) {
+            throw StoreError.directory(path: directory, reason: "cannot sync the session journal's name: \(reason)")
         }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw StoreError.directory(path: directory, reason: "cannot sync the session journal's name: \(FileAccess.errnoLine(errno))")
-        }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
     }
 
     // MARK: records
