@@ -46,7 +46,27 @@ for attempt in 1 2 3; do
 done
 echo "guest: $(controllers_listed) controllers at $(now) s"
 
-btmon -w "$results/btmon.snoop" > /dev/null 2>&1 &
+# btmon's capture, supervised: btmon 5.66 has segfaulted mid-boot here (on the packet it was
+# decoding), which silently ended the boot's HCI evidence. A capture that ends unasked is named
+# in btmon-supervision.log (its exit status, the time) and a new one goes on in btmon-N.snoop;
+# the summary counts them.
+supervise_btmon() {
+  local part=0 file="$results/btmon.snoop" status
+  while [ ! -e /run/ftms-vm/btmon.stop ]; do
+    btmon -w "$file" > /dev/null 2>&1 &
+    echo $! > /run/ftms-vm/btmon.pid
+    wait $!; status=$?
+    [ -e /run/ftms-vm/btmon.stop ] && break
+    part=$((part + 1))
+    signal=""
+    [ "$status" -gt 128 ] && signal=" (signal $((status - 128)))"
+    echo "btmon exited with status $status$signal at $(now) s; the capture goes on in btmon-$part.snoop" >> "$results/btmon-supervision.log"
+    file="$results/btmon-$part.snoop"
+    sleep 0.5
+  done
+}
+supervise_btmon &
+btmon_supervisor=$!
 /usr/libexec/bluetooth/bluetoothd -n > "$results/bluetoothd.log" 2>&1 &
 echo $! > /run/ftms-vm/bluetoothd.pid
 for _ in $(seq 1 50); do
@@ -74,7 +94,19 @@ done
 ended=$(grep -c 'ended:' "$results/links-ended.log" 2>/dev/null)
 echo "harness: supervision.sh ended ${ended:-0} link(s) with one end only (btvirt has no supervision timeout; see links-ended.log)" | tee -a "$results/summary"
 kill "$dbus_monitor" 2>/dev/null
+touch /run/ftms-vm/btmon.stop
+kill "$(cat /run/ftms-vm/btmon.pid 2>/dev/null)" 2>/dev/null
+wait "$btmon_supervisor" 2>/dev/null
+deaths=$(grep -c '^btmon exited' "$results/btmon-supervision.log" 2>/dev/null)
+line="harness: the btmon capture died ${deaths:-0} time(s) and was restarted each time"
+[ "${deaths:-0}" -gt 0 ] && line="$line; first: $(head -1 "$results/btmon-supervision.log") (btmon-supervision.log)"
+echo "$line" | tee -a "$results/summary"
 cp /run/ftms-vm/bluez-dbus.txt "$results/bluez-dbus.txt"
 # A failure's capture as text, for reading on a host without btmon.
-[ "$overall" = fail ] && timeout 120 btmon -r "$results/btmon.snoop" 2>&1 | head -c 30000000 > "$results/btmon.txt"
+if [ "$overall" = fail ]; then
+  for capture in "$results"/btmon.snoop "$results"/btmon-*.snoop; do
+    [ -f "$capture" ] || continue
+    timeout 120 btmon -r "$capture" 2>&1 | head -c 30000000 > "${capture%.snoop}.txt"
+  done
+fi
 echo "$overall: ${#scenarios[@]} scenario(s), guest up $(now) s" > "$results/finished"
