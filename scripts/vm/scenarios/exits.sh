@@ -3,7 +3,8 @@
 # crash on (docs/bluez.md "Giving acquired sockets back"): EXIT_MONITORS cold `ftms-bridge
 # monitor` runs (default 12; text and --json in turn, ended by --count, SIGINT and SIGTERM in
 # turn, so a third of them each) and EXIT_STOPS daemon stops (default 12; SIGTERM to
-# ftms-bridged mid-ride, as systemd stops it), each against the bike ftms-sim serves on hci1, the
+# ftms-bridged mid-ride, as systemd stops it), then EXIT_KILLS monitors SIGKILLed while streaming
+# (default 0; measured, not a bar), each against the bike ftms-sim serves on hci1, the
 # gateway on hci0. EXIT_HOGS busy loops (default 0) load the guest's CPUs meanwhile: a quiet
 # guest hides the race (bluetoothd then handles a hang-up before the client's next message).
 # bluetoothd runs with its debug log here (RESULTS/exits-bluetoothd.log). The bars, each
@@ -170,11 +171,39 @@ figure "daemon stops: $stops, ready on the first attempt $first of $stops; socke
 crashes=$(( $(crash_lines | wc -l) - dmesg_before ))
 violations=$((disconnected2 + gone2 + departed2))
 figure "under $hogs CPU hog(s) in the guest: $crashes bluetoothd crash(es) in dmesg (segfault or general protection), ${#crashed_after[@]} exit(s) found bluetoothd gone${crashed_after[*]:+ (${crashed_after[*]})}; of $((monitors + stops)) exits ($(printf '%s\n' "${ends[@]}" | grep -c '^count') --count, $(printf '%s\n' "${ends[@]}" | grep -c '^int') SIGINT, $(printf '%s\n' "${ends[@]}" | grep -c '^term') SIGTERM, $stops daemon stops) $given2 gave their sockets back before Disconnect and departure, $violations ordering violation(s)"
+ordered_gone=${#crashed_after[@]}
+
+# 3. Killed clients (EXIT_KILLS, default 0): the exit no client can order. A monitor streaming
+# through its acquired sockets is SIGKILLed, as the OOM killer or a watchdog's abort ends a
+# process: the kernel closes its sockets and its bus connection in one go, and 5.66 races the
+# hang-ups against the departure. Measured, not failed: docs/bluez.md's choice of AcquireNotify
+# (with bluetooth.service restarted on failure) over StartNotify rests on this figure.
+kills=${EXIT_KILLS:-0}
+kill_crashes_before=$(crash_lines | wc -l); killed_gone=0
+for run in $(seq 1 "$kills"); do
+  out="$RESULTS/exits-killed-$run.out"; err="$RESULTS/exits-killed-$run.err"
+  "$BIN/ftms-bridge" monitor SF-Bike-0001 --adapter hci0 --direct > "$out" 2> "$err" &
+  pid=$!; started_pids+=("$pid")
+  frame='^(\{|indoor_bike_data|fitness_machine_status)'
+  for _ in $(seq 1 300); do [ "$(count_lines "$out" "$frame")" -ge 3 ] && break; sleep 0.2; done
+  [ "$(count_lines "$out" "$frame")" -ge 3 ] || fail "killed monitor $run printed no frames in 60 s: $(tail -1 "$err")"
+  kill -9 "$pid"; wait "$pid" 2>/dev/null
+  # bluetoothd's turn: the hang-ups and the departure handled (or the crash).
+  sleep 2
+  before=${#crashed_after[@]}
+  bluetoothd_whole "killed monitor $run"
+  [ ${#crashed_after[@]} -gt "$before" ] && killed_gone=$((killed_gone + 1))
+done
+if [ "$kills" -gt 0 ]; then
+  kill_crashes=$(( $(crash_lines | wc -l) - kill_crashes_before ))
+  figure "killed monitors (SIGKILL while streaming, measured, not a bar): $kills, $kill_crashes bluetoothd crash(es) in dmesg, bluetoothd gone after $killed_gone"
+fi
+
 # The scenarios after this one get bluetoothd as guest.sh started it, without the debug log, and
 # without this scenario's peripheral registered in it.
 cleanup; started_pids=()
 restart_bluetoothd
-[ "$crashes" = 0 ] && [ ${#crashed_after[@]} = 0 ] || fail "bluetoothd crashed $crashes time(s) (dmesg), gone after ${#crashed_after[@]} exit(s): $(crash_lines | tail -1)"
+[ "$crashes" = 0 ] && [ "$ordered_gone" = 0 ] || fail "bluetoothd crashed $crashes time(s) (dmesg), gone after $ordered_gone exit(s): $(crash_lines | tail -1)"
 [ "$departed2" = 0 ] || fail "$departed2 exit(s) had bluetoothd handle the client's departure while it held its acquired socket (the use-after-free)"
 [ "$((disconnected2 + gone2))" = 0 ] || fail "$((disconnected2 + gone2)) exit(s) left bluetoothd holding acquired sockets at Disconnect ($disconnected2) or at the departure ($gone2)"
 [ "$given2" = "$((monitors + stops))" ] || fail "$given2 of $((monitors + stops)) exits seen giving their sockets back (the debug log lacks the others)"
