@@ -73,20 +73,27 @@ def main():
                                           "--rate", "4"], stdout=open(os.path.join(work, "sim.log"), "w"), stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL))
         backend = ReferenceBackend(args.bin, work)
-        state, run = os.path.join(work, "state"), os.path.join(work, "run")
-        os.makedirs(state, mode=0o700)
-        os.makedirs(run, mode=0o700)
-        backend.login(bridge, state)
-        config, control = os.path.join(work, "config.toml"), os.path.join(run, "control.sock")
-        with open(config, "w") as f:
-            f.write(daemon_config({
-                "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
-                "backend": {"url": backend.url, "upload_interval": 5, "clock_sync_wait": 86400},
-                "state": {"directory": state},
-                "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
-                "control_socket": {"path": control},
-                "log": {"level": "debug"},
-            }))
+
+        def gateway(suffix, backend_settings, subject="bench"):
+            """A gateway of its own: state and run directories, a login, its config; returns
+            (state, run, config, control)."""
+            state, run = os.path.join(work, "state" + suffix), os.path.join(work, "run" + suffix)
+            os.makedirs(state, mode=0o700)
+            os.makedirs(run, mode=0o700)
+            backend.login(bridge, state, subject=subject)
+            config, control = os.path.join(work, f"config{suffix}.toml"), os.path.join(run, "control.sock")
+            with open(config, "w") as f:
+                f.write(daemon_config({
+                    "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
+                    "backend": dict({"url": backend.url}, **backend_settings),
+                    "state": {"directory": state},
+                    "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
+                    "control_socket": {"path": control},
+                    "log": {"level": "debug"},
+                }))
+            return state, run, config, control
+
+        state, run, config, control = gateway("", {"upload_interval": 5, "clock_sync_wait": 86400})
         clock_file = os.path.join(work, "faketime")
 
         def set_clock(at_2000):
@@ -202,20 +209,7 @@ def main():
 
         # 3. A fresh gateway at 2000-01-01 for ever: no NTP, no step, the backend up.
         wait = 20
-        state3, run3 = os.path.join(work, "state3"), os.path.join(work, "run3")
-        os.makedirs(state3, mode=0o700)
-        os.makedirs(run3, mode=0o700)
-        backend.login(bridge, state3, subject="clock3")
-        config3, control3 = os.path.join(work, "config3.toml"), os.path.join(run3, "control.sock")
-        with open(config3, "w") as f:
-            f.write(daemon_config({
-                "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
-                "backend": {"url": backend.url, "upload_interval": 300, "clock_sync_wait": wait},
-                "state": {"directory": state3},
-                "metrics_socket": {"path": os.path.join(run3, "metrics.sock")},
-                "control_socket": {"path": control3},
-                "log": {"level": "debug"},
-            }))
+        state3, run3, config3, control3 = gateway("3", {"upload_interval": 300, "clock_sync_wait": wait}, subject="clock3")
         set_clock(True)
         reader3 = MetricsReader(os.path.join(run3, "metrics.sock"), strict="clock-steps")
         daemon = start_daemon(config3)
@@ -276,20 +270,7 @@ def main():
         wait_for("the fake timedated on the bus", lambda: subprocess.run(
             ["dbus-send", f"--bus={env['DBUS_SYSTEM_BUS_ADDRESS']}", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
              "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.timedate1"], capture_output=True, text=True).stdout.rstrip().endswith("true"), 30)
-        state4, run4 = os.path.join(work, "state4"), os.path.join(work, "run4")
-        os.makedirs(state4, mode=0o700)
-        os.makedirs(run4, mode=0o700)
-        backend.login(bridge, state4, subject="clock4")
-        config4, control4 = os.path.join(work, "config4.toml"), os.path.join(run4, "control.sock")
-        with open(config4, "w") as f:
-            f.write(daemon_config({
-                "sessions": {"minimum_movement": 3, "disconnect_grace": 60, "checkpoint_interval": 2},
-                "backend": {"url": backend.url, "upload_interval": 300},
-                "state": {"directory": state4},
-                "metrics_socket": {"path": os.path.join(run4, "metrics.sock")},
-                "control_socket": {"path": control4},
-                "log": {"level": "debug"},
-            }))
+        state4, run4, config4, control4 = gateway("4", {"upload_interval": 300}, subject="clock4")
         reader4 = MetricsReader(os.path.join(run4, "metrics.sock"), strict="clock-steps")
         daemon = start_daemon(config4)
         reader4.start()

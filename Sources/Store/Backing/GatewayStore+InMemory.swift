@@ -32,8 +32,9 @@ extension GatewayStore {
         identity.machineIDPath = machineIDPath
         let deviceID = try prepareSchema(queue, path: path, now: clock.now(), identity: identity)
         let store = GatewayStore(
-            path: path, directory: directory, deviceID: deviceID, queue: queue, inMemory: failure, clock: clock,
-            seriesRetention: seriesRetention, reserve: reserve)
+            path: path, directory: directory, deviceID: deviceID, queue: queue, clock: clock, seriesRetention: seriesRetention,
+            reserve: reserve,
+            health: StoreHealth(failingSince: clock.now(), reserve: reserve == nil ? .none : .missing, inMemory: failure))
         store.seededFromFile.withLock { $0 = seeded }
         return store
     }

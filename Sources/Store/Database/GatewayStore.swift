@@ -81,32 +81,25 @@ public final class GatewayStore: Sendable {
     }
 
     /// `identity`: the device id and login a fresh database takes over from a damaged one.
-    init(directory: String, clock: WallClock, seriesRetention: Int, reserve: StoreReserve?, identity: StoreIdentity) throws {
+    convenience init(directory: String, clock: WallClock, seriesRetention: Int, reserve: StoreReserve?, identity: StoreIdentity) throws {
         let (path, database, deviceID) = try Self.openFile(in: directory, clock: clock, identity: identity)
-        backing = Mutex(StoreBacking(queue: database, generation: 0, inMemory: nil))
-        self.deviceID = deviceID
-        let journal = SessionJournal(directory: directory)
-        self.journal = journal
-        journalReplay = Self.replaying(journal, into: database, now: clock.now())
-        self.path = path
-        self.directory = directory
-        self.clock = clock
-        self.seriesRetention = seriesRetention
-        self.reserve = reserve
         let held = reserve?.make()
-        healthState = Mutex(HealthState(health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none)))
+        self.init(
+            path: path, directory: directory, deviceID: deviceID, queue: database, clock: clock, seriesRetention: seriesRetention,
+            reserve: reserve, health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none))
     }
 
-    /// A store on a connection opened elsewhere (one in memory: ``StoreBacking``).
+    /// A store on a connection opened already: the file's, or one in memory (``StoreBacking``;
+    /// `health.inMemory` says why). The session journal is read into it either way: a database
+    /// the card can no longer give back loses no session the journal still holds. Appends fail
+    /// while the directory is read-only (the journal's lastFailure says so); the sessions are in
+    /// memory meanwhile.
     init(
-        path: String, directory: String, deviceID: String, queue: DatabaseQueue, inMemory: WriteFailure?, clock: WallClock,
-        seriesRetention: Int, reserve: StoreReserve?
+        path: String, directory: String, deviceID: String, queue: DatabaseQueue, clock: WallClock, seriesRetention: Int,
+        reserve: StoreReserve?, health: StoreHealth
     ) {
-        backing = Mutex(StoreBacking(queue: queue, generation: 0, inMemory: inMemory))
+        backing = Mutex(StoreBacking(queue: queue, generation: 0, inMemory: health.inMemory))
         self.deviceID = deviceID
-        // The journal is read into memory too: a database the card can no longer give back
-        // loses no session the journal still holds. Appends fail while the directory is
-        // read-only (the journal's lastFailure says so); the sessions are in memory meanwhile.
         let journal = SessionJournal(directory: directory)
         self.journal = journal
         journalReplay = Self.replaying(journal, into: queue, now: clock.now())
@@ -115,8 +108,7 @@ public final class GatewayStore: Sendable {
         self.clock = clock
         self.seriesRetention = seriesRetention
         self.reserve = reserve
-        healthState = Mutex(HealthState(health: StoreHealth(
-            failingSince: inMemory == nil ? nil : clock.now(), reserve: reserve == nil ? .none : .missing, inMemory: inMemory)))
+        healthState = Mutex(HealthState(health: health))
     }
 
     /// Opens (creating, migrating) the database file in `directory` for writing, mode 0600:

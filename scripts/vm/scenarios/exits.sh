@@ -24,13 +24,17 @@ monitors=${EXIT_MONITORS:-12}
 stops=${EXIT_STOPS:-12}
 hogs=${EXIT_HOGS:-0}
 btlog="$RESULTS/exits-bluetoothd.log"
+# hci0_powered: waits up to 10 s for a (re)started bluetoothd to show hci0 powered.
+hci0_powered() {
+  for _ in $(seq 1 50); do
+    dbus-send --system --print-reply --dest=org.bluez /org/bluez/hci0 org.freedesktop.DBus.Properties.Get \
+      string:org.bluez.Adapter1 string:Powered 2>/dev/null | grep -q 'boolean true' && return
+    sleep 0.2
+  done
+}
 restart_bluetoothd -d "$btlog"
 bluetoothd=$(cat /run/ftms-vm/bluetoothd.pid)
-for _ in $(seq 1 50); do
-  dbus-send --system --print-reply --dest=org.bluez /org/bluez/hci0 org.freedesktop.DBus.Properties.Get \
-    string:org.bluez.Adapter1 string:Powered 2>/dev/null | grep -q 'boolean true' && break
-  sleep 0.2
-done
+hci0_powered
 start_peripheral hci1 bike:SF-Bike-0001 --rate 4
 peripheral=${started_pids[-1]}
 heard_by_gateway SF-Bike-0001 > /dev/null || fail "hci0 did not hear SF-Bike-0001 in 3 scan windows"
@@ -83,11 +87,7 @@ bluetoothd_whole() {
   echo "bluetoothd (pid $bluetoothd) is gone after $1: $(crash_lines | tail -1)"
   restart_bluetoothd -d "$btlog"
   bluetoothd=$(cat /run/ftms-vm/bluetoothd.pid)
-  for _ in $(seq 1 50); do
-    dbus-send --system --print-reply --dest=org.bluez /org/bluez/hci0 org.freedesktop.DBus.Properties.Get \
-      string:org.bluez.Adapter1 string:Powered 2>/dev/null | grep -q 'boolean true' && break
-    sleep 0.2
-  done
+  hci0_powered
   for index in 0 1; do btmgmt --index "$index" power on > /dev/null 2>&1; done
   kill "$peripheral" 2>/dev/null
   start_peripheral hci1 bike:SF-Bike-0001 --rate 4
