@@ -55,3 +55,12 @@ enum FileAccess {
         }
     }
 }
+
+extension GatewayStore {
+    /// Why this process could not write the state database in `directory`, in the file
+    /// system's terms, or nil: what a command that opens it read-only (`status`) still tells
+    /// the operator.
+    public static func writeProblem(in directory: String) -> String? {
+        FileAccess.writeProblem(path: (directory as NSString).appendingPathComponent(fileName))
+    }
+}

@@ -61,19 +61,41 @@ struct StateOptions: ParsableArguments {
     /// `--state-dir`) would otherwise leave a fresh database, with a device id of its own, for
     /// the daemon to find.
     func openStore(creating: Bool = false) throws -> GatewayStore {
-        let directory = resolvedStateDirectory
-        if !creating, !FileManager.default.fileExists(atPath: directory + "/" + GatewayStore.fileName) {
-            throw StoreError.unreadable(
-                path: directory + "/" + GatewayStore.fileName, reason: "no database yet (the daemon makes it on its first start; --state-dir names another)")
-        }
+        let directory = try existingStateDirectory(creating: creating)
         do {
             return try GatewayStore(directory: directory)
         } catch StoreError.inaccessible(let path, let reason) where !creating {
             // A read-only card: what the file holds can still be listed (a running daemon keeps
             // what is newer in memory; `ftms-bridge status` asks it).
-            printError("note: \(path) cannot be written (\(reason)): read-only, as the file holds it; a running daemon keeps newer sessions in memory")
+            Self.noteReadOnly(path, reason)
             return try GatewayStore(readingFrom: directory)
         }
+    }
+
+    /// The store for a command that only reads it (`status`): opened read-only, so that it
+    /// neither migrates the file nor puts the session journal's sessions back in the queue. Both
+    /// are the daemon's to do: a `status` asked while the daemon starts (its control socket not
+    /// up yet) must not race its open, nor write into a database the daemon has just made.
+    func openStoreForReading() throws -> GatewayStore {
+        let directory = try existingStateDirectory(creating: false)
+        let store = try GatewayStore(readingFrom: directory)
+        if let problem = GatewayStore.writeProblem(in: directory) {
+            Self.noteReadOnly(store.path, problem)
+        }
+        return store
+    }
+
+    private static func noteReadOnly(_ path: String, _ reason: String) {
+        printError("note: \(path) cannot be written (\(reason)): read-only, as the file holds it; a running daemon keeps newer sessions in memory")
+    }
+
+    private func existingStateDirectory(creating: Bool) throws -> String {
+        let directory = resolvedStateDirectory
+        if !creating, !FileManager.default.fileExists(atPath: directory + "/" + GatewayStore.fileName) {
+            throw StoreError.unreadable(
+                path: directory + "/" + GatewayStore.fileName, reason: "no database yet (the daemon makes it on its first start; --state-dir names another)")
+        }
+        return directory
     }
 }
 

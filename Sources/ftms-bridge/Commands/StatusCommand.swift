@@ -27,7 +27,7 @@ struct StatusCommand: AsyncParsableCommand {
             return
         }
         try await reportingFailure("status") {
-            let store = try gateway.openStore()
+            let store = try gateway.state.openStoreForReading()
             let account = try await store.accountState()
             let counts = try await store.counts()
             let upload = try await store.lastUpload()
