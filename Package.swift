@@ -99,7 +99,7 @@ let package = Package(
         // SplitMix64: one seeded generator for replay, the simulator and every randomised test.
         .target(name: "DeterministicRandom", swiftSettings: strict),
         // What both local sockets share: the line framing, placement, errors, address and client.
-        .target(name: "LocalSocket", dependencies: ["ProcessOutput", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
+        .target(name: "LocalSocket", dependencies: ["ProcessOutput", "Clocks", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         // The one calendar (days since 1970 ⇄ proleptic Gregorian dates, `LocalDate`), the one
         // instant (`UTCTime`) and the one ISO 8601 parser and formatter: for Workout, Capture,
         // the store, the daemon and the reference backend.
@@ -108,7 +108,7 @@ let package = Package(
         // place the kernel's clocks are read, and the first of an operation or a timeout.
         .target(name: "Clocks", dependencies: ["CivilTime"], swiftSettings: strict),
         // Bounded exponential backoff with jitter: Bluetooth and the broker reconnect with the same.
-        .target(name: "RetryTiming", swiftSettings: strict),
+        .target(name: "RetryTiming", dependencies: ["Clocks"], swiftSettings: strict),
         // Blocking work on a thread of its own: the doctor's probes, the tests' blocking reads and waits.
         .target(name: "OwnThread", swiftSettings: strict),
         // `host:port` split once (the dashboard's and Prometheus's listen addresses, the broker
@@ -119,7 +119,7 @@ let package = Package(
         // A hand-written Swift binding over libdbus: one thread owns the connection, async calls on top.
         .target(name: "DBus", dependencies: ["CDBus", "Clocks"], swiftSettings: strict),
         // BlueZ 5.66's D-Bus API: object cache, discovery, machines.
-        .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming"], swiftSettings: strict),
+        .target(name: "BlueZ", dependencies: ["DBus", "FTMS", "RetryTiming", "Clocks"], swiftSettings: strict),
         // What every test support needs and no test double is: a temporary directory, the one
         // child spawner and reaper, the waits, the manual clock. No libdbus, no broker:
         // BlueZTesting and MQTTTesting build on it.
@@ -193,14 +193,14 @@ let package = Package(
         // /etc/ftms-bridge/config.toml: every key, its default, and one-line errors naming the key.
         .target(
             name: "DaemonConfig",
-            dependencies: ["Workout", "ProcessOutput", "HostPort", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["Workout", "ProcessOutput", "HostPort", "Clocks", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
         ),
         // Prometheus metrics on loopback: swift-metrics with swift-prometheus, served by NIOHTTP1.
         .target(
             name: "Telemetry",
             dependencies: [
-                "HostPort",
+                "HostPort", "Clocks",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -307,7 +307,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Long-running soak of many machines through injected faults (scripts/soak.sh, CI runs a short one).
-        .executableTarget(name: "ftms-soak", dependencies: ["BlueZ", "BlueZTesting", "FTMS", "DBus", "RetryTiming"], swiftSettings: strict),
+        .executableTarget(name: "ftms-soak", dependencies: ["BlueZ", "BlueZTesting", "FTMS", "DBus", "RetryTiming", "Clocks"], swiftSettings: strict),
         // libFuzzer entry point; built only by scripts/fuzz.sh with -sanitize=fuzzer.
         .executableTarget(name: "ftms-fuzz", dependencies: ["FTMS", "JSON"], path: "Fuzz/Sources", swiftSettings: strict),
         .testTarget(

@@ -8,6 +8,7 @@
 #   build          swift build --build-tests
 #   architecture   scripts/check-architecture.sh: each concept in its one home, the module graph
 #                  as the data flow (docs/architecture.md)
+#   architecture-selftest  the check fails on each concept put back a second time (a scratch copy)
 #   swift-pure     swift test of the pure modules (FTMS, Workout, JSON, Capture): golden
 #                  vectors, real frames, property tests, a million notifications; computation
 #                  only, seconds of it on each of the cooperative pool's threads
@@ -217,6 +218,7 @@ socket_suites='ControlTests|TelemetryTests|DaemonTests|DashboardTests'
 # ARGUMENTS...` is a swift test group (always among the decoys).
 step build build || built=no
 step architecture scripts/check-architecture.sh
+step architecture-selftest scripts/check-architecture-selftest.sh
 if scripts/lib/host-decoys.sh --check; then
   decoys=yes
 else

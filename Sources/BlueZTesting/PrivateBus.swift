@@ -14,7 +14,8 @@ import Glibc
 /// connection made before the daemon is up waits in the backlog instead of being refused, so
 /// nothing waits here for the daemon to start, and no thread is held meanwhile.
 public final class PrivateBus: @unchecked Sendable {
-    let directory: URL
+    private let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
     public var directoryPath: String { directory.path }
     public let address: String
     private let socketPath: String
@@ -22,10 +23,9 @@ public final class PrivateBus: @unchecked Sendable {
     private var pid: pid_t = 0
 
     public init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-bus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        socketPath = directory.appendingPathComponent("system_bus_socket").path
-        configPath = directory.appendingPathComponent("bus.conf").path
+        scratch = try TemporaryDirectory(prefix: "ftms-bus")
+        socketPath = scratch.file("system_bus_socket")
+        configPath = scratch.file("bus.conf")
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

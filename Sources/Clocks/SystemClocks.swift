@@ -21,14 +21,7 @@ public enum SystemClocks {
 
     /// `CLOCK_MONOTONIC` in whole milliseconds: the deadlines of libdbus's and libmosquitto's
     /// timers, which count in milliseconds.
-    public static func monotonicMilliseconds() -> Int64 { milliseconds(monotonic()) }
-
-    /// Whole milliseconds of `duration`, rounded down.
-    public static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = attoseconds / 1_000_000_000_000_000
-        return seconds * 1000 + (attoseconds < 0 && attoseconds % 1_000_000_000_000_000 != 0 ? milliseconds - 1 : milliseconds)
-    }
+    public static func monotonicMilliseconds() -> Int64 { monotonic().milliseconds }
 
     private static func read(_ clock: clockid_t) -> Duration {
         var spec = timespec()

@@ -15,7 +15,7 @@ public struct WallClock: Sendable {
 
     /// The system's real-time clock (`CLOCK_REALTIME`), to the millisecond.
     public static let system = WallClock {
-        UTCTime(millisecondsSince1970: SystemClocks.milliseconds(SystemClocks.realtime()))
+        UTCTime(millisecondsSince1970: SystemClocks.realtime().milliseconds)
     }
 
     /// A clock that always reads `time`.

@@ -1,3 +1,5 @@
+import Clocks
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -109,8 +111,7 @@ package struct UnixStream: ~Copyable {
             if let deadline {
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 guard remaining > .zero else { throw .timedOut }
-                let (seconds, attoseconds) = remaining.components
-                milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                milliseconds = Int32(clamping: remaining.milliseconds + 1)
             }
             var request = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&request, 1, milliseconds)

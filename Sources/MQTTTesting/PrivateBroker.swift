@@ -14,6 +14,7 @@ import Glibc
 /// listen, for it to exit) waits without holding a thread of the cooperative pool.
 public final class PrivateBroker: @unchecked Sendable {
     public let directoryPath: String
+    private let directory: TemporaryDirectory
     public private(set) var port: Int
     public let username: String
     public let password: String
@@ -35,8 +36,8 @@ public final class PrivateBroker: @unchecked Sendable {
     /// have got (mosquitto's `queue_qos0_messages`), so a test can count what was published
     /// while its subscriber could not be there.
     public init(tls: Bool = false, persistent: Bool = false, queueQoS0: Bool = false, username: String = "gateway", password: String? = nil) async throws {
-        directoryPath = FileManager.default.temporaryDirectory.appendingPathComponent("ftms-broker-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory(prefix: "ftms-broker")
+        directoryPath = directory.path
         self.username = username
         self.password = password ?? "pw-\(UUID().uuidString.prefix(12))"
         port = try Self.freePort()
@@ -138,14 +139,14 @@ public final class PrivateBroker: @unchecked Sendable {
         } catch {
             throw BrokerStartError(description: "\(error)")
         }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = ContinuousClock.now + .seconds(10)
         while !(Self.accepts(port) && (tlsPort.map(Self.accepts) ?? true)) {
             if ChildExit.poll(pid) != nil {
                 pid = 0
                 let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
                 throw BrokerStartError(description: "mosquitto exited at start: \(log.split(separator: "\n").suffix(3).joined(separator: " | "))")
             }
-            guard Date() < deadline else { throw BrokerStartError(description: "mosquitto did not listen on 127.0.0.1:\(port)") }
+            guard ContinuousClock.now < deadline else { throw BrokerStartError(description: "mosquitto did not listen on 127.0.0.1:\(port)") }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -222,26 +223,14 @@ public final class PrivateBroker: @unchecked Sendable {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        return LoopbackAddress.with(port: UInt16(port)) { bind(descriptor, $0, $1.pointee) }.result == 0
     }
 
     private static func accepts(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        return LoopbackAddress.with(port: UInt16(port)) { connect(descriptor, $0, $1.pointee) }.result == 0
     }
 }
 

@@ -1,3 +1,5 @@
+import Clocks
+
 /// Bounded exponential backoff with jitter, for reconnecting forever (contract §2).
 ///
 /// "Equal jitter": each delay is drawn from the upper half of the exponential step, so
@@ -34,12 +36,5 @@ public struct Backoff: Sendable, Equatable {
         var result = 1.0
         for _ in 0..<min(exponent, 64) { result *= base }
         return result
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

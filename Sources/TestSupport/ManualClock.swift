@@ -49,7 +49,7 @@ public final class ManualClock: Clock, Sendable {
 
     /// The wall clock: the start date plus the time moved since.
     public var wall: WallClock {
-        WallClock { UTCTime(millisecondsSince1970: self.wallOrigin.millisecondsSince1970 + SystemClocks.milliseconds(self.now.offset)) }
+        WallClock { UTCTime(millisecondsSince1970: self.wallOrigin.millisecondsSince1970 + self.now.offset.milliseconds) }
     }
 
     /// How many sleeps were asked for so far.

@@ -1,3 +1,4 @@
+import Clocks
 import BlueZ
 import DBus
 import Foundation
@@ -66,7 +67,7 @@ struct SoakVerdict {
         var lines = ["    t(s)  rss(KiB)  fds  calls  waits  notifications  readies"]
         for sample in samples + [afterStop] {
             lines.append(String(format: "%8.1f  %8d  %3d  %5d  %5d  %13d  %7d",
-                                Double(sample.elapsed.components.seconds) + Double(sample.elapsed.components.attoseconds) / 1e18,
+                                sample.elapsed.seconds,
                                 sample.residentKiB, sample.openDescriptors, sample.outstandingCalls, sample.pendingWaits,
                                 sample.notifications, sample.readies))
         }

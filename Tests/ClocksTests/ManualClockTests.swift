@@ -76,10 +76,19 @@ struct ManualClockTests {
 @Suite("System clocks")
 struct SystemClocksTests {
     @Test func millisecondsRoundDown() {
-        #expect(SystemClocks.milliseconds(.nanoseconds(1_999_999)) == 1)
-        #expect(SystemClocks.milliseconds(.nanoseconds(-1)) == -1)
-        #expect(SystemClocks.milliseconds(.milliseconds(-1500)) == -1500)
-        #expect(SystemClocks.milliseconds(.seconds(1_795_248_000) + .microseconds(250_900)) == 1_795_248_000_250)
+        #expect(Duration.nanoseconds(1_999_999).milliseconds == 1)
+        #expect(Duration.nanoseconds(-1).milliseconds == -1)
+        #expect(Duration.milliseconds(-1500).milliseconds == -1500)
+        #expect((Duration.seconds(1_795_248_000) + .microseconds(250_900)).milliseconds == 1_795_248_000_250)
+    }
+
+    @Test func durationUnitsClampInsteadOfTrapping() {
+        #expect(Duration.nanoseconds(1_999_999).microseconds == 1_999)
+        #expect(Duration.nanoseconds(-1).microseconds == -1)
+        #expect(Duration.seconds(3).nanoseconds == 3_000_000_000)
+        #expect(Duration.milliseconds(1500).seconds == 1.5)
+        #expect(Duration.seconds(Int64.max).nanoseconds == .max)
+        #expect(Duration.seconds(Int64.min).milliseconds == .min)
     }
 
     @Test func theKernelsClocksDoNotGoBack() {
@@ -91,9 +100,9 @@ struct SystemClocksTests {
     }
 
     @Test func theSystemWallClockIsTheRealtimeClockInMilliseconds() {
-        let before = SystemClocks.milliseconds(SystemClocks.realtime())
+        let before = SystemClocks.realtime().milliseconds
         let read = WallClock.system.now().millisecondsSince1970
-        let after = SystemClocks.milliseconds(SystemClocks.realtime())
+        let after = SystemClocks.realtime().milliseconds
         #expect(before <= read && read <= after)
     }
 }

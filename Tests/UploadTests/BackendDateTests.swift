@@ -46,7 +46,7 @@ struct BackendDateTests {
         let samples = heard.withLock { $0 }
         let sample = try #require(samples.first)
         #expect(samples.count == 1)
-        let truth = SystemClocks.milliseconds(SystemClocks.realtime()) - SystemClocks.milliseconds(SystemClocks.boottime())
+        let truth = SystemClocks.realtime().milliseconds - SystemClocks.boottime().milliseconds
         let bounds = sample.offsetBounds
         #expect(bounds.lowerBound - 50 <= truth && truth <= bounds.upperBound + 50, "\(truth) in \(bounds)")
         let roundTrip = BackendDateSample.milliseconds(sample.receivedAt) - BackendDateSample.milliseconds(sample.sentAt)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Upload
 
@@ -51,15 +52,9 @@ struct TransportTimeoutTests {
     /// A TCP socket bound to a free loopback port, and the port.
     static func boundLoopbackSocket() throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
+        let (bound, port) = LoopbackAddress.with { bind(descriptor, $0, $1.pointee) == 0 && getsockname(descriptor, $0, $1) == 0 }
         guard descriptor >= 0, bound else { throw TestFailure("cannot bind a loopback port") }
-        return (descriptor, UInt16(bigEndian: address.sin_port))
+        return (descriptor, port)
     }
 
     func expectTimeout(greeting: String?) async throws {

@@ -1,3 +1,4 @@
+import Clocks
 import FTMS
 package import RetryTiming
 
@@ -168,16 +169,13 @@ package actor MachineSupervisor {
     private func pause(for delay: Duration) async {
         napping = true
         woken = false
-        let clock = client.clock
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(for: delay) }
-            group.addTask { await self.waitForWake() }
-            await group.next()
-            napping = false
-            nap?.resume()
-            nap = nil
-            group.cancelAll()
-        }
+        _ = await firstOf({ await self.waitForWake() }, timeout: delay, on: client.clock, then: { await self.endNap() })
+    }
+
+    private func endNap() {
+        napping = false
+        nap?.resume()
+        nap = nil
     }
 
     private func waitForWake() async {

@@ -37,19 +37,14 @@ public struct CaptureEvent: Sendable, Equatable {
 extension CaptureEvent: CustomStringConvertible {
     /// `1.05 s indicate 2ad9 800001`: short enough to read in a failing test or a log line.
     public var description: String {
-        switch kind {
-        case .attribute(let operation, let uuid, let value): "\(time.formatted) \(operation.rawValue) \(uuid) \(value)"
-        case .connected: "\(time.formatted) connected"
-        case .disconnected: "\(time.formatted) disconnected"
-        }
-    }
-}
-
-extension Duration {
-    /// Exact decimal seconds, as `.ftmscap` writes them.
-    fileprivate var formatted: String {
+        // Exact decimal seconds, as `.ftmscap` writes them.
         var buffer = JSONBuffer(capacity: 48)
-        DecimalSeconds.append(self, to: &buffer)
-        return buffer.string + " s"
+        DecimalSeconds.append(time, to: &buffer)
+        let seconds = buffer.string + " s"
+        return switch kind {
+        case .attribute(let operation, let uuid, let value): "\(seconds) \(operation.rawValue) \(uuid) \(value)"
+        case .connected: "\(seconds) connected"
+        case .disconnected: "\(seconds) disconnected"
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Clocks
 import CDBus
 import Synchronization
 
@@ -113,7 +114,7 @@ public final class DBusConnection: Sendable {
             dbus_message_unref(message)
             throw error
         }
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.milliseconds)
         let unchecked = UncheckedMessage(message)
         let handle = cancellable ? PendingCallHandle() : nil
         return try await withTaskCancellationHandler {

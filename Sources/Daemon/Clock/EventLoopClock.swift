@@ -1,3 +1,4 @@
+import Clocks
 package import NIOCore
 import Synchronization
 
@@ -25,9 +26,7 @@ package struct EventLoopClock: Clock {
     package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let delay = ContinuousClock.now.duration(to: deadline)
         guard delay > .zero else { return try Task.checkCancellation() }
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let amount = TimeAmount.nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
+        let amount = TimeAmount.nanoseconds(delay.nanoseconds)
         let timer = PendingTimer()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

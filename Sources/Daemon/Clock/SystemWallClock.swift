@@ -47,7 +47,7 @@ package final class SystemWallClock: Sendable {
     package func now() -> Timestamp {
         let wall = SystemClocks.realtime()
         let boottime = SystemClocks.boottime()
-        let time = UTCTime(millisecondsSince1970: SystemClocks.milliseconds(wall))
+        let time = UTCTime(millisecondsSince1970: wall.milliseconds)
         let dated = state.withLock { state -> UTCTime? in
             var reading = WallClockJudge.Reading(wall: time, boottime: boottime, synchronised: false)
             let stepped = state.judge.offset.map { abs(reading.offset - $0) > WallClockJudge.stepThreshold } ?? true
@@ -57,7 +57,7 @@ package final class SystemWallClock: Sendable {
                 state.judgedAt = boottime
             }
             if state.judge.isTrusted { return time }
-            return state.judge.datingOffset.map { UTCTime(millisecondsSince1970: SystemClocks.milliseconds(boottime) + $0) }
+            return state.judge.datingOffset.map { UTCTime(millisecondsSince1970: boottime.milliseconds + $0) }
         }
         return Timestamp(monotonic: boottime, wall: dated ?? time, wallIsTrue: dated != nil, boot: boot)
     }

@@ -1,3 +1,4 @@
+import Clocks
 package import Store
 package import Workout
 
@@ -47,7 +48,7 @@ package struct WallClockJudge: Sendable, Equatable {
 
         /// Wall minus boottime, milliseconds: the wall-clock time of the boot.
         package var offset: Int64 {
-            wall.millisecondsSince1970 - boottime.components.seconds * 1000 - boottime.components.attoseconds / 1_000_000_000_000_000
+            wall.millisecondsSince1970 - boottime.milliseconds
         }
     }
 
@@ -136,7 +137,7 @@ package struct WallClockJudge: Sendable, Equatable {
     /// ``referenceLifetime`` after them, replace them. Returns whether it was taken.
     @discardableResult
     package mutating func learn(backend bounds: ClosedRange<Int64>, at boottime: Duration) -> Bool {
-        let boot = boottime.components.seconds * 1000 + boottime.components.attoseconds / 1_000_000_000_000_000
+        let boot = boottime.milliseconds
         guard bounds.upperBound + boot >= floor.millisecondsSince1970 else { return false }
         if let reference, let referenceAt, boottime - referenceAt <= Self.referenceLifetime, reference.overlaps(bounds) {
             self.reference = max(reference.lowerBound, bounds.lowerBound)...min(reference.upperBound, bounds.upperBound)

@@ -1,3 +1,4 @@
+import ProcessOutput
 package import Clocks
 package import BlueZ
 package import Publish
@@ -229,8 +230,6 @@ package actor DaemonControl {
     }
 
     static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try ReportJSON.string(value)
     }
 }

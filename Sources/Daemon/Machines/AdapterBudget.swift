@@ -1,4 +1,5 @@
 package import BlueZ
+import Clocks
 
 /// The per-controller link budget (`machines.max_per_adapter`, contract §2): each adapter
 /// holds at most `perAdapter` links, machines go to the least-loaded adapter that hears them,
@@ -11,6 +12,7 @@ package import BlueZ
 package actor AdapterBudget: AdapterAllocator {
     package nonisolated let perAdapter: Int
     private let allows: @Sendable (String) -> Bool
+    private let timers: any Clock<Duration>
     /// Machine key → adapter path of the link it holds or is attempting.
     private var claims: [String: String] = [:]
     /// Machine key → the adapter of its last claim, to say why it moved.
@@ -19,10 +21,12 @@ package actor AdapterBudget: AdapterAllocator {
     private var waits: [UInt64: Wait] = [:]
     private var nextWait: UInt64 = 0
 
-    /// `allows` says whether an adapter path may be used at all (`machines.adapters`).
-    package init(perAdapter: Int, allows: @escaping @Sendable (String) -> Bool = { _ in true }) {
+    /// `allows` says whether an adapter path may be used at all (`machines.adapters`);
+    /// `timers` runs the wait for room's timeout (the daemon's `EventLoopClock`).
+    package init(perAdapter: Int, allows: @escaping @Sendable (String) -> Bool = { _ in true }, timers: any Clock<Duration> = ContinuousClock()) {
         self.perAdapter = max(perAdapter, 1)
         self.allows = allows
+        self.timers = timers
     }
 
     /// Links held (or being made) through `adapter`: the fleet's claims on it, and the other
@@ -83,15 +87,9 @@ package actor AdapterBudget: AdapterAllocator {
         nextWait += 1
         let id = nextWait
         waits[id] = .pending
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.nextRelease(id) }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            // Whichever came first, the other must end too: the sleep by cancellation, the
-            // wait for a release by ending this wait alone.
-            group.cancelAll()
-            self.end(id)
-        }
+        // Whichever comes first, the other must end too: the timer by cancellation, the wait
+        // for a release by ending this wait alone.
+        _ = await firstOf({ await self.nextRelease(id) }, timeout: timeout, on: timers, then: { await self.end(id) })
     }
 
     /// One supervisor's wait for a slot: registered, suspended, or ended before it suspended.

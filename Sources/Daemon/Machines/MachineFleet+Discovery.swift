@@ -1,4 +1,5 @@
 import BlueZ
+import Clocks
 import DBus
 
 /// How the fleet looks for machines: driven by events, not by timers.
@@ -92,8 +93,8 @@ extension MachineFleet {
         let heard = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
         if fleetChange.take() { return true }
         let timers = timers
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
+        let changed: Bool? = await firstOf(
+            {
                 _ = await client.wait(until: { tree in
                     if Self.adapterSignature(tree) != adapters { return true }
                     if adopting, tree.machines(passing: settings.filter).contains(where: {
@@ -104,22 +105,13 @@ extension MachineFleet {
                     return now.contains { key, copies in copies.advertised(since: heard[key] ?? [:]) }
                 }, timeout: nil)
                 return true
-            }
-            group.addTask {
+            },
+            {
                 await self.waitForFleetChange()
                 return true
-            }
-            if let refresh {
-                group.addTask {
-                    try? await timers.sleep(for: refresh)
-                    return false
-                }
-            }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            releaseFleetWaiter()
-            return first
-        }
+            },
+            timeout: refresh, on: timers, then: { await self.releaseFleetWaiter() })
+        return changed ?? false
     }
 
     /// Cuts short the backoff of each machine waiting to reconnect that was heard

@@ -1,3 +1,4 @@
+import Clocks
 package import BlueZ
 package import DBus
 package import Logging
@@ -238,7 +239,7 @@ package actor MachineFleet {
 
     private func manage(_ client: BlueZClient) async {
         let settings = settings
-        budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.filter.allows(adapter: $0) })
+        budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.filter.allows(adapter: $0) }, timers: timers)
         if !settings.allow.isEmpty {
             // Sessions restored for machines no longer on the list close by their timers.
             for entry in settings.allow.prefix(settings.maxConnected) {
@@ -375,9 +376,8 @@ package actor MachineFleet {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let tenths = attoseconds / 100_000_000_000_000_000
-        return "\(seconds).\(tenths)"
+        let tenths = duration.milliseconds / 100
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

@@ -1,3 +1,4 @@
+import Clocks
 package import Logging
 package import MQTT
 package import Publish
@@ -147,9 +148,8 @@ package final class MQTTPublisher: EnvelopeForwarder {
         let keptNames = Set(allow.filter { !$0.contains(":") }.map(HomeAssistantDiscovery.identifier))
         let keptAddresses = Set(allow.filter { $0.contains(":") }.map { $0.uppercased() })
         let stream = client.subscribe(discovery.subscription, qos: .atLeastOnce)
-        let timers = timers
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [client] in
+        _ = await firstOf(
+            { [client] in
                 var removed = Set<String>()
                 for await message in stream where !message.payload.isEmpty {
                     guard let machine = discovery.machineIdentifier(ofConfigTopic: message.topic), !keptNames.contains(machine) else { continue }
@@ -163,12 +163,7 @@ package final class MQTTPublisher: EnvelopeForwarder {
                         logger.info("Home Assistant: removing the entities of \(machine) (not in machines.allow)")
                     }
                 }
-            }
-            group.addTask {
-                try? await timers.sleep(for: window)
-            }
-            await group.next()
-            group.cancelAll()
-        }
+            },
+            timeout: window, on: timers)
     }
 }

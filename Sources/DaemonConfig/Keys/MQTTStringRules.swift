@@ -1,3 +1,5 @@
+import HostPort
+
 /// The `[mqtt]` section's string rules. The broker URL is checked here by its shape only (the
 /// MQTT module parses it again when it connects), so DaemonConfig needs no MQTT dependency.
 extension StringRules {
@@ -20,18 +22,15 @@ extension StringRules {
         guard !authority.contains("/"), !authority.contains("?"), !authority.contains("#"),
               !authority.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " })
         else { throw .invalid("must be mqtt[s]://host[:port] with no path or query, got \(OneLine.quoted(text))") }
-        if let close = authority.lastIndex(of: "]") {
-            let port = authority[authority.index(after: close)...]
-            if !port.isEmpty { try portNumber(port.dropFirst(), text) }
-        } else if let colon = authority.lastIndex(of: ":") {
-            try portNumber(authority[authority.index(after: colon)...], text)
-        }
-    }
-
-    private static func portNumber(_ port: Substring, _ text: String) throws(ValueProblem) {
-        guard let number = Int(port), (1...65535).contains(number) else {
+        let port: Int?
+        do {
+            port = try HostPort(parsing: authority).port
+        } catch .badPort {
             throw .invalid("must have a port from 1 to 65535, got \(OneLine.quoted(text))")
+        } catch {
+            throw .invalid("must be mqtt[s]://host[:port] with no path or query (an IPv6 host in brackets), got \(OneLine.quoted(text))")
         }
+        guard port != 0 else { throw .invalid("must have a port from 1 to 65535, got \(OneLine.quoted(text))") }
     }
 
     /// Client ids and user names: printable, no spaces, at most 128 bytes (empty: the default).

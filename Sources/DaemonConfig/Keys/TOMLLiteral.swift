@@ -1,3 +1,5 @@
+import Clocks
+
 /// Values written as TOML, the inverse of the key table's reads.
 enum TOMLLiteral {
     static func string(_ text: String) -> String {
@@ -28,8 +30,7 @@ enum TOMLLiteral {
     /// Whole seconds as an integer, otherwise a decimal to the millisecond (the precision
     /// ``ConfigValue/seconds()`` keeps).
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.milliseconds
         let whole = milliseconds / 1000
         let fraction = abs(milliseconds % 1000)
         guard fraction != 0 else { return String(whole) }

@@ -1,3 +1,4 @@
+import ProcessOutput
 import Foundation
 public import NIOCore
 
@@ -7,9 +8,7 @@ public import NIOCore
 public enum EventFrame {
     /// `hello`: a ``FloorSnapshot``. `tile`: a ``TileUpdate``. `gateway`: a ``GatewayStatus``.
     public static func make(event: String, _ value: some Encodable) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        let json = (try? ReportJSON.encoder().encode(value)) ?? Data("{}".utf8)
         var buffer = ByteBuffer()
         buffer.reserveCapacity(json.count + event.utf8.count + 16)
         buffer.writeString("event: \(event)\ndata: ")
@@ -20,9 +19,7 @@ public enum EventFrame {
 
     /// `value` as plain JSON, for `/api/floor`.
     public static func json(_ value: some Encodable) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return ByteBuffer(bytes: (try? encoder.encode(value)) ?? Data("{}".utf8))
+        ByteBuffer(bytes: (try? ReportJSON.encoder().encode(value)) ?? Data("{}".utf8))
     }
 
     /// A comment line: keeps proxies from closing an idle stream, and finds dead browsers.

@@ -1,9 +1,10 @@
+import Clocks
 import Foundation
 
 /// Durations as an operator reads them: `3 s`, `0.5 s`, `12 ms`.
 enum Seconds {
     static func value(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.seconds
     }
 
     static func text(_ duration: Duration) -> String {

@@ -101,7 +101,7 @@ public final class MQTTClient: Sendable {
     /// Sends what is queued for up to `flushTimeout` (when connected), disconnects cleanly
     /// (so the broker does not publish the last will) and ends the thread.
     public func stop(flushTimeout: Duration = .seconds(2)) async {
-        let milliseconds = flushTimeout.components.seconds * 1000 + flushTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = flushTimeout.milliseconds
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = loop.shared.withLock { state in
                 guard !state.stopped else { return true }

@@ -300,7 +300,7 @@ final class MQTTLoop: @unchecked Sendable {
         let reason = "\(configuration.broker): " + (context.map { "\($0): " } ?? "") + (refusal ?? Self.describe(code, errno: savedErrno))
         destroyHandle()
         let delay = backoff.next(random: random())
-        nextAttempt = SystemClocks.monotonicMilliseconds() + SystemClocks.milliseconds(delay)
+        nextAttempt = SystemClocks.monotonicMilliseconds() + delay.milliseconds
         shared.withLock { state in
             state.queue.connectionLost()
             state.status.state = .waiting

@@ -1,3 +1,4 @@
+import Clocks
 import CivilTime
 import JSON
 import FoundationEssentials
@@ -69,7 +70,7 @@ enum SessionValidator {
         guard let text = value.string, let time = ISO8601.parse(text, .rfc3339) else {
             return .failure(FieldProblem("\(key) must be an ISO 8601 time with a zone, like 2025-12-24T07:30:00Z"))
         }
-        return .success(Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18)
+        return .success(time.seconds)
     }
 
     /// A whole, non-negative number (seconds, kcal, metres): stats are sums of exactly these.

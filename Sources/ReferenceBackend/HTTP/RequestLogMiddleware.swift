@@ -1,3 +1,4 @@
+import Clocks
 import Hummingbird
 
 /// One line per request: method, path, status (or `dropped`), milliseconds.
@@ -12,7 +13,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         func line(_ outcome: String) {
             let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let milliseconds = elapsed.seconds * 1000
             log("\(request.method) \(request.uri.path) \(outcome) \(Self.format(milliseconds))ms")
         }
         do {

@@ -1,17 +1,12 @@
 import FoundationEssentials
 import NIOCore
+import ProcessOutput
 
-/// One place for the wire's JSON settings: sorted keys so responses and the state file are
-/// stable byte for byte (tests and diffs read them), and URLs without escaped slashes.
+/// The wire's JSON: written as every report is (`ReportJSON`: sorted keys, so responses and the
+/// state file are stable byte for byte, and URLs without escaped slashes).
 enum JSONCoding {
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
     static func data(_ value: some Encodable) throws -> Data {
-        try encoder().encode(value)
+        try ReportJSON.encoder().encode(value)
     }
 
     static func buffer(_ value: some Encodable) throws -> ByteBuffer {

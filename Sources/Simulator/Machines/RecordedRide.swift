@@ -1,3 +1,4 @@
+import Clocks
 public import FTMS
 
 /// A machine that plays back a recording instead of a rider: its data notifications, byte for
@@ -39,8 +40,7 @@ public struct RecordedRide: MachineDataSource, Equatable {
         let offsets = frames.map(\.offset)
         guard let first = offsets.min(), let last = offsets.max(), last > first else { return 1 }
         let span = last - first
-        let seconds = Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18
-        return Double(frames.count - 1) / seconds
+        return Double(frames.count - 1) / span.seconds
     }
 
     public mutating func nextFrame(after interval: Duration) -> [UInt8]? {

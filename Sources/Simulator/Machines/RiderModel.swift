@@ -1,3 +1,4 @@
+import Clocks
 import DeterministicRandom
 public import FTMS
 
@@ -58,7 +59,7 @@ public struct RiderModel: MachineDataSource {
     }
 
     public mutating func nextFrame(after interval: Duration) -> [UInt8]? {
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        let seconds = interval.seconds
         let bounds: ClosedRange<Double> = type == .bike ? 60...100 : 18...32
         let step = type == .bike ? 2.0 : 0.5
         rate = min(max(rate + random.uniform(-step...step), bounds.lowerBound), bounds.upperBound)

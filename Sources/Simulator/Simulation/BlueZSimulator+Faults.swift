@@ -1,3 +1,5 @@
+import Clocks
+
 /// Injected failures: those configured at start, and a bluetoothd restart.
 extension BlueZSimulator {
     func applyStartFaults() {

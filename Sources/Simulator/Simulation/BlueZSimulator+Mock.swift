@@ -67,8 +67,7 @@ extension BlueZSimulator {
             // client's delay is measured from emission, not from this control call.
             if call.member == "NotifyValueTimed" {
                 flush()
-                let (seconds, attoseconds) = SystemClocks.monotonic().components
-                return .now([.uint64(UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000))])
+                return .now([.uint64(UInt64(clamping: SystemClocks.monotonic().nanoseconds))])
             }
         case "SetValue":
             try characteristic(text(0)).1.value = try hex(text(1))

@@ -1,3 +1,5 @@
+import Clocks
+
 /// A failure injected from the start, as `ftms-sim --fault NAME[=ARGS]` gives it. The same
 /// failures can be injected later through the `org.bluez.Mock` controls.
 public enum Fault: Sendable, Equatable, CustomStringConvertible {
@@ -165,12 +167,5 @@ extension UInt8 {
         let digits = text.hasPrefix("0x") || text.hasPrefix("0X") ? text.dropFirst(2) : text
         guard !digits.isEmpty, let value = UInt8(digits, radix: 16) else { return nil }
         self = value
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, for logs and flags.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -1,3 +1,4 @@
+import Clocks
 public import GRDB
 
 /// How a stored session's dates were made (the `dates` column; contract §5).
@@ -12,8 +13,7 @@ public enum SessionDates: String, Sendable, Hashable, CaseIterable, Codable, Dat
 
     /// A monotonic instant in whole milliseconds, as `boot_start` keeps it.
     static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000
+        duration.milliseconds
     }
 }
 

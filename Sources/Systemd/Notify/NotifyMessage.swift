@@ -1,3 +1,5 @@
+import Clocks
+
 /// The bytes of one notification datagram: `KEY=value` lines joined by `\n`, no trailing
 /// newline and no NUL, which is what libsystemd sends.
 ///
@@ -60,10 +62,7 @@ package enum NotifyMessage {
     /// Whole microseconds, never negative; a duration beyond `UInt64` microseconds saturates
     /// (systemd reads the all-ones value as infinity).
     static func microseconds(_ duration: Duration) -> UInt64 {
-        guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000)
-        let (sum, carry) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000_000))
-        return overflow || carry ? .max : sum
+        let microseconds = duration.microseconds
+        return microseconds == .max ? .max : UInt64(clamping: microseconds)
     }
 }

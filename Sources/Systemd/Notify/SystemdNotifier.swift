@@ -22,8 +22,7 @@ package struct SystemdNotifier: Sendable {
     /// `CLOCK_MONOTONIC` in microseconds, the clock systemd compares `MONOTONIC_USEC=` with
     /// (not `CLOCK_BOOTTIME`, which runs on through suspend).
     package static func systemMonotonicMicroseconds() -> UInt64 {
-        let (seconds, attoseconds) = SystemClocks.monotonic().components
-        return UInt64(clamping: seconds) &* 1_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000_000)
+        UInt64(clamping: SystemClocks.monotonic().microseconds)
     }
 
     /// - Parameters:

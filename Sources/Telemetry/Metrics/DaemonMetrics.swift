@@ -1,3 +1,4 @@
+import Clocks
 package import Prometheus
 import Synchronization
 
@@ -127,8 +128,7 @@ package final class DaemonMetrics: Sendable {
 
     /// The oldest pending session's age; nil (nothing pending) reads 0.
     package func setOldestPendingAge(_ age: Duration?) {
-        let (seconds, attoseconds) = (age ?? .zero).components
-        oldestPendingAge.set(max(0, Double(seconds) + Double(attoseconds) / 1e18))
+        oldestPendingAge.set(max(0, (age ?? .zero).seconds))
     }
 
     /// `result` is the run's `UploadOutcome`: `settled`, `retry` or `blocked`.

@@ -81,7 +81,7 @@ extension TrainingPlan {
         for (number, stage) in stages.enumerated() where stage.start >= duration && stage.duration > .zero {
             throw .badStage(
                 trainingID: id, stage: number,
-                problem: "starts at \(stage.start.wholeSeconds) s, at or after the training's end (\(duration.wholeSeconds) s)")
+                problem: "starts at \(stage.start.components.seconds) s, at or after the training's end (\(duration.components.seconds) s)")
         }
         return TrainingPlan(id: id, title: record.title.value, machineType: record.machineType.value, duration: duration, stages: stages)
     }
@@ -92,7 +92,7 @@ extension TrainingPlan {
         guard case .value(let durationSeconds) = record.duration else { throw StageProblem("duration is missing or not a number") }
         let start = try duration(startSeconds, "start")
         let length = try duration(durationSeconds, "duration")
-        guard start + length <= maximumDuration else { throw StageProblem("ends after \(maximumDuration.wholeSeconds) s") }
+        guard start + length <= maximumDuration else { throw StageProblem("ends after \(maximumDuration.components.seconds) s") }
         if case .wrongType = record.resistance { throw StageProblem("target_resistance_level is not a number") }
         if case .wrongType = record.power { throw StageProblem("target_power_w is not a number") }
         switch (record.resistance.value, record.power.value) {
@@ -118,7 +118,7 @@ extension TrainingPlan {
     private static func duration(_ seconds: Double, _ name: String) throws(StageProblem) -> Duration {
         guard seconds.isFinite, seconds >= 0 else { throw StageProblem("\(name) \(seconds) is not a finite number ≥ 0") }
         guard seconds <= Double(maximumDuration.components.seconds) else {
-            throw StageProblem("\(name) \(seconds) s is longer than \(maximumDuration.wholeSeconds) s")
+            throw StageProblem("\(name) \(seconds) s is longer than \(maximumDuration.components.seconds) s")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
@@ -128,9 +128,4 @@ extension TrainingPlan {
 private struct StageProblem: Error {
     var problem: String
     init(_ problem: String) { self.problem = problem }
-}
-
-extension Duration {
-    /// Whole seconds for messages; training boundaries are whole seconds in practice.
-    var wholeSeconds: Int64 { components.seconds }
 }

@@ -1,3 +1,4 @@
+import Clocks
 package import Workout
 import Foundation
 import HostPort
@@ -59,7 +60,6 @@ package struct BackendDateSample: Sendable, Equatable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        duration.milliseconds
     }
 }

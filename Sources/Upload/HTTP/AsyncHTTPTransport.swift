@@ -69,11 +69,11 @@ package struct AsyncHTTPTransport: HTTPTransport {
     static let bodyGrace = Duration.milliseconds(250)
 
     static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.seconds
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds &* 1_000_000_000 &+ duration.components.attoseconds / 1_000_000_000
+        duration.nanoseconds
     }
 
     static func firstLine(_ text: String) -> String {

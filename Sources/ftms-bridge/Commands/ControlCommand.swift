@@ -1,3 +1,4 @@
+import ProcessOutput
 import JSON
 import ArgumentParser
 import BlueZ
@@ -159,8 +160,6 @@ struct ControlCommand: AsyncParsableCommand {
             machine: info.name, address: info.address, operation: outcome.command.operation,
             request: Hex.string(outcome.request), result: outcome.resultName,
             result_code: outcome.response.rawResult.map(Int.init), written: outcome.written.map { Hex.string($0) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? ReportJSON.string(report)) ?? "{}"
     }
 }

@@ -1,3 +1,4 @@
+import ProcessOutput
 import ArgumentParser
 import BlueZ
 import Foundation
@@ -30,10 +31,8 @@ struct ScanCommand: AsyncParsableCommand {
             let machines = try await client.scan(
                 for: .milliseconds(Int(timeout * 1000)), filter: adapter.filter(acceptGenericFTMS: anyFtms))
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 for machine in machines {
-                    print(String(decoding: try encoder.encode(machine), as: UTF8.self))
+                    print(try ReportJSON.string(machine))
                 }
             } else {
                 print(Self.table(machines))

@@ -57,8 +57,7 @@ final class CaptureRecorder {
 
     /// Microseconds are finer than BLE's own timing and keep the file readable.
     private var elapsed: Duration {
-        let (seconds, attoseconds) = (clock.now - origin).components
-        return .seconds(seconds) + .microseconds(attoseconds / 1_000_000_000_000)
+        .microseconds((clock.now - origin).microseconds)
     }
 
     private func append(_ event: CaptureEvent) {

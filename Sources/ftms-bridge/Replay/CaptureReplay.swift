@@ -1,3 +1,4 @@
+import Clocks
 import DeterministicRandom
 import Capture
 import FTMS
@@ -142,8 +143,7 @@ struct CaptureReplay {
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000
+        duration.milliseconds
     }
 
     /// FNV-1a over the file: cheap, stable across runs and platforms.

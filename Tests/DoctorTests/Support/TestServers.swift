@@ -1,6 +1,7 @@
 import Foundation
 import LocalSocket
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -79,18 +80,9 @@ final class TestListener: @unchecked Sendable {
 
     private static func boundTCP() throws -> (Int32, Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
+        let (bound, port) = LoopbackAddress.with { bind(descriptor, $0, $1.pointee) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, $0, $1) == 0 }
         guard bound else { throw TestServerError(description: "cannot listen on loopback") }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+        return (descriptor, Int(port))
     }
 }
 
