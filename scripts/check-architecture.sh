@@ -89,6 +89,9 @@ never "JSONSerialization (JSON's reader and writer instead)" '\bJSONSerializatio
 # Errors, randomness, the store.
 only "strerror (ProcessOutput.errnoText)" '(?<![_A-Za-z])strerror(_r)?\(' Sources Sources/ProcessOutput/ErrnoText.swift
 only "SplitMix64's constants" '0x9E3779B97F4A7C15|0x9e3779b97f4a7c15' "Sources Tests" Sources/DeterministicRandom/
+only "a finished session is queued by its one owner (Daemon.FinishedSessionKeeper)" '\bstore\.enqueue\(' Sources \
+  Sources/Daemon/Sessions/FinishedSessionKeeper.swift \
+  Sources/ftms-bridge/Commands/ReplayCommand.swift # replay --queue imports a capture, which stays the sessions' copy
 only "migrations" '\bregisterMigration\(' Sources Sources/Store/Database/StoreSchema.swift
 only "CRC-32's polynomial (Store.CRC32)" '0xEDB8_?8320|0xedb8_?8320' Sources Sources/Store/Journal/CRC32.swift
 only "a file replaced whole and durably (Store.DurableFile)" 'O_DIRECTORY' Sources/Store Sources/Store/Database/DurableFile.swift

@@ -2,36 +2,40 @@ package import Logging
 package import Store
 package import Workout
 
-/// What the daemon writes to the store for the sessions it records, behind one actor: open
-/// sessions' periodic checkpoints (contract §5), gathered from every machine for `window` and
-/// saved in one transaction, and finished sessions, each stored at once and, when the store
-/// cannot take it, held here until it can.
+/// The one owner of the gateway's first promise: **a finished session is never lost**
+/// (contract §5, §6). Every summary the engine finishes reaches the store's queue through
+/// ``finish(_:machine:timing:)`` and nowhere else; what the rule needs around it is here too.
 ///
-/// Checkpoints: one `fdatasync` for the machines due in a window instead of one per machine,
-/// which on a gym of ten riders was the store's largest cost per notification
-/// (docs/performance.md). What it must not weaken: a checkpoint is never lost, only later by at
-/// most `window`; a batch that fails is kept whole (a newer snapshot of the same machine wins)
-/// and tried again; a session that finishes or is dropped first takes its pending checkpoint
-/// out and waits for a batch being written, so no checkpoint of a closed session lands after
-/// the store removed it.
+/// - A finished session is stored at once, with its last plot points, in the transaction that
+///   removes its checkpoint (``GatewayStore/enqueue(_:machineAddress:series:timing:)``, a write
+///   that may use the store's reserve on a full disk). One the store refuses (a full disk, a
+///   read-only file system, an I/O error) is held in memory and written as soon as the store
+///   takes writes again: on a timer (every `window`) and before every later write, before
+///   anything else of its machine (that machine's later sessions queue behind it, and its
+///   checkpoints wait). Its checkpoint stays in the store until then, so a restart before the
+///   store recovers closes it from there (``MachineFleet/restore(_:)``); the session id makes a
+///   second attempt a no-op if the first did land. Failures are not logged one by one: the
+///   store's health changes are, once (``StoreWatch``).
+/// - The open sessions' periodic checkpoints (contract §5), which keep a session across a
+///   crash, are gathered from every machine for `window` and saved in one transaction: one
+///   `fdatasync` for the machines due in a window instead of one per machine, which on a gym
+///   of ten riders was the store's largest cost per notification (docs/performance.md). A
+///   checkpoint is never lost, only later by at most `window`; a batch that fails is kept whole
+///   (a newer snapshot of the same machine wins) and tried again; a session that finishes or is
+///   dropped first takes its pending checkpoint out and waits for a batch being written, so no
+///   checkpoint of a closed session lands after the store removed it.
+/// - The open sessions' plot points (at most one a second per machine) go in a batch of
+///   checkpoints' transaction, so they cost no `fdatasync` of their own: a timed batch takes a
+///   session's points once it holds ``seriesBatchPoints`` of them (a chunk row costs about as
+///   much to write whatever its size, so fewer, fuller chunks keep the batch's cost near that
+///   of the checkpoints alone); ``flush()`` (shutdown) takes them all, and a finished session
+///   takes its waiting points into its own transaction. A crash loses at most that many seconds
+///   of a session's plot, never the session.
 ///
-/// Finished sessions (``finish(_:machine:series:)``): a summary the store refuses (a full disk,
-/// a read-only file system, an I/O error) is never lost. It is held in memory, with its plot
-/// points, and written as soon as the store takes writes again: on a timer (every `window`) and
-/// before every later write, before anything else of its machine (that machine's later
-/// sessions queue behind it, and its checkpoints wait). Its checkpoint stays in the store until
-/// then (checkpoints are kept per session), so a restart before the store recovers closes it
-/// from there. Failures are not logged here one by one: the store's health changes are, once.
-///
-/// It also gathers the open sessions' plot points (at most one a second per machine). They go
-/// in a batch of checkpoints' transaction, so they cost no `fdatasync` of their own: a timed
-/// batch takes a session's points once it holds ``seriesBatchPoints`` of them
-/// (a chunk row costs about as much to write whatever its size, so fewer, fuller chunks keep
-/// the batch's cost near that of the checkpoints alone); ``flush()`` (shutdown) takes them all,
-/// and a finished session takes its waiting points out with
-/// ``discard(machineAddress:sessionID:)`` and stores them with the session. A crash loses at
-/// most that many seconds of a session's plot, never the session.
-package actor CheckpointBatcher {
+/// The store's side of the rule: the reserve a full disk gives back to finished sessions only
+/// (``StoreHealth``), the session journal's second copy, and the move aside of a damaged file
+/// with salvage (docs/architecture.md lists them under this rule).
+package actor FinishedSessionKeeper {
     /// How many points of a session a timed batch waits for before it writes them.
     package static let seriesBatchPoints = 15
 
@@ -92,10 +96,12 @@ package actor CheckpointBatcher {
     /// The plot points waiting for the next batch, over all sessions.
     package var pendingPoints: Int { series.values.reduce(0) { $0 + $1.points.count } }
 
-    /// Stores a finished session with its last plot points (from
-    /// ``discard(machineAddress:sessionID:)``), after any of its machine's sessions still held;
-    /// if the store refuses it, holds it. Returns whether it is stored now.
-    package func finish(_ summary: SessionSummary, machine: MachineIdentity, series: SeriesChunk?, timing: SessionTiming? = nil) async -> Bool {
+    /// The one way a finished session goes to the store's queue: its pending checkpoint and
+    /// plot points are taken out of the next batch (waiting for a batch being written), and it
+    /// is stored with those points, after any of its machine's sessions still held; if the store
+    /// refuses it, it is held. Returns whether it is stored now.
+    package func finish(_ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil) async -> Bool {
+        let series = await discard(machineAddress: machine.address, sessionID: summary.sessionID)
         held.append(Held(summary: summary, machine: machine, series: series, timing: timing, since: .now))
         // The caller wakes the uploader for this one; earlier ones stored on the way count here.
         let storedNow = await writeHeld()
@@ -107,6 +113,24 @@ package actor CheckpointBatcher {
             scheduleFlush()
         }
         return stored
+    }
+
+    /// A session dropped by the engine (too short, say): its pending checkpoint and points go,
+    /// then its checkpoint and open series in the store.
+    package func drop(sessionID: String, machine: MachineIdentity) async {
+        await discard(machineAddress: machine.address, sessionID: sessionID)
+        do {
+            try await store.remove(machineAddress: machine.address, sessionID: sessionID)
+        } catch {
+            logger.warning("checkpoint of dropped session \(sessionID) not removed: \(error)")
+        }
+    }
+
+    /// Saves an open session's checkpoint now (shutdown), with whatever other machines have
+    /// pending; a failure is kept for the next try.
+    package func checkpointNow(_ snapshot: SessionSnapshot) async {
+        submit(snapshot)
+        await flush()
     }
 
     /// Writes everything pending now, after any batch already being written, and returns when
@@ -141,8 +165,8 @@ package actor CheckpointBatcher {
 
     /// Forgets the pending checkpoint of `sessionID` on `machineAddress` and waits for a batch
     /// in flight, so that the store's removal of the session's checkpoint comes after it.
-    /// Returns the session's plot points not yet stored, for the caller to store with the
-    /// finished session (or to drop with a dropped one).
+    /// Returns the session's plot points not yet stored, which a finished session takes into its
+    /// own transaction (and a dropped one lets go).
     @discardableResult
     package func discard(machineAddress: String, sessionID: String) async -> SeriesChunk? {
         if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
@@ -157,7 +181,8 @@ package actor CheckpointBatcher {
     }
 
     /// Stores the held sessions, oldest first; a machine whose oldest is refused keeps the rest
-    /// of its own behind it, and the others go on. Returns the ids stored.
+    /// of its own behind it, and the others go on. Returns the ids stored. The daemon's only
+    /// call of the store's queueing of a summary.
     private func writeHeld() async -> [String] {
         guard !held.isEmpty else { return [] }
         var refused: Set<String> = []
