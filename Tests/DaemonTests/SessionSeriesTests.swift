@@ -137,7 +137,7 @@ struct SeriesTimedBatchTests {
         let rig = try FinishedSessionKeeperTests.Rig()
         let keeper = rig.keeper(window: .milliseconds(50))
         let snapshot = try FinishedSessionKeeperTests.snapshot(1)
-        let full = FinishedSessionKeeper.seriesBatchPoints
+        let full = CheckpointBatch.seriesBatchPoints
         for t in 0..<(full - 1) { await keeper.record(SessionSeriesTests.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
         await keeper.submit(snapshot)
         let deadline = ContinuousClock.now + .seconds(20)

@@ -26,19 +26,15 @@ package import Workout
 ///   checkpoint of a closed session lands after the store removed it.
 /// - The open sessions' plot points (at most one a second per machine) go in a batch of
 ///   checkpoints' transaction, so they cost no `fdatasync` of their own: a timed batch takes a
-///   session's points once it holds ``seriesBatchPoints`` of them (a chunk row costs about as
-///   much to write whatever its size, so fewer, fuller chunks keep the batch's cost near that
-///   of the checkpoints alone); ``flush()`` (shutdown) takes them all, and a finished session
-///   takes its waiting points into its own transaction. A crash loses at most that many seconds
+///   session's points once it holds ``CheckpointBatch/seriesBatchPoints`` of them
+///   (``CheckpointBatch`` holds what waits); ``flush()`` (shutdown) takes them all, and a
+///   finished session takes its waiting points into its own transaction. A crash loses at most that many seconds
 ///   of a session's plot, never the session.
 ///
 /// The store's side of the rule: the reserve a full disk gives back to finished sessions only
 /// (``StoreHealth``), the session journal's second copy, and the move aside of a damaged file
 /// with salvage (docs/architecture.md lists them under this rule).
 package actor FinishedSessionKeeper {
-    /// How many points of a session a timed batch waits for before it writes them.
-    package static let seriesBatchPoints = 15
-
     /// A finished session the store has not taken yet.
     struct Held: Sendable {
         var summary: SessionSummary
@@ -55,9 +51,8 @@ package actor FinishedSessionKeeper {
     private let logger: Logger
     /// Called after a held session is stored: wakes the uploader.
     private let stored: @Sendable () async -> Void
-    private var pending: [String: SessionSnapshot] = [:]
-    /// Plot points not yet stored, by session id.
-    private var series: [String: SeriesChunk] = [:]
+    /// The open sessions' checkpoints and points for the next transaction.
+    private var batch = CheckpointBatch()
     /// Finished sessions not stored yet, oldest first.
     private var held: [Held] = []
     private var flushScheduled = false
@@ -75,7 +70,7 @@ package actor FinishedSessionKeeper {
     }
 
     /// The machines with a checkpoint waiting for the next batch.
-    package var pendingCount: Int { pending.count }
+    package var pendingCount: Int { batch.snapshots.count }
 
     /// Finished sessions held in memory because the store refused them.
     package var heldCount: Int { held.count }
@@ -83,18 +78,18 @@ package actor FinishedSessionKeeper {
     /// Keeps `snapshot` (replacing that machine's older one) for the batch due at most `window`
     /// from now.
     package func submit(_ snapshot: SessionSnapshot) {
-        pending[snapshot.machine.address] = snapshot
+        batch.submit(snapshot)
         scheduleFlush()
     }
 
     /// Keeps `point` of the open session `sessionID` for the next batch (it schedules none of
     /// its own: an open session's checkpoints come every few seconds).
     package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
-        series[sessionID, default: SeriesChunk(sessionID: sessionID, machine: machine, points: [])].points.append(point)
+        batch.record(point, sessionID: sessionID, machine: machine)
     }
 
     /// The plot points waiting for the next batch, over all sessions.
-    package var pendingPoints: Int { series.values.reduce(0) { $0 + $1.points.count } }
+    package var pendingPoints: Int { batch.points }
 
     /// The one way a finished session goes to the store's queue: its pending checkpoint and
     /// plot points are taken out of the next batch (waiting for a batch being written), and it
@@ -139,24 +134,19 @@ package actor FinishedSessionKeeper {
         await flush(allPoints: true)
     }
 
-    /// `allPoints: false` (a timed batch): only the sessions holding ``seriesBatchPoints``
-    /// points give them up; the others keep them for a later batch.
+    /// `allPoints: false` (a timed batch): only the sessions holding
+    /// ``CheckpointBatch/seriesBatchPoints`` points give them up; the others keep them for a
+    /// later batch.
     private func flush(allPoints: Bool) async {
         if !(await writeHeld()).isEmpty { await stored() }
         await finishWriting()
         // A machine with a session held waits with its checkpoints and points until it is stored.
-        let waiting = Set(held.map(\.machine.address))
-        let batch = pending.filter { !waiting.contains($0.key) }
-        let points = series.filter { entry in
-            !waiting.contains(entry.value.machine.address) && (allPoints || entry.value.points.count >= Self.seriesBatchPoints)
-        }
-        for address in batch.keys { pending[address] = nil }
-        for id in points.keys { series[id] = nil }
-        guard !batch.isEmpty || !points.isEmpty else {
+        let due = batch.take(allPoints: allPoints, except: Set(held.map(\.machine.address)))
+        guard !due.snapshots.isEmpty || !due.series.isEmpty else {
             if !held.isEmpty { scheduleFlush() }
             return
         }
-        let task = Task { await self.write(batch, points) }
+        let task = Task { await self.write(due.snapshots, due.series) }
         writing = task
         await task.value
         // A batch that went in while a session is still held: the timer tries that one again.
@@ -169,11 +159,11 @@ package actor FinishedSessionKeeper {
     /// own transaction (and a dropped one lets go).
     @discardableResult
     package func discard(machineAddress: String, sessionID: String) async -> SeriesChunk? {
-        if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
+        batch.forgetCheckpoint(machineAddress: machineAddress, sessionID: sessionID)
         await finishWriting()
         // A failed batch puts its snapshots and points back before it finishes.
-        if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
-        return series.removeValue(forKey: sessionID)
+        batch.forgetCheckpoint(machineAddress: machineAddress, sessionID: sessionID)
+        return batch.takeSeries(sessionID: sessionID)
     }
 
     private func finishWriting() async {
@@ -211,26 +201,20 @@ package actor FinishedSessionKeeper {
         return storedIDs
     }
 
-    private func write(_ batch: [String: SessionSnapshot], _ points: [String: SeriesChunk]) async {
+    private func write(_ snapshots: [String: SessionSnapshot], _ points: [String: SeriesChunk]) async {
         do {
-            try await store.saveAll(Array(batch.values), series: Array(points.values))
+            try await store.saveAll(Array(snapshots.values), series: Array(points.values))
         } catch {
             // Once, not every window: the store's health change says it when writes start failing.
-            logger.debug("checkpoints of \(batch.count) open session(s) not saved, kept for the next try: \(error)")
-            for (address, snapshot) in batch where pending[address] == nil { pending[address] = snapshot }
-            // The failed batch's points are older than any gathered since.
-            for chunk in points.values { series[chunk.sessionID] = Self.joined(chunk, series[chunk.sessionID]) }
+            logger.debug("checkpoints of \(snapshots.count) open session(s) not saved, kept for the next try: \(error)")
+            batch.putBack(snapshots: snapshots, series: points)
             scheduleFlush()
         }
         writing = nil
     }
 
-    private static func joined(_ older: SeriesChunk, _ newer: SeriesChunk?) -> SeriesChunk {
-        SeriesChunk(sessionID: older.sessionID, machine: older.machine, points: older.points + (newer?.points ?? []))
-    }
-
     private func scheduleFlush() {
-        guard !flushScheduled, !pending.isEmpty || !series.isEmpty || !held.isEmpty else { return }
+        guard !flushScheduled, !batch.isEmpty || !held.isEmpty else { return }
         flushScheduled = true
         Task { [timers, window] in
             do {
