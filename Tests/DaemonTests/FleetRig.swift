@@ -53,8 +53,8 @@ final class FleetRig: @unchecked Sendable {
         logger.logLevel = .critical
         let stored = stored
         // As the daemon runs it: periodic checkpoints batched over half the checkpoint interval.
-        let checkpoints = CheckpointBatcher(store: store, window: rules.checkpointInterval / 2, logger: logger)
-        let sink = SessionSink(store: store, publisher: LivePublisher(server: metricsServer), logger: logger, sessionStored: { stored.increment() }, checkpoints: checkpoints)
+        let keeper = FinishedSessionKeeper(store: store, window: rules.checkpointInterval / 2, logger: logger)
+        let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: metricsServer), logger: logger, sessionStored: { stored.increment() })
         var settings = FleetSettings(busAddress: bus.address, allow: allow, maxConnected: maxConnected, maxPerAdapter: maxPerAdapter)
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))

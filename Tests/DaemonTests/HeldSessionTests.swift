@@ -17,7 +17,7 @@ import Publish
 /// says what is held and why.
 @Suite("Held sessions")
 struct HeldSessionTests {
-    typealias Rig = CheckpointBatcherTests.Rig
+    typealias Rig = FinishedSessionKeeperTests.Rig
 
     /// Log lines kept for the test to count.
     final class Lines: Sendable {
@@ -69,7 +69,7 @@ struct HeldSessionTests {
     }
 
     static func filler(_ number: Int) throws -> SessionSummary {
-        var summary = try #require(SeriesBatcherTests.finish(try CheckpointBatcherTests.snapshot(9)))
+        var summary = try #require(SessionSeriesTests.finish(try FinishedSessionKeeperTests.snapshot(9)))
         summary.sessionID = String(format: "99999999-0000-4000-8000-%012d", number)
         return summary
     }
@@ -94,41 +94,41 @@ struct HeldSessionTests {
             directory: directory.path, reserve: StoreReserve(directory: directory.path, bytes: 64 << 10, freeSpace: { _ in free.withLock { $0 } }))
         let lines = Lines()
         let stored = Count()
-        let batcher = CheckpointBatcher(store: store, window: .milliseconds(50), logger: lines.logger, stored: { stored.increment() })
-        let sink = SessionSink(store: store, publisher: LivePublisher(server: nil), logger: lines.logger, checkpoints: batcher)
+        let keeper = FinishedSessionKeeper(store: store, window: .milliseconds(50), logger: lines.logger, stored: { stored.increment() })
+        let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: nil), logger: lines.logger)
         let published = Mutex<[String]>([])
         let watch = StoreWatch(
-            store: store, batcher: batcher, lowSpaceBytes: 1 << 20, movedAside: nil, logger: lines.logger,
+            store: store, keeper: keeper, lowSpaceBytes: 1 << 20, movedAside: nil, logger: lines.logger,
             publish: { json in published.withLock { $0.append(json) } })
         watch.start()
 
-        let riding = try CheckpointBatcherTests.snapshot(1)
+        let riding = try FinishedSessionKeeperTests.snapshot(1)
         let machine = riding.machine
-        for t in 0..<3 { await sink.record(SeriesBatcherTests.point(t), sessionID: riding.sessionID, machine: machine) }
+        for t in 0..<3 { await sink.record(SessionSeriesTests.point(t), sessionID: riding.sessionID, machine: machine) }
         await sink.checkpoint(riding)
         free.withLock { $0 = 0 }
         try await Self.fill(store)
 
         // The session ends while the disk is full: held, its checkpoint kept, its points with it.
-        for t in 3..<6 { await sink.record(SeriesBatcherTests.point(t), sessionID: riding.sessionID, machine: machine) }
-        let summary = try #require(SeriesBatcherTests.finish(riding))
-        await sink.deliver(.finished(SeriesBatcherTests.progress(riding), summary), machine: machine)
-        #expect(await batcher.heldCount == 1)
+        for t in 3..<6 { await sink.record(SessionSeriesTests.point(t), sessionID: riding.sessionID, machine: machine) }
+        let summary = try #require(SessionSeriesTests.finish(riding))
+        await sink.deliver(.finished(SessionSeriesTests.progress(riding), summary), machine: machine)
+        #expect(await keeper.heldCount == 1)
         #expect(try await store.session(id: summary.sessionID) == nil)
         #expect(try await store.loadAll().map(\.sessionID) == [riding.sessionID], "its checkpoint stays")
 
         // The machine rides on: its next session's checkpoints wait behind the held one.
-        let next = try CheckpointBatcherTests.snapshot(1, seconds: 40)
+        let next = try FinishedSessionKeeperTests.snapshot(1, seconds: 40)
         let nextSession = try SessionSnapshotAs.other(next)
-        await batcher.submit(nextSession)
+        await keeper.submit(nextSession)
         // Another machine's checkpoints go on being tried (some fit, some not) every window.
-        let other = try CheckpointBatcherTests.snapshot(2)
-        await batcher.submit(other)
-        await batcher.flush()
+        let other = try FinishedSessionKeeperTests.snapshot(2)
+        await keeper.submit(other)
+        await keeper.flush()
         #expect(try await store.loadAll().map(\.sessionID).contains(nextSession.sessionID) == false)
         try await Task.sleep(for: .milliseconds(300))
-        await batcher.submit(other)
-        await batcher.flush()
+        await keeper.submit(other)
+        await keeper.flush()
         let failing = await watch.status()
         #expect(!failing.writable)
         #expect(failing.cause == "disk_full")
@@ -148,11 +148,11 @@ struct HeldSessionTests {
         // Room again: the timer stores the held session first, then the machine's checkpoint.
         try await Self.unlimit(store)
         free.withLock { $0 = 1 << 30 }
-        try await Self.waitFor("the held session stored") { await batcher.heldCount == 0 }
-        await batcher.flush()
+        try await Self.waitFor("the held session stored") { await keeper.heldCount == 0 }
+        await keeper.flush()
         #expect(try await store.session(id: summary.sessionID)?.status == .pending)
         let series = try #require(try await store.series(sessionID: summary.sessionID))
-        #expect(series.finished && series.points == (0..<6).map(SeriesBatcherTests.point))
+        #expect(series.finished && series.points == (0..<6).map(SessionSeriesTests.point))
         #expect(Set(try await store.loadAll().map(\.sessionID)) == [nextSession.sessionID, other.sessionID])
         #expect(stored.now == 1, "the uploader is woken for it")
         try await Self.waitFor("the status to recover") { await watch.status().writable }
@@ -171,16 +171,16 @@ struct HeldSessionTests {
     @Test
     func aMachinesLaterSessionQueuesBehindItsHeldOne() async throws {
         let rig = try Rig()
-        let batcher = CheckpointBatcher(store: rig.store, window: .seconds(3600), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let first = try #require(SeriesBatcherTests.finish(try CheckpointBatcherTests.snapshot(1)))
+        let keeper = FinishedSessionKeeper(store: rig.store, window: .seconds(3600), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let first = try #require(SessionSeriesTests.finish(try FinishedSessionKeeperTests.snapshot(1)))
         var second = first
         second.sessionID = "00000000-0000-4000-8000-000000000002"
         try await Self.fill(rig.store)
-        #expect(await batcher.finish(first, machine: first.detail.machine, series: nil) == false)
+        #expect(await keeper.finish(first, machine: first.detail.machine) == false)
         try await Self.unlimit(rig.store)
         // The store takes writes again: the later session's own write stores the held one first.
-        #expect(await batcher.finish(second, machine: first.detail.machine, series: nil) == true)
-        #expect(await batcher.heldCount == 0)
+        #expect(await keeper.finish(second, machine: first.detail.machine) == true)
+        #expect(await keeper.heldCount == 0)
         let queued = try await rig.store.database.read { db in
             try String.fetchAll(db, sql: "SELECT session_id FROM sessions WHERE session_id NOT LIKE '99999999%' ORDER BY rowid")
         }
@@ -194,8 +194,8 @@ struct HeldSessionTests {
         let free = Mutex<Int64>(1 << 30)
         let store = try GatewayStore(
             directory: directory.path, reserve: StoreReserve(directory: directory.path, bytes: 64 << 10, freeSpace: { _ in free.withLock { $0 } }))
-        let batcher = CheckpointBatcher(store: store, window: .seconds(3600), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let watch = StoreWatch(store: store, batcher: batcher, lowSpaceBytes: 0, movedAside: nil, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let keeper = FinishedSessionKeeper(store: store, window: .seconds(3600), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let watch = StoreWatch(store: store, keeper: keeper, lowSpaceBytes: 0, movedAside: nil, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         #expect(await watch.status().writable)
         free.withLock { $0 = 4096 }
         let full = await watch.status()

@@ -13,18 +13,19 @@ import Store
 /// but the newest are closed where they stood and queued; the newest is carried on.
 @Suite("Restore from checkpoints")
 struct RestoreTests {
-    typealias Rig = CheckpointBatcherTests.Rig
+    typealias Rig = FinishedSessionKeeperTests.Rig
 
     @Test
     func aRestartClosesAMachinesOlderCheckpoints() async throws {
         let rig = try Rig()
-        let older = try CheckpointBatcherTests.snapshot(1, seconds: 90)
-        let newer = try SessionSnapshotAs.other(try CheckpointBatcherTests.snapshot(1, seconds: 100))
+        let older = try FinishedSessionKeeperTests.snapshot(1, seconds: 90)
+        let newer = try SessionSnapshotAs.other(try FinishedSessionKeeperTests.snapshot(1, seconds: 100))
         try await rig.store.saveAll([older])
         try await rig.store.saveAll([newer])
         let checkpoints = try await rig.store.loadAll()
         #expect(checkpoints.count == 2)
-        let sink = SessionSink(store: rig.store, publisher: LivePublisher(server: nil), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        // The daemon's one path from a summary to the queue: the keeper.
+        let sink = SessionSink(keeper: rig.keeper(), publisher: LivePublisher(server: nil), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         // The daemon comes back 10 s after the newer checkpoint: within the grace.
         let wall = newer.savedAt.adding(seconds: 10)
         let fleet = MachineFleet(

@@ -15,8 +15,8 @@ struct StoreKeeperTests {
     typealias Lines = HeldSessionTests.Lines
 
     static func keeper(_ store: GatewayStore, _ lines: Lines) -> (StoreKeeper, StoreWatch) {
-        let batcher = CheckpointBatcher(store: store, window: .seconds(1), logger: lines.logger)
-        let watch = StoreWatch(store: store, batcher: batcher, lowSpaceBytes: 0, movedAside: nil, logger: lines.logger)
+        let sessions = FinishedSessionKeeper(store: store, window: .seconds(1), logger: lines.logger)
+        let watch = StoreWatch(store: store, keeper: sessions, lowSpaceBytes: 0, movedAside: nil, logger: lines.logger)
         watch.start()
         return (StoreKeeper(store: store, storeWatch: watch, tick: .seconds(5), checkEvery: .seconds(30), timers: ContinuousClock(), logger: lines.logger), watch)
     }

@@ -247,25 +247,25 @@ package struct GatewayDaemon: Sendable {
             }
         }
 
-        // Periodic checkpoints of all machines due within half a checkpoint interval share one
-        // transaction (docs/performance.md). The batcher also holds finished sessions the store
-        // refuses, and retries them every window.
-        let checkpoints = CheckpointBatcher(
+        // The one path from a finished session to the queue; it holds what the store refuses
+        // and retries every window. Periodic checkpoints of all machines due within half a
+        // checkpoint interval share one transaction (docs/performance.md).
+        let keeper = FinishedSessionKeeper(
             store: store, window: config.sessions.rules.checkpointInterval / 2, logger: logger, timers: timers,
             stored: { await scheduler?.sessionFinished() })
         let storeWatch = StoreWatch(
-            store: store, batcher: checkpoints, lowSpaceBytes: Int64(config.state.lowSpaceWarningMiB) << 20, movedAside: movedAside,
+            store: store, keeper: keeper, lowSpaceBytes: Int64(config.state.lowSpaceWarningMiB) << 20, movedAside: movedAside,
             logger: logger, metrics: metrics, publish: mqtt.map { mqtt -> @Sendable (String) -> Void in { json in mqtt.storeChanged(json) } })
         storeWatch.start()
-        let keeper = StoreKeeper(
+        let storeKeeper = StoreKeeper(
             store: store, storeWatch: storeWatch, timers: timers, logger: logger,
             changed: { await scheduler?.sessionFinished() })
         let sink = SessionSink(
-            store: store, publisher: publisher, logger: logger,
+            keeper: keeper, publisher: publisher, logger: logger,
             sessionStored: {
                 clockWakes.wake()
                 await scheduler?.sessionFinished()
-            }, checkpoints: checkpoints
+            }
         ) { event in
             switch event {
             case .started: metrics.sessionOpened()
@@ -341,10 +341,10 @@ package struct GatewayDaemon: Sendable {
                 logger: logger, wakes: clockWakes, timedated: timedated, askBackend: askBackend,
                 dated: { await scheduler?.sessionFinished() }),
             serviceName: "clock"))
-        services.append(.init(service: StoreService(keeper: keeper), serviceName: "store"))
+        services.append(.init(service: StoreService(keeper: storeKeeper), serviceName: "store"))
         services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))
-        return (fleet, storeWatch, keeper, services)
+        return (fleet, storeWatch, storeKeeper, services)
     }
 
     /// No true date is earlier than this build's release (``ProductVersion/released``).

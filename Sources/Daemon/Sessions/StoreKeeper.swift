@@ -56,7 +56,7 @@ package actor StoreKeeper {
     /// One round: write memory out, or check the file when due. What the tests drive.
     package func round() async {
         sinceCheck += tick
-        if let failure = store.health.failure, failure.cause == .readOnly, !store.isInMemory {
+        if let failure = store.health.fileIsReadOnly, !store.isInMemory {
             moveIntoMemory(failure)
         }
         if store.isInMemory {

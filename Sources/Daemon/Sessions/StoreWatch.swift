@@ -15,7 +15,7 @@ import Workout
 /// time status is asked and each watchdog round.
 package actor StoreWatch {
     private let store: GatewayStore
-    private let batcher: CheckpointBatcher
+    private let keeper: FinishedSessionKeeper
     /// Bytes under which free space is warned of; 0: never.
     private let lowSpaceBytes: Int64
     private var movedAside: MovedAside?
@@ -29,12 +29,12 @@ package actor StoreWatch {
 
     /// - Parameter publish: hands the `store` topic's retained payload to MQTT.
     package init(
-        store: GatewayStore, batcher: CheckpointBatcher, lowSpaceBytes: Int64, movedAside: MovedAside?, logger: Logger,
+        store: GatewayStore, keeper: FinishedSessionKeeper, lowSpaceBytes: Int64, movedAside: MovedAside?, logger: Logger,
         metrics: DaemonMetrics? = nil, publish: (@Sendable (String) -> Void)? = nil, clock: WallClock = .system
     ) {
         self.clock = clock
         self.store = store
-        self.batcher = batcher
+        self.keeper = keeper
         self.lowSpaceBytes = lowSpaceBytes
         self.movedAside = movedAside
         self.logger = logger
@@ -53,8 +53,8 @@ package actor StoreWatch {
     /// The daemon's last try at the sessions held in memory, as it stops: returns how many
     /// the store still refused (their checkpoints close them at the next start).
     package func lastTry() async -> Int {
-        await batcher.flush()
-        return await batcher.heldCount
+        await keeper.flush()
+        return await keeper.heldCount
     }
 
     /// Free space under which the store counts as unable to write even before a write has
@@ -64,16 +64,16 @@ package actor StoreWatch {
 
     /// The store's state now.
     package func status() async -> DaemonStatus.Store {
-        var health = store.health
+        let health = store.health
         let free = store.freeSpace()
-        if health.writable, let free, free < Self.fullBelow {
-            health.failure = WriteFailure(cause: .full, detail: "\(free) bytes free on the state directory's file system")
+        let problem = health.problem ?? free.flatMap {
+            $0 < Self.fullBelow ? WriteFailure(cause: .full, detail: "\($0) bytes free on the state directory's file system") : nil
         }
         var status = DaemonStatus.Store(
-            writable: health.writable, cause: health.problem?.cause.rawValue, error: health.problem.map { "\($0)" },
+            writable: problem == nil, cause: problem?.cause.rawValue, error: problem.map { "\($0)" },
             failingSince: health.failingSince?.iso8601, freeBytes: free,
             lowSpace: lowSpaceBytes > 0 && (free.map { $0 < lowSpaceBytes } ?? false),
-            heldSessions: await batcher.heldCount, reserve: health.reserve.rawValue)
+            heldSessions: await keeper.heldCount, reserve: health.reserve.rawValue)
         status.movedAside = movedAside.map {
             DaemonStatus.MovedAside(path: $0.path, at: $0.at.iso8601, reason: $0.reason, keptDeviceID: $0.keptDeviceID, keptLogin: $0.keptLogin)
         }
@@ -128,7 +128,7 @@ package actor StoreWatch {
         } else if !old.writable, new.writable, old.failure != nil || old.inMemory?.cause != .damaged {
             // (A damaged file replaced while running passes through memory: StoreKeeper says that.)
             let since = old.failingSince.map { " after \(max(0, (clock.now().millisecondsSince1970 - $0.millisecondsSince1970) / 1000)) s" } ?? ""
-            let held = await batcher.heldCount
+            let held = await keeper.heldCount
             logger.notice("state database writable again\(since)\(held > 0 ? "; \(held) held session(s) still to write" : "")")
         }
         observe(await status())

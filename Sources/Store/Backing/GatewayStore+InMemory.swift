@@ -34,7 +34,7 @@ extension GatewayStore {
         let store = GatewayStore(
             path: path, directory: directory, deviceID: deviceID, queue: queue, clock: clock, seriesRetention: seriesRetention,
             reserve: reserve,
-            health: StoreHealth(failingSince: clock.now(), reserve: reserve == nil ? .none : .missing, inMemory: failure))
+            health: .inMemory(failure, since: clock.now(), file: .sound(reserve: reserve == nil ? .none : .missing)))
         store.seededFromFile.withLock { $0 = seeded }
         return store
     }
@@ -109,13 +109,10 @@ extension GatewayStore {
 
     func setInMemory(_ failure: WriteFailure?) {
         let now = clock.now()
-        update { health in
-            if failure != nil, health.inMemory == nil, health.failure == nil { health.failingSince = now }
-            health.inMemory = failure
-            if failure == nil, health.failure?.cause != .full {
-                health.failure = nil
-                health.failingSince = nil
-            }
+        if let failure {
+            update { $0.movedIntoMemory(because: failure, at: now) }
+        } else {
+            update { $0.backOnFile() }
         }
     }
 }

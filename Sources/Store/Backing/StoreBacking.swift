@@ -7,7 +7,7 @@ import GRDB
 /// memory, with the same schema (seeded from the file when it can be read), and writes it to
 /// the file once the file can be written; a file found damaged under the daemon is moved aside
 /// and a fresh one takes its place. Everything that holds the store (the uploader, the control
-/// socket, the batcher) keeps the same object across these moves.
+/// socket, the finished-session keeper) keeps the same object across these moves.
 struct StoreBacking: Sendable {
     var queue: DatabaseQueue
     /// Bumped at each replacement: an access that waited on the old connection sees it changed

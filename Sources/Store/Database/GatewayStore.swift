@@ -86,7 +86,7 @@ public final class GatewayStore: Sendable {
         let held = reserve?.make()
         self.init(
             path: path, directory: directory, deviceID: deviceID, queue: database, clock: clock, seriesRetention: seriesRetention,
-            reserve: reserve, health: StoreHealth(reserve: held.map { $0 ? .held : .missing } ?? .none))
+            reserve: reserve, health: .sound(reserve: held.map { $0 ? .held : .missing } ?? .none))
     }
 
     /// A store on a connection opened already: the file's, or one in memory (``StoreBacking``;
@@ -161,7 +161,7 @@ public final class GatewayStore: Sendable {
         self.clock = clock
         seriesRetention = Self.defaultSeriesRetention
         reserve = nil
-        healthState = Mutex(HealthState(health: StoreHealth()))
+        healthState = Mutex(HealthState(health: .sound(reserve: .none)))
         journal = nil
         journalReplay = JournalReplay()
     }

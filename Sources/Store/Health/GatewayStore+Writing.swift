@@ -30,7 +30,7 @@ extension GatewayStore {
     /// ``StoreError/cannotWrite(_:)`` with its cause; a cancelled task's error passes as it is.
     func write<T: Sendable>(_ kind: WriteKind = .keeps, _ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         remakeReserveIfMissing()
-        if kind == .periodic, let failure = healthState.withLock({ $0.health.reserve == .released ? $0.health.failure : nil }) {
+        if kind == .periodic, case .keepingOnly(let failure) = health.writes {
             throw StoreError.cannotWrite(failure)
         }
         var failure: WriteFailure
@@ -42,48 +42,37 @@ extension GatewayStore {
             failure = WriteFailure(error)
         }
         if failure.cause == .full, kind == .keeps, let reserve, reserve.release() {
-            record(failure, reserve: .released)
+            let now = clock.now()
+            update { $0.reserveReleased(for: failure, at: now) }
             do {
-                return try await onCurrent(write: true, updates)
+                let value = try await onCurrent(write: true, updates)
+                recordSuccess()
+                return value
             } catch let error as DatabaseError {
                 failure = WriteFailure(error)
             }
         }
-        record(failure, reserve: nil)
+        record(failure)
         throw StoreError.cannotWrite(failure)
     }
 
     /// Before a write, while the reserve is out: made again once there is room for it, so the
     /// next success can say the store is writable again.
     private func remakeReserveIfMissing() {
-        guard let reserve, healthState.withLock({ $0.health.reserve == .released || $0.health.reserve == .missing }) else { return }
-        guard reserve.make() else { return }
-        update { $0.reserve = .held }
+        guard let reserve, health.wantsReserve, reserve.make() else { return }
+        update { $0.reserveMade() }
     }
 
-    /// A success says the store is writable again only when it proves it: while the reserve
-    /// is out, the write used its room; after a full disk, only with room on the file system
-    /// again (a write that found room in the WAL's old frames proves nothing). Else a full disk
-    /// where some writes fit and others do not would flap between failing and recovered every
-    /// few seconds.
     private func recordSuccess() {
-        let room = healthState.withLock { $0.health.failure?.cause == .full } ? freeSpace() : nil
-        update { health in
-            guard health.failure != nil, health.reserve != .released else { return }
-            if health.failure?.cause == .full, (room ?? 0) < (reserve?.bytes ?? StoreReserve.defaultBytes) { return }
-            health.failure = nil
-            health.failingSince = nil
-        }
+        let room = health.failure?.cause == .full ? freeSpace() : nil
+        let reserveBytes = reserve?.bytes ?? StoreReserve.defaultBytes
+        update { $0.writeSucceeded(room: room, reserveBytes: reserveBytes) }
     }
 
-    private func record(_ failure: WriteFailure, reserve: StoreHealth.Reserve?) {
+    private func record(_ failure: WriteFailure) {
         if failure.cause == .damaged || failure.cause == .ioError { troubleSeen.withLock { $0 = true } }
         let now = clock.now()
-        update { health in
-            if health.failure == nil { health.failingSince = now }
-            health.failure = failure
-            if let reserve { health.reserve = reserve }
-        }
+        update { $0.writeFailed(failure, at: now) }
     }
 
     /// Free bytes on the state directory's file system (as the reserve sees them).
@@ -91,13 +80,17 @@ extension GatewayStore {
         reserve.map { $0.freeSpace(directory) } ?? FileSystemSpace.available(at: directory)
     }
 
-    func update(_ change: (inout StoreHealth) -> Void) {
-        let (old, new, observer) = healthState.withLock { state in
+    /// Applies one transition of the health, and tells the observer if it changed anything.
+    /// Returns what the store may write from then on.
+    @discardableResult
+    func update(_ transition: (inout StoreHealth) -> StoreHealth.Writes) -> StoreHealth.Writes {
+        let (old, new, writes, observer) = healthState.withLock { state in
             let old = state.health
-            change(&state.health)
-            return (old, state.health, state.observer)
+            let writes = transition(&state.health)
+            return (old, state.health, writes, state.observer)
         }
         if old != new { observer?(old, new) }
+        return writes
     }
 }
 

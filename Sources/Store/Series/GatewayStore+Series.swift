@@ -2,8 +2,8 @@ import FTMS
 import GRDB
 import Workout
 
-/// The per-session plot series: points gathered by the daemon's checkpoint batcher and written
-/// in the checkpoints' own transaction (no `fdatasync` of their own), bound to the queued
+/// The per-session plot series: points gathered by the daemon's `FinishedSessionKeeper` and
+/// written in the checkpoints' own transaction (no `fdatasync` of their own), bound to the queued
 /// session in the transaction that queues it, and pruned with the uploaded sessions.
 extension GatewayStore {
     /// How many uploaded sessions keep their series by default: the newest 200, about 30 MB

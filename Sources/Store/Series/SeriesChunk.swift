@@ -1,7 +1,8 @@
 public import Workout
 
-/// Points of one session's plot series not yet in the store: what the daemon's checkpoint
-/// batcher gathers between two batches and what a finished session brings to the queue.
+/// Points of one session's plot series not yet in the store: what the daemon's
+/// `FinishedSessionKeeper` gathers between two batches of checkpoints and what a finished
+/// session brings to the queue.
 public struct SeriesChunk: Sendable, Hashable {
     public var sessionID: String
     public var machine: MachineIdentity

@@ -9,10 +9,10 @@ import Workout
 @testable import Daemon
 import Publish
 
-/// Periodic checkpoints of several machines in one transaction, on a real SQLite store: none is
-/// lost by a failed batch, none of a closed session lands after its removal.
-@Suite("CheckpointBatcher")
-struct CheckpointBatcherTests {
+/// The keeper's periodic checkpoints of several machines in one transaction, on a real SQLite store:
+/// none is lost by a failed batch, none of a closed session lands after its removal.
+@Suite("Finished session keeper: checkpoints")
+struct FinishedSessionKeeperTests {
     static let origin = UTCTime(secondsSince1970: 1_795_248_000)
 
     /// A real open session from the engine: `seconds` of riding.
@@ -34,12 +34,12 @@ struct CheckpointBatcherTests {
         let store: GatewayStore
 
         init() throws {
-            directory = try TemporaryDirectory(prefix: "ftms-batcher")
+            directory = try TemporaryDirectory(prefix: "ftms-keeper")
             store = try GatewayStore(directory: directory.path)
         }
 
-        func batcher(window: Duration = .seconds(3600)) -> CheckpointBatcher {
-            CheckpointBatcher(store: store, window: window, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        func keeper(window: Duration = .seconds(3600)) -> FinishedSessionKeeper {
+            FinishedSessionKeeper(store: store, window: window, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         }
 
         /// Runs SQL on the store's file through the `sqlite3` tool, as a second process would.
@@ -55,25 +55,25 @@ struct CheckpointBatcherTests {
 
     @Test func machinesDueInOneWindowAreSavedTogetherAndTheLatestWins() async throws {
         let rig = try Rig()
-        let batcher = rig.batcher()
+        let keeper = rig.keeper()
         let first = try Self.snapshot(1, seconds: 10)
         let latest = try Self.snapshot(1, seconds: 20)
         let second = try Self.snapshot(2)
-        await batcher.submit(first)
-        await batcher.submit(second)
-        await batcher.submit(latest)
+        await keeper.submit(first)
+        await keeper.submit(second)
+        await keeper.submit(latest)
         #expect(try await rig.saved().isEmpty)
-        #expect(await batcher.pendingCount == 2)
-        await batcher.flush()
+        #expect(await keeper.pendingCount == 2)
+        await keeper.flush()
         #expect(try await rig.saved() == [latest.machine.address: latest, second.machine.address: second])
-        #expect(await batcher.pendingCount == 0)
+        #expect(await keeper.pendingCount == 0)
     }
 
     @Test func theWindowFlushesOnItsOwn() async throws {
         let rig = try Rig()
-        let batcher = rig.batcher(window: .milliseconds(100))
+        let keeper = rig.keeper(window: .milliseconds(100))
         let snapshot = try Self.snapshot(3)
-        await batcher.submit(snapshot)
+        await keeper.submit(snapshot)
         let deadline = ContinuousClock.now + .seconds(20)
         while try await rig.saved().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(try await rig.saved() == [snapshot.machine.address: snapshot])
@@ -83,37 +83,37 @@ struct CheckpointBatcherTests {
     /// kept, a newer one of the same machine replaces its own, and the next batch saves them.
     @Test func aFailedBatchLosesNothing() async throws {
         let rig = try Rig()
-        let batcher = rig.batcher()
+        let keeper = rig.keeper()
         let one = try Self.snapshot(1, seconds: 10)
         let two = try Self.snapshot(2)
-        await batcher.submit(one)
-        await batcher.submit(two)
+        await keeper.submit(one)
+        await keeper.submit(two)
         try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
-        await batcher.flush()
+        await keeper.flush()
         #expect(try await rig.saved().isEmpty)
-        #expect(await batcher.pendingCount == 2)
+        #expect(await keeper.pendingCount == 2)
         let newer = try Self.snapshot(1, seconds: 20)
-        await batcher.submit(newer)
+        await keeper.submit(newer)
         try await rig.sql("DROP TRIGGER refuse;")
-        await batcher.flush()
+        await keeper.flush()
         #expect(try await rig.saved() == [newer.machine.address: newer, two.machine.address: two])
     }
 
     /// A session that closes takes its pending checkpoint out, even one a failed batch put back.
     @Test func aClosedSessionsCheckpointNeverLands() async throws {
         let rig = try Rig()
-        let batcher = rig.batcher()
+        let keeper = rig.keeper()
         let closing = try Self.snapshot(1)
         let open = try Self.snapshot(2)
-        await batcher.submit(closing)
-        await batcher.submit(open)
+        await keeper.submit(closing)
+        await keeper.submit(open)
         try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'injected'); END;")
-        await batcher.flush()
-        await batcher.discard(machineAddress: closing.machine.address, sessionID: closing.sessionID)
+        await keeper.flush()
+        await keeper.discard(machineAddress: closing.machine.address, sessionID: closing.sessionID)
         // Another session's id leaves the pending checkpoint alone.
-        await batcher.discard(machineAddress: open.machine.address, sessionID: closing.sessionID)
+        await keeper.discard(machineAddress: open.machine.address, sessionID: closing.sessionID)
         try await rig.sql("DROP TRIGGER refuse;")
-        await batcher.flush()
+        await keeper.flush()
         #expect(try await rig.saved() == [open.machine.address: open])
     }
 
@@ -121,8 +121,8 @@ struct CheckpointBatcherTests {
     /// durable when `checkpoint` returns, and takes the pending ones with it.
     @Test func theSinkBatchesPeriodicCheckpointsAndSavesShutdownOnesAtOnce() async throws {
         let rig = try Rig()
-        let batcher = rig.batcher()
-        let sink = SessionSink(store: rig.store, publisher: LivePublisher(server: nil), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, checkpoints: batcher)
+        let keeper = rig.keeper()
+        let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: nil), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let riding = try Self.snapshot(1)
         await sink.checkpointSoon(riding)
         #expect(try await rig.saved().isEmpty)

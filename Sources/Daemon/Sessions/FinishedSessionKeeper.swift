@@ -2,39 +2,39 @@ package import Logging
 package import Store
 package import Workout
 
-/// What the daemon writes to the store for the sessions it records, behind one actor: open
-/// sessions' periodic checkpoints (contract §5), gathered from every machine for `window` and
-/// saved in one transaction, and finished sessions, each stored at once and, when the store
-/// cannot take it, held here until it can.
+/// The one owner of the gateway's first promise: **a finished session is never lost**
+/// (contract §5, §6). Every summary the engine finishes reaches the store's queue through
+/// ``finish(_:machine:timing:)`` and nowhere else; what the rule needs around it is here too.
 ///
-/// Checkpoints: one `fdatasync` for the machines due in a window instead of one per machine,
-/// which on a gym of ten riders was the store's largest cost per notification
-/// (docs/performance.md). What it must not weaken: a checkpoint is never lost, only later by at
-/// most `window`; a batch that fails is kept whole (a newer snapshot of the same machine wins)
-/// and tried again; a session that finishes or is dropped first takes its pending checkpoint
-/// out and waits for a batch being written, so no checkpoint of a closed session lands after
-/// the store removed it.
+/// - A finished session is stored at once, with its last plot points, in the transaction that
+///   removes its checkpoint (``GatewayStore/enqueue(_:machineAddress:series:timing:)``, a write
+///   that may use the store's reserve on a full disk). One the store refuses (a full disk, a
+///   read-only file system, an I/O error) is held in memory and written as soon as the store
+///   takes writes again: on a timer (every `window`) and before every later write, before
+///   anything else of its machine (that machine's later sessions queue behind it, and its
+///   checkpoints wait). Its checkpoint stays in the store until then, so a restart before the
+///   store recovers closes it from there (``MachineFleet/restore(_:)``); the session id makes a
+///   second attempt a no-op if the first did land. Failures are not logged one by one: the
+///   store's health changes are, once (``StoreWatch``).
+/// - The open sessions' periodic checkpoints (contract §5), which keep a session across a
+///   crash, are gathered from every machine for `window` and saved in one transaction: one
+///   `fdatasync` for the machines due in a window instead of one per machine, which on a gym
+///   of ten riders was the store's largest cost per notification (docs/performance.md). A
+///   checkpoint is never lost, only later by at most `window`; a batch that fails is kept whole
+///   (a newer snapshot of the same machine wins) and tried again; a session that finishes or is
+///   dropped first takes its pending checkpoint out and waits for a batch being written, so no
+///   checkpoint of a closed session lands after the store removed it.
+/// - The open sessions' plot points (at most one a second per machine) go in a batch of
+///   checkpoints' transaction, so they cost no `fdatasync` of their own: a timed batch takes a
+///   session's points once it holds ``CheckpointBatch/seriesBatchPoints`` of them
+///   (``CheckpointBatch`` holds what waits); ``flush()`` (shutdown) takes them all, and a
+///   finished session takes its waiting points into its own transaction. A crash loses at most that many seconds
+///   of a session's plot, never the session.
 ///
-/// Finished sessions (``finish(_:machine:series:)``): a summary the store refuses (a full disk,
-/// a read-only file system, an I/O error) is never lost. It is held in memory, with its plot
-/// points, and written as soon as the store takes writes again: on a timer (every `window`) and
-/// before every later write, before anything else of its machine (that machine's later
-/// sessions queue behind it, and its checkpoints wait). Its checkpoint stays in the store until
-/// then (checkpoints are kept per session), so a restart before the store recovers closes it
-/// from there. Failures are not logged here one by one: the store's health changes are, once.
-///
-/// It also gathers the open sessions' plot points (at most one a second per machine). They go
-/// in a batch of checkpoints' transaction, so they cost no `fdatasync` of their own: a timed
-/// batch takes a session's points once it holds ``seriesBatchPoints`` of them
-/// (a chunk row costs about as much to write whatever its size, so fewer, fuller chunks keep
-/// the batch's cost near that of the checkpoints alone); ``flush()`` (shutdown) takes them all,
-/// and a finished session takes its waiting points out with
-/// ``discard(machineAddress:sessionID:)`` and stores them with the session. A crash loses at
-/// most that many seconds of a session's plot, never the session.
-package actor CheckpointBatcher {
-    /// How many points of a session a timed batch waits for before it writes them.
-    package static let seriesBatchPoints = 15
-
+/// The store's side of the rule: the reserve a full disk gives back to finished sessions only
+/// (``StoreHealth``), the session journal's second copy, and the move aside of a damaged file
+/// with salvage (docs/architecture.md lists them under this rule).
+package actor FinishedSessionKeeper {
     /// A finished session the store has not taken yet.
     struct Held: Sendable {
         var summary: SessionSummary
@@ -51,9 +51,8 @@ package actor CheckpointBatcher {
     private let logger: Logger
     /// Called after a held session is stored: wakes the uploader.
     private let stored: @Sendable () async -> Void
-    private var pending: [String: SessionSnapshot] = [:]
-    /// Plot points not yet stored, by session id.
-    private var series: [String: SeriesChunk] = [:]
+    /// The open sessions' checkpoints and points for the next transaction.
+    private var batch = CheckpointBatch()
     /// Finished sessions not stored yet, oldest first.
     private var held: [Held] = []
     private var flushScheduled = false
@@ -71,7 +70,7 @@ package actor CheckpointBatcher {
     }
 
     /// The machines with a checkpoint waiting for the next batch.
-    package var pendingCount: Int { pending.count }
+    package var pendingCount: Int { batch.snapshots.count }
 
     /// Finished sessions held in memory because the store refused them.
     package var heldCount: Int { held.count }
@@ -79,23 +78,25 @@ package actor CheckpointBatcher {
     /// Keeps `snapshot` (replacing that machine's older one) for the batch due at most `window`
     /// from now.
     package func submit(_ snapshot: SessionSnapshot) {
-        pending[snapshot.machine.address] = snapshot
+        batch.submit(snapshot)
         scheduleFlush()
     }
 
     /// Keeps `point` of the open session `sessionID` for the next batch (it schedules none of
     /// its own: an open session's checkpoints come every few seconds).
     package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
-        series[sessionID, default: SeriesChunk(sessionID: sessionID, machine: machine, points: [])].points.append(point)
+        batch.record(point, sessionID: sessionID, machine: machine)
     }
 
     /// The plot points waiting for the next batch, over all sessions.
-    package var pendingPoints: Int { series.values.reduce(0) { $0 + $1.points.count } }
+    package var pendingPoints: Int { batch.points }
 
-    /// Stores a finished session with its last plot points (from
-    /// ``discard(machineAddress:sessionID:)``), after any of its machine's sessions still held;
-    /// if the store refuses it, holds it. Returns whether it is stored now.
-    package func finish(_ summary: SessionSummary, machine: MachineIdentity, series: SeriesChunk?, timing: SessionTiming? = nil) async -> Bool {
+    /// The one way a finished session goes to the store's queue: its pending checkpoint and
+    /// plot points are taken out of the next batch (waiting for a batch being written), and it
+    /// is stored with those points, after any of its machine's sessions still held; if the store
+    /// refuses it, it is held. Returns whether it is stored now.
+    package func finish(_ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil) async -> Bool {
+        let series = await discard(machineAddress: machine.address, sessionID: summary.sessionID)
         held.append(Held(summary: summary, machine: machine, series: series, timing: timing, since: .now))
         // The caller wakes the uploader for this one; earlier ones stored on the way count here.
         let storedNow = await writeHeld()
@@ -109,30 +110,43 @@ package actor CheckpointBatcher {
         return stored
     }
 
+    /// A session dropped by the engine (too short, say): its pending checkpoint and points go,
+    /// then its checkpoint and open series in the store.
+    package func drop(sessionID: String, machine: MachineIdentity) async {
+        await discard(machineAddress: machine.address, sessionID: sessionID)
+        do {
+            try await store.remove(machineAddress: machine.address, sessionID: sessionID)
+        } catch {
+            logger.warning("checkpoint of dropped session \(sessionID) not removed: \(error)")
+        }
+    }
+
+    /// Saves an open session's checkpoint now (shutdown), with whatever other machines have
+    /// pending; a failure is kept for the next try.
+    package func checkpointNow(_ snapshot: SessionSnapshot) async {
+        submit(snapshot)
+        await flush()
+    }
+
     /// Writes everything pending now, after any batch already being written, and returns when
     /// it is durable (or has failed and been kept for the next try).
     package func flush() async {
         await flush(allPoints: true)
     }
 
-    /// `allPoints: false` (a timed batch): only the sessions holding ``seriesBatchPoints``
-    /// points give them up; the others keep them for a later batch.
+    /// `allPoints: false` (a timed batch): only the sessions holding
+    /// ``CheckpointBatch/seriesBatchPoints`` points give them up; the others keep them for a
+    /// later batch.
     private func flush(allPoints: Bool) async {
         if !(await writeHeld()).isEmpty { await stored() }
         await finishWriting()
         // A machine with a session held waits with its checkpoints and points until it is stored.
-        let waiting = Set(held.map(\.machine.address))
-        let batch = pending.filter { !waiting.contains($0.key) }
-        let points = series.filter { entry in
-            !waiting.contains(entry.value.machine.address) && (allPoints || entry.value.points.count >= Self.seriesBatchPoints)
-        }
-        for address in batch.keys { pending[address] = nil }
-        for id in points.keys { series[id] = nil }
-        guard !batch.isEmpty || !points.isEmpty else {
+        let due = batch.take(allPoints: allPoints, except: Set(held.map(\.machine.address)))
+        guard !due.snapshots.isEmpty || !due.series.isEmpty else {
             if !held.isEmpty { scheduleFlush() }
             return
         }
-        let task = Task { await self.write(batch, points) }
+        let task = Task { await self.write(due.snapshots, due.series) }
         writing = task
         await task.value
         // A batch that went in while a session is still held: the timer tries that one again.
@@ -141,15 +155,15 @@ package actor CheckpointBatcher {
 
     /// Forgets the pending checkpoint of `sessionID` on `machineAddress` and waits for a batch
     /// in flight, so that the store's removal of the session's checkpoint comes after it.
-    /// Returns the session's plot points not yet stored, for the caller to store with the
-    /// finished session (or to drop with a dropped one).
+    /// Returns the session's plot points not yet stored, which a finished session takes into its
+    /// own transaction (and a dropped one lets go).
     @discardableResult
     package func discard(machineAddress: String, sessionID: String) async -> SeriesChunk? {
-        if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
+        batch.forgetCheckpoint(machineAddress: machineAddress, sessionID: sessionID)
         await finishWriting()
         // A failed batch puts its snapshots and points back before it finishes.
-        if pending[machineAddress]?.sessionID == sessionID { pending[machineAddress] = nil }
-        return series.removeValue(forKey: sessionID)
+        batch.forgetCheckpoint(machineAddress: machineAddress, sessionID: sessionID)
+        return batch.takeSeries(sessionID: sessionID)
     }
 
     private func finishWriting() async {
@@ -157,7 +171,8 @@ package actor CheckpointBatcher {
     }
 
     /// Stores the held sessions, oldest first; a machine whose oldest is refused keeps the rest
-    /// of its own behind it, and the others go on. Returns the ids stored.
+    /// of its own behind it, and the others go on. Returns the ids stored. The daemon's only
+    /// call of the store's queueing of a summary.
     private func writeHeld() async -> [String] {
         guard !held.isEmpty else { return [] }
         var refused: Set<String> = []
@@ -186,26 +201,20 @@ package actor CheckpointBatcher {
         return storedIDs
     }
 
-    private func write(_ batch: [String: SessionSnapshot], _ points: [String: SeriesChunk]) async {
+    private func write(_ snapshots: [String: SessionSnapshot], _ points: [String: SeriesChunk]) async {
         do {
-            try await store.saveAll(Array(batch.values), series: Array(points.values))
+            try await store.saveAll(Array(snapshots.values), series: Array(points.values))
         } catch {
             // Once, not every window: the store's health change says it when writes start failing.
-            logger.debug("checkpoints of \(batch.count) open session(s) not saved, kept for the next try: \(error)")
-            for (address, snapshot) in batch where pending[address] == nil { pending[address] = snapshot }
-            // The failed batch's points are older than any gathered since.
-            for chunk in points.values { series[chunk.sessionID] = Self.joined(chunk, series[chunk.sessionID]) }
+            logger.debug("checkpoints of \(snapshots.count) open session(s) not saved, kept for the next try: \(error)")
+            batch.putBack(snapshots: snapshots, series: points)
             scheduleFlush()
         }
         writing = nil
     }
 
-    private static func joined(_ older: SeriesChunk, _ newer: SeriesChunk?) -> SeriesChunk {
-        SeriesChunk(sessionID: older.sessionID, machine: older.machine, points: older.points + (newer?.points ?? []))
-    }
-
     private func scheduleFlush() {
-        guard !flushScheduled, !pending.isEmpty || !series.isEmpty || !held.isEmpty else { return }
+        guard !flushScheduled, !batch.isEmpty || !held.isEmpty else { return }
         flushScheduled = true
         Task { [timers, window] in
             do {
