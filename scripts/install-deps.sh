@@ -31,21 +31,24 @@
 #   qemu-system-x86, e2fsprogs (and debootstrap): scripts/vm/ builds a Debian 12 guest (debootstrap into an
 #                     ext4 image made with mkfs.ext4 -d) and boots it with qemu to test against real
 #                     bluetoothd 5.66 (docs/testing.md)
+#   curl              scripts/gym-demo.sh reads the reference backend's sessions over HTTP
+#
+# Another apt or dpkg at work (unattended-upgrades) is waited for, up to 10 minutes
+# (scripts/lib/apt-get.sh).
 set -euo pipefail
+. "$(dirname "$0")/lib/apt-get.sh"
 packages=(libdbus-1-dev libbluetooth-dev dbus libsqlite3-dev pkg-config python3 hyperfine
           python3-dbus python3-gi python3-dbusmock systemd strace chromium chromium-driver
           libmosquitto-dev mosquitto mosquitto-clients openssl sqlite3 faketime
           dpkg-dev binutils lintian patchelf debootstrap systemd-container
-          qemu-system-x86 e2fsprogs)
+          qemu-system-x86 e2fsprogs curl)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  apt_get update -qq >&2
+  apt_get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 command -v swift >/dev/null || { echo "install-deps: swift is not on PATH; install Swift 6.3 first" >&2; exit 1; }

@@ -88,5 +88,58 @@ extension SimulatorProcessTests {
             let properties = await rig.client.tree.properties(device, "org.bluez.Device1")
             #expect(properties?["ManufacturerData"]?.signature == "aa{qv}")
         }
+
+        /// `ServiceData` is what bluetoothd heard, as 5.66 lists it: the full UUID to the bytes
+        /// in a variant, in its memory only. A restarted bluetoothd reloads the machine without
+        /// it, and the next advertisement heard brings it back in a PropertiesChanged.
+        @Test func serviceDataIsWhatBluetoothdHeard() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1", "--known"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            let fitnessMachineData = DBusValue.variant(.bytes([0x01, 0x20, 0x00]))
+            func serviceData(_ tree: ObjectTree) -> [String: DBusValue]? {
+                tree.properties(device, "org.bluez.Device1")?["ServiceData"]?.stringDictionary
+            }
+            #expect(serviceData(await rig.client.tree) == [MachineFilter.fitnessMachineUUID: fitnessMachineData])
+            try await rig.simulator.mock("RestartBluetoothd", [.uint32(100)])
+            #expect(await rig.waitFor("the name to go") { $0.paths(with: "org.bluez.Device1").isEmpty })
+            #expect(await rig.waitFor("the machine reloaded") { $0.properties(device, "org.bluez.Device1") != nil })
+            #expect(serviceData(await rig.client.tree) == nil, "a restarted bluetoothd has heard nothing yet")
+            #expect(await rig.waitFor("hci0 powered again") { $0.properties("/org/bluez/hci0", "org.bluez.Adapter1")?["Powered"]?.bool == true })
+            _ = try await rig.client.scan(for: .milliseconds(300), filter: MachineFilter())
+            #expect(serviceData(await rig.client.tree) == [MachineFilter.fitnessMachineUUID: fitnessMachineData])
+        }
+
+        /// The stale cache the VM's `cache` scenario reproduces with real 5.66: the machine's GATT
+        /// server went while it was linked, bluetoothd followed its Service Changed and dropped
+        /// its services, and its `UUIDs` keep only GAP and GATT. It is still a machine, and a
+        /// scan still finds it, on the Fitness Machine service data it advertises.
+        @Test func aMachineWhoseServerWentWhileLinkedIsFoundOnItsServiceData() async throws {
+            let rig = try await SimulatorRig.start(["--bikes", "1"])
+            defer { rig.stop() }
+            let device = try rig.device("SF-Bike-0001")
+            #expect(try await rig.client.scan(for: .milliseconds(300), filter: MachineFilter()).map(\.path) == [device])
+            try await rig.call(device, "org.bluez.Device1", "Connect")
+            #expect(await rig.waitFor("services resolved") { $0.properties(device, "org.bluez.Device1")?["ServicesResolved"]?.bool == true })
+            try await rig.simulator.mock("DropServices", [.string(device)])
+            #expect(await rig.waitFor("the services dropped") { !$0.paths(with: "org.bluez.GattService1").contains { $0.hasPrefix(device + "/") } })
+            try await rig.call(device, "org.bluez.Device1", "Disconnect")
+            await rig.client.sync()
+            let tree = await rig.client.tree
+            let properties = tree.properties(device, "org.bluez.Device1")
+            #expect(properties?["Connected"]?.bool == false)
+            #expect(properties?["UUIDs"]?.strings == ["00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb"])
+            #expect(properties?["ServiceData"]?.stringDictionary.map { Array($0.keys) } == [MachineFilter.fitnessMachineUUID])
+            #expect(tree.machines(passing: MachineFilter()).map(\.path) == [device])
+            let found = try await rig.client.scan(for: .milliseconds(300), filter: MachineFilter())
+            #expect(found.map(\.path) == [device])
+            #expect(found.first?.rssi != nil)
+            // The next resolved link brings the services back.
+            try await rig.call(device, "org.bluez.Device1", "Connect")
+            #expect(await rig.waitFor("services resolved again") {
+                $0.properties(device, "org.bluez.Device1")?["UUIDs"]?.strings?.contains(MachineFilter.fitnessMachineUUID) == true
+                    && $0.properties(device, "org.bluez.Device1")?["ServicesResolved"]?.bool == true
+            })
+        }
     }
 }

@@ -47,10 +47,9 @@ for tool in debootstrap mkfs.ext4 qemu-system-x86_64; do
 done
 if [ -n "${missing_tools:-}" ]; then
   echo "vm/image: installing debootstrap e2fsprogs qemu-system-x86" >&2
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    debootstrap e2fsprogs qemu-system-x86 >&2
+  . "$here/../lib/apt-get.sh"
+  apt_get update -qq >&2
+  apt_get install -y -qq --no-install-recommends debootstrap e2fsprogs qemu-system-x86 >&2
 fi
 
 mirror="$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p; s/^deb \(http[^ ]*\/debian\) bookworm .*/\1/p' \

@@ -20,8 +20,9 @@ package actor MachineLink {
         get { granted.load(ordering: .acquiring) }
         set { granted.store(newValue, ordering: .releasing) }
     }
-    /// Atomic because a Status 0xFF (control lost) is seen on the bus thread and must count
-    /// before its notification reaches anyone, who may send the next command at once.
+    /// Atomic because a Status 0xFF (control lost) is seen on the thread that read it (see
+    /// ``NotificationSink``), not on this actor, and must count before its notification
+    /// reaches anyone, who may send the next command at once.
     private nonisolated let granted = Atomic<Bool>(false)
     private var closed = false
     /// Learned resistance forms, shared with every link to the same model.
@@ -45,11 +46,14 @@ package actor MachineLink {
     private var acquiring = 0
     private var acquiringWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Receives each data or status notification on the thread it arrived on (the bus
-    /// thread): it must be quick and must not block; yielding into a stream is.
+    /// Receives each data or status notification on the thread that read it: a StartNotify
+    /// signal on the bus thread (its ``SignalTap``), an acquired socket's datagram wherever the
+    /// connection reads datagrams (its `DatagramReader`, in the daemon the event loop that also
+    /// runs the fleet; without one, the bus thread). It must be quick and must not block;
+    /// yielding into a stream is.
     package typealias NotificationSink = @Sendable (Characteristic, [UInt8]) -> Void
 
-    /// `sink` receives the notifications straight from the bus thread (the daemon's
+    /// `sink` receives the notifications straight from the thread that read them (the
     /// supervisor passes one, saving a task per machine); without one they are buffered for
     /// ``notifications()``. `acquire: false` keeps every characteristic on StartNotify.
     package init(

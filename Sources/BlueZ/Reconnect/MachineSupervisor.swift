@@ -86,7 +86,9 @@ package actor MachineSupervisor {
                     continue
                 }
                 continuation.yield(.connecting(target, attempt: attempt))
-                // Notifications go from the bus thread straight into ``events``: no task of
+                // Notifications go from the thread that read them (the bus thread for
+                // StartNotify; the connection's datagram reader, in the daemon the fleet's
+                // event loop, for AcquireNotify) straight into ``events``: no task of
                 // the link's or ours sits between BlueZ and whoever reads the events. The gate
                 // only holds those of the connect sequence until `.ready` is out.
                 let gate = ReadyGate(events: continuation)

@@ -6,9 +6,11 @@ import Synchronization
 /// the first frame it explains.
 ///
 /// Notifications start during the connect sequence (subscriptions come before Request
-/// Control), on the bus thread, while `.ready` is sent from the supervisor's task once the
-/// sequence ends; without the gate they overtake it. A lock, not an actor, because the sink
-/// runs on the bus thread and must not wait or hop. What is held is bounded: a machine
+/// Control), on the thread that reads them (StartNotify's signals on the bus thread, an
+/// acquired socket's datagrams on the connection's `DatagramReader`, in the daemon its event
+/// loop), while `.ready` is sent from the supervisor's task once the sequence ends; without
+/// the gate they overtake it. A lock, not an actor, because the sink runs on that reading
+/// thread, not in the supervisor's task, and must not wait or hop. What is held is bounded: a machine
 /// notifying at 4 Hz sends a handful during a connect sequence, so anything past the bound is
 /// an old frame that no reader needs.
 final class ReadyGate: Sendable {
@@ -38,7 +40,7 @@ final class ReadyGate: Sendable {
     }
 
     /// Sends `.ready`, then what was held, then opens, all under the lock, so no
-    /// notification from the bus thread lands between them.
+    /// notification from a reading thread lands between them.
     func open(ready info: MachineInfo) {
         state.withLock { state in
             events.yield(.ready(info))

@@ -6,9 +6,10 @@ import Glibc
 
 /// A datagram socket that a bus peer handed over (BlueZ's AcquireNotify: one end of a
 /// `SOCK_SEQPACKET` socketpair, one datagram per notification), read on the connection's own
-/// ``BusLoop`` thread.
+/// ``BusLoop`` thread: the default reader, for a connection made without a ``DatagramReader``
+/// (the daemon gives its connection one that reads on its event loop instead).
 ///
-/// Why the bus thread and not the daemon's event loop: the descriptor arrives there, in a
+/// Why the bus thread by default: the descriptor arrives there, in a
 /// method reply; that thread already sleeps in `poll` on the bus socket, so one more
 /// descriptor costs no extra thread, no extra wake-up and no dependency of the binding on
 /// SwiftNIO; and a hang-up is then seen on the same thread, in order, with the bus signals

@@ -133,6 +133,7 @@ extension InterfaceSchema {
             method("LoseControl", [("device", "s")]),
             method("SetConnectBehaviour", [("device", "s"), ("mode", "s"), ("connect_ms", "u"), ("resolve_ms", "u")]),
             method("ForgetGattCache", [("device", "s")]),
+            method("DropServices", [("device", "s")]),
             method("SetDiscoveryFailures", [("adapter", "s"), ("count", "u")]),
             method("SetRSSI", [("device", "s"), ("rssi", "n")]),
             method("RestartBluetoothd", [("down_ms", "u")]),

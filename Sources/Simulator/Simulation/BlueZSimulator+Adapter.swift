@@ -109,6 +109,7 @@ extension BlueZSimulator {
         guard adapter.admits(address: device.spec.address, name: device.spec.name.isEmpty ? nil : device.spec.name,
                              uuids: device.advertisedUUIDs, rssi: rssi)
         else { return }
+        heardAdvertisement(device)
         guard device.exported else {
             device.reportedRSSI = rssi
             exportDevice(device, announce: true, withGatt: false)

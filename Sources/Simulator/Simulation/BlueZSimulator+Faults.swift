@@ -21,6 +21,7 @@ extension BlueZSimulator {
                     let adapter = powered[powered.count - 1 - index % powered.count]
                     guard let device = devices.values.first(where: { $0.spec.address == address && $0.adapterPath == adapter }) else { continue }
                     device.known = true
+                    heardAdvertisement(device)
                     exportDevice(device, announce: true, withGatt: false)
                     linkUp(device, mode: .ok)
                 }

@@ -113,6 +113,10 @@ extension BlueZSimulator {
             if device.exported {
                 setProperty(device.path, BusNames.device, "UUIDs", .array(element: "s", device.advertisedUUIDs.map(DBusValue.string)))
             }
+        case "DropServices":
+            let device = try device(text(0))
+            guard device.connected else { throw .mock("NotConnected", "the server goes while linked: connect first") }
+            dropServices(device)
         case "SetDiscoveryFailures":
             try adapter(named: text(0)).failuresToInject = number(1)
         case "SetAsleep":
@@ -120,6 +124,7 @@ extension BlueZSimulator {
         case "SetRSSI":
             let device = try device(text(0))
             device.reportedRSSI = number(1)
+            heardAdvertisement(device)
             setProperty(device.path, BusNames.device, "RSSI", rssiValue(number(1)))
         case "RestartBluetoothd":
             let down = Duration.milliseconds(number(0))
@@ -186,6 +191,7 @@ extension BlueZSimulator {
         devices[device.path] = device
         if appearNow {
             device.reportedRSSI = rssi
+            heardAdvertisement(device)
             exportDevice(device, announce: true, withGatt: device.known)
         } else if adapter.discovering {
             after(configuration.timing.firstAdvertisement, owner: "discovery " + adapter.path) { self.heard(device, on: adapter) }

@@ -23,6 +23,9 @@ extension BlueZSimulator {
             device.exported = false
             device.gattExported = false
             device.characteristics = [:]
+            // What was heard lives in bluetoothd's memory; a machine `--known` at the start
+            // counts as heard by the bluetoothd that connected it.
+            device.heardServiceData = afterRestart ? [:] : device.advertisement.serviceData
             if device.known {
                 exportDevice(device, announce: false, withGatt: !afterRestart, uuids: device.resolvedUUIDs)
             }
@@ -71,13 +74,44 @@ extension BlueZSimulator {
             // dbusmock's bug, on request: an array *of* dictionaries (docs/simulator.md, fault bad-types).
             properties["ManufacturerData"] = badTypes ? .array(element: "a{qv}", [dictionary]) : dictionary
         }
-        if !advertisement.serviceData.isEmpty {
-            let entries = advertisement.serviceData.sorted { $0.key < $1.key }.map { DBusDictEntry(.string(fullUUID($0.key)), .variant(.bytes($0.value))) }
-            let dictionary = DBusValue.dictionary(key: "s", value: "v", entries)
-            properties["ServiceData"] = badTypes ? .array(element: "a{sv}", [dictionary]) : dictionary
-        }
+        if let serviceData = serviceDataValue(device) { properties["ServiceData"] = serviceData }
         if spec.kind != .plain { properties["AdvertisingFlags"] = .bytes([0x06]) }
         return properties
+    }
+
+    /// `ServiceData` as 5.66 lists it (`dev_property_get_service_data`): the full UUID string of
+    /// each service to its data as a byte array in a variant (`a{sv}`); absent while nothing
+    /// was heard (`dev_property_service_data_exist`).
+    func serviceDataValue(_ device: DeviceState) -> DBusValue? {
+        guard !device.heardServiceData.isEmpty else { return nil }
+        let entries = device.heardServiceData.sorted { $0.key < $1.key }.map { DBusDictEntry(.string(fullUUID($0.key)), .variant(.bytes($0.value))) }
+        let dictionary = DBusValue.dictionary(key: "s", value: "v", entries)
+        // dbusmock's bug, on request: an array *of* dictionaries (docs/simulator.md, fault bad-types).
+        return badTypes ? .array(element: "a{sv}", [dictionary]) : dictionary
+    }
+
+    /// An advertisement of `device` was heard: its service data replaces what bluetoothd held,
+    /// with PropertiesChanged when that changes it (`device_set_service_data`).
+    func heardAdvertisement(_ device: DeviceState) {
+        let advertised = device.advertisement.serviceData
+        guard device.heardServiceData != advertised else { return }
+        device.heardServiceData = advertised
+        if device.exported { setProperty(device.path, BusNames.device, "ServiceData", serviceDataValue(device)) }
+    }
+
+    /// The machine's GATT application went while it was linked (its app quit before the link
+    /// did): it sends Service Changed, and bluetoothd follows it and drops the application's
+    /// services from its cache. Their objects go, notify sockets hang up, and `UUIDs` keep
+    /// only GAP and GATT; advertisements never add the others back, while `ServiceData` still
+    /// follows each one (docs/bluez.md). The next resolved link exports them again.
+    func dropServices(_ device: DeviceState) {
+        device.streamTask?.cancel()
+        device.streamTask = nil
+        failPendingWrites(device)
+        shutDownAcquired(device: device)
+        unexportGatt(device)
+        setProperty(device.path, BusNames.device, "UUIDs", .array(element: "s", [0x1800, 0x1801].map { .string(fullUUID($0)) }))
+        log("services dropped \(device.spec.name): its server went while linked")
     }
 
     /// RSSI as BlueZ types it (n), or as a string when badly typed properties are injected.
@@ -151,6 +185,7 @@ extension BlueZSimulator {
         removeObject(device.path)
         device.exported = false
         device.reportedRSSI = nil
+        device.heardServiceData = [:]
         if forget { device.known = false }
         log("device \(device.spec.name) removed")
     }

@@ -49,6 +49,11 @@ final class DeviceState {
     var rssiNoise: SplitMix64
     /// The RSSI last reported; nil while BlueZ has none (no discovery since it was seen).
     var reportedRSSI: Int?
+    /// The service data bluetoothd holds from the advertisements it heard (`ServiceData`):
+    /// 5.66 keeps it in memory only (`dev->ad`), refreshes it from every advertisement, even a
+    /// resolved device's, and lists the property only while it holds some. A restarted
+    /// bluetoothd has none until it hears the machine again.
+    var heardServiceData: [UInt16: [UInt8]] = [:]
 
     init(spec: MachineSpec, timing: SimulatorTiming) {
         self.spec = spec
