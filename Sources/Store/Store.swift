@@ -12,6 +12,8 @@
 ///   checkpoint (WAL, `synchronous=FULL`), so a crash keeps the one or the other, then
 ///   appended to ``SessionJournal``, a second file, before it counts as stored: a ride is never
 ///   in one file only. The store's open puts back what the journal has and the database lost.
+///   In the daemon one owner, `Daemon.FinishedSessionKeeper`, brings every finished session
+///   here (docs/architecture.md's row says where each part of the rule lives).
 /// - *Never counted twice.* Queueing is idempotent by session id, and an upload's marks land in
 ///   one transaction after the backend's answer: delivery is at least once, and the ids make it
 ///   exactly once.
