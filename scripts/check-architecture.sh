@@ -158,6 +158,13 @@ for target, allowed, forbidden, why in rules:
 sys.exit(1 if failed else 0)
 EOF
 
+# Paths: the gateway's default paths and systemd's directory variables are written, and the one
+# order (flag, config file, $STATE_DIRECTORY/$RUNTIME_DIRECTORY, default) applied, in one place
+# that the daemon, every ftms-bridge command and the doctor share (DaemonConfig.GatewayPaths).
+only "the gateway's paths: defaults and systemd's directories (DaemonConfig.GatewayPaths)" \
+  '(?:"(STATE|RUNTIME|CONFIGURATION)_DIRECTORY"|/var/lib/ftms-bridge|/run/ftms-bridge|/etc/ftms-bridge/config\.toml)' Sources \
+  Sources/DaemonConfig/Paths/GatewayPaths.swift
+
 if [ "$breaches" -gt 0 ]; then
   echo "check-architecture: $breaches breach(es) of docs/architecture.md" >&2
   exit 1
