@@ -14,13 +14,14 @@ struct PathPrecedenceTests {
         var flag = false
         var fileKey = false
         var systemd = false
-        /// "flag", "file", "systemd" or nil for the default.
-        var winner: String?
+        /// "flag", "file" or "systemd".
+        var winner: String
         var description: String { "flag \(flag), file \(fileKey), systemd \(systemd)" }
     }
 
+    /// No row leaves every place empty: the default (`/var/lib/ftms-bridge`) is the host's own
+    /// state directory, which no test may touch; `GatewayPathsTests` holds that row.
     static let rows: [Row] = [
-        Row(winner: nil),
         Row(systemd: true, winner: "systemd"),
         Row(fileKey: true, winner: "file"),
         Row(fileKey: true, systemd: true, winner: "file"),
@@ -45,7 +46,7 @@ struct PathPrecedenceTests {
             // Set even when empty: a STATE_DIRECTORY in the test runner's own environment must not leak in.
             environment = ["STATE_DIRECTORY": row.systemd ? place("systemd") : "", "RUNTIME_DIRECTORY": place("run")]
             flag = row.flag ? ["--state-dir", place("flag")] : []
-            expected = row.winner.map(place) ?? "/var/lib/ftms-bridge"
+            expected = place(row.winner)
         }
     }
 
@@ -86,7 +87,7 @@ struct PathPrecedenceTests {
         let found = try await Self.doctorDirectory(setup)
         #expect(found.path == setup.expected)
         let sources = ["flag": "--state-dir", "file": "config state.directory", "systemd": "STATE_DIRECTORY"]
-        #expect(found.source == row.winner.flatMap { sources[$0] } ?? "default")
+        #expect(found.source == sources[row.winner])
     }
 
     /// The daemon takes no `--state-dir`: without one, a command reads what the daemon reads.

@@ -15,6 +15,11 @@ struct ConfigFileOption: ParsableArguments {
     /// The path of `kind`: `flag` when given, else as the daemon resolves it. A config file
     /// that cannot be read is the command's failure: guessing would open another directory.
     func resolve(_ kind: GatewayPaths.Kind, flag: String?) throws(ConfigError) -> String {
+        try Self.resolve(kind, flag: flag, config: path)
+    }
+
+    /// As ``resolve(_:flag:)`` with `--config`'s value, for a closure that runs later.
+    static func resolve(_ kind: GatewayPaths.Kind, flag: String?, config path: String?) throws(ConfigError) -> String {
         try GatewayPaths.choose(kind, flag: flag, environment: ProcessInfo.processInfo.environment) { () throws(ConfigError) in
             try DaemonConfig.load(path: path ?? GatewayPaths.defaultConfigFile, missingIsDefault: path == nil)
         }.path

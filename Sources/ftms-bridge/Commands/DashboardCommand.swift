@@ -73,8 +73,13 @@ struct DashboardCommand: AsyncParsableCommand {
                 socketPath = try state.config.resolve(.metricsSocket, flag: socket)
                 source = MetricsSocketSource(path: socketPath, gateway: name, log: { printError($0) })
             }
-            let directory = try state.resolvedStateDirectory()
-            let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
+            // Found at the first page that asks, as the store is opened: the floor needs no
+            // config, and a config that cannot be read is the session pages' 503, not a
+            // dashboard that does not start.
+            let (flag, configPath) = (state.stateDirectory, state.config.path)
+            let sessions = SessionLibrary {
+                try GatewayStore(readingFrom: try ConfigFileOption.resolve(.stateDirectory, flag: flag, config: configPath))
+            }
             server = try DashboardServer(
                 configuration: .init(listen: address, token: token, title: title), sources: [source], sessions: sessions,
                 clock: .system, log: { printError($0) })
