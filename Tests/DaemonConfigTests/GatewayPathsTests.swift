@@ -76,7 +76,7 @@ struct GatewayPathsTests {
         }
     }
 
-    // What systemd announces (these were `Systemd.ServiceDirectories`'s, whose parse this replaced).
+    // What systemd announces.
 
     @Test func readsWhatSystemdSets() {
         #expect(GatewayPaths.systemdDirectory("/var/lib/ftms-bridge") == "/var/lib/ftms-bridge")

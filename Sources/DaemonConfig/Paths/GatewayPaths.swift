@@ -10,9 +10,9 @@
 ///
 /// The daemon takes no path flags, so for it the file comes first; an operator's command run
 /// with the same config and environment therefore opens the database and the sockets the
-/// daemon uses, and `--state-dir DIR` means DIR to every command alike. Written once because
-/// the three copies this replaced had drifted: `status` ignored the config file the doctor
-/// read, so under a config with `state.directory` set they named two directories.
+/// daemon uses, and `--state-dir DIR` means DIR to every command alike. Written once so that
+/// no program can drift from the others: a command that skipped the config file, or read
+/// systemd's variable before it, would open another database than the daemon's.
 package struct GatewayPaths: Sendable, Equatable {
     /// The config file the daemon and the commands read when no `--config` is given.
     package static let defaultConfigFile = "/etc/ftms-bridge/config.toml"
