@@ -234,6 +234,20 @@ for target, allowed, forbidden, why in rules:
 sys.exit(1 if failed else 0)
 EOF
 
+# Paths: the gateway's default paths and systemd's directory variables are written, and the one
+# order (flag, config file, $STATE_DIRECTORY/$RUNTIME_DIRECTORY, default) applied, in one place
+# that the daemon, every ftms-bridge command and the doctor share (DaemonConfig.GatewayPaths).
+only "the gateway's paths: defaults and systemd's directories (DaemonConfig.GatewayPaths)" \
+  '(?:"(STATE|RUNTIME|CONFIGURATION)_DIRECTORY"|/var/lib/ftms-bridge|/run/ftms-bridge|/etc/ftms-bridge/config\.toml)' Sources \
+  Sources/DaemonConfig/Paths/GatewayPaths.swift
+
+# Names: a top-level type name in Sources means one thing, whatever its module (a typealias that
+# re-exports one type under its own name, `typealias UTCTime = CivilTime.UTCTime`, is that thing).
+type_declaration='^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|final|indirect|nonisolated)\s+)*(?:(?:struct|enum|actor|class|protocol)\s+\K[A-Z]\w*|typealias\s+\K([A-Z]\w*)\b(?!\s*=\s*\w+\.\1\b))'
+while IFS= read -r name; do
+  breach "a type name means one thing: $name is declared in $(grep -rlP --include='*.swift' "^(?![\\s/])(?:.*\\s)?(?:struct|enum|actor|class|protocol|typealias)\\s+$name\\b" Sources | tr '\n' ' ')"
+done < <(grep -rhoP --include='*.swift' "$type_declaration" Sources | sort | uniq -d)
+
 if [ "$breaches" -gt 0 ]; then
   echo "check-architecture: $breaches breach(es) of docs/architecture.md" >&2
   exit 1

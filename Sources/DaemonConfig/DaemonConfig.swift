@@ -10,8 +10,8 @@ package struct DaemonConfig: Sendable, Equatable {
     package var sessions = Sessions()
     package var backend = Backend()
     package var state = State()
-    package var metricsSocket = SocketSettings(path: "/run/ftms-bridge/metrics.sock", mode: 0o660)
-    package var controlSocket = SocketSettings(path: "/run/ftms-bridge/control.sock", mode: 0o600)
+    package var metricsSocket = SocketSettings(path: GatewayPaths.defaultMetricsSocket, mode: 0o660)
+    package var controlSocket = SocketSettings(path: GatewayPaths.defaultControlSocket, mode: 0o600)
     package var prometheus = Prometheus()
     package var log = Log()
     package var bluetooth = Bluetooth()
@@ -19,7 +19,7 @@ package struct DaemonConfig: Sendable, Equatable {
 
     /// The keys the file set (`"state.directory"`, `"metrics_socket.path"`…), whatever their
     /// value: a key set to its default is still the operator's choice, so systemd's
-    /// directories (``applyingEnvironment(_:)``) replace only the keys the file left out.
+    /// directories (``resolvingPaths(_:environment:)``) replace only the keys the file left out.
     /// Provenance, not configuration: ``==`` ignores it.
     package var explicitKeys: Set<String> = []
 
@@ -77,8 +77,8 @@ package struct DaemonConfig: Sendable, Equatable {
 
     /// `[state]`: where the database lives, and when to warn that its disk fills up.
     package struct State: Sendable, Equatable {
-        /// The state directory; `$STATE_DIRECTORY` (systemd) when set overrides the default.
-        package var directory = "/var/lib/ftms-bridge"
+        /// The state directory; where the file leaves it out, ``GatewayPaths`` resolves it.
+        package var directory = GatewayPaths.defaultStateDirectory
         /// MiB of free space on the state directory's file system under which the daemon warns
         /// (status, STATUS=, journal, MQTT); 0: never.
         package var lowSpaceWarningMiB = 100

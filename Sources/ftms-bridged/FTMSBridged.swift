@@ -24,7 +24,7 @@ struct FTMSBridged: AsyncParsableCommand {
         discussion: "Stops cleanly on SIGTERM or SIGINT (open sessions are checkpointed); SIGHUP re-reads the config.",
         version: ProductVersion.current)
 
-    @Option(help: "The config file (default \(DaemonConfig.defaultPath); a missing default file means every default).")
+    @Option(help: "The config file (default \(GatewayPaths.defaultConfigFile); a missing default file means every default).")
     var config: String?
 
     @Flag(name: .customLong("check-config"), help: "Check the config, print `config OK`, and exit.")
@@ -52,10 +52,10 @@ struct FTMSBridged: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let path = config ?? DaemonConfig.defaultPath
+        let path = config ?? GatewayPaths.defaultConfigFile
         let loaded: DaemonConfig
         do {
-            loaded = try DaemonConfig.load(path: path, missingIsDefault: config == nil).applyingEnvironment(environment)
+            loaded = try DaemonConfig.load(path: path, missingIsDefault: config == nil).resolvingPaths(environment: environment)
         } catch {
             Self.printError("\(error)")
             throw ExitCode(1)

@@ -9,7 +9,7 @@ import Testing
 /// waiting), a line too long, half-closure, and the place a newcomer takes.
 @Suite("Control connection handler")
 struct ConnectionHandlerTests {
-    static let configuration = ControlServerConfiguration(idleTimeout: .seconds(60), maximumLineLength: 256)
+    static let configuration = ControlServerConfiguration(path: ServerFixture.replacedPath, idleTimeout: .seconds(60), maximumLineLength: 256)
 
     static func client(
         _ registry: ClientRegistry = ClientRegistry(capacity: 4), handler: any ControlHandler = EchoHandler()

@@ -71,7 +71,7 @@ struct FuzzTests {
     /// Two hundred connections of random bytes, newlines sprinkled in, some cut off mid-line:
     /// each answer is one of ours, and afterwards the server still answers a real client.
     @Test func aLiveServerSurvivesRandomBytes() async throws {
-        try await withServer(ControlServerConfiguration(maxClients: 64, maximumLineLength: 512)) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, maxClients: 64, maximumLineLength: 512)) { fixture in
             let answered = try await withThrowingTaskGroup(of: Int.self) { group in
                 for worker in 0..<8 {
                     group.addTask {

@@ -98,7 +98,7 @@ struct ServerTests {
     }
 
     @Test func aHundredClientsAtOnceAllGetTheirOwnAnswer() async throws {
-        try await withServer(ControlServerConfiguration(maxClients: 128)) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, maxClients: 128)) { fixture in
             let client = fixture.client
             let answers = try await withThrowingTaskGroup(of: (Int, ControlResponse).self) { group in
                 for number in 0..<100 {
@@ -124,7 +124,7 @@ struct ServerTests {
             try? await Task.sleep(for: .seconds(2))
             return .ok
         }
-        try await withServer(ControlServerConfiguration(maxClients: 2), handler: slow) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, maxClients: 2), handler: slow) { fixture in
             let heard = Heard()
             fixture.squat(sending: "{\"command\":\"upload\"}\n", heard: heard)
             fixture.squat(sending: "{\"command\":\"upload\"}\n", heard: heard)
@@ -144,7 +144,7 @@ struct ServerTests {
     }
 
     @Test func anOversizeLineIsAnsweredThenClosed() async throws {
-        try await withServer(ControlServerConfiguration(maximumLineLength: 1024)) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, maximumLineLength: 1024)) { fixture in
             try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"status\",\"id\":1}\n" + String(repeating: "x", count: 70_000))
@@ -205,7 +205,7 @@ struct ServerTests {
     }
 
     @Test func idleClientsAreToldAndClosed() async throws {
-        try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(200))) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, idleTimeout: .milliseconds(200))) { fixture in
             let started = ContinuousClock.now
             try await onOwnThread {
                 var stream = try fixture.connect()
@@ -220,7 +220,7 @@ struct ServerTests {
     /// operator out: a new client takes the place of the one that has kept the server waiting
     /// longest, which is told why and closed.
     @Test func aFloodOfIdleClientsDoesNotLockOutARealOne() async throws {
-        try await withServer(ControlServerConfiguration(maxClients: 4)) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, maxClients: 4)) { fixture in
             let heard = Heard()
             for _ in 0..<4 {
                 fixture.squat(sending: "{\"command\":\"sta", heard: heard)
@@ -240,7 +240,7 @@ struct ServerTests {
     /// The idle timer counts from the last whole request: a client that trickles a line a
     /// byte at a time, never finishing it, is closed all the same.
     @Test func aClientTricklingAnEndlessLineTimesOut() async throws {
-        try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(300))) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, idleTimeout: .milliseconds(300))) { fixture in
             let notice = try await onOwnThread { () -> String? in
                 var stream = try fixture.connect()
                 for _ in 0..<200 {
@@ -264,7 +264,7 @@ struct ServerTests {
             try? await Task.sleep(for: .milliseconds(1200))
             return .ok
         }
-        try await withServer(ControlServerConfiguration(idleTimeout: .milliseconds(400)), handler: slow) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, idleTimeout: .milliseconds(400)), handler: slow) { fixture in
             try await onOwnThread {
                 var stream = try fixture.connect()
                 try stream.send("{\"command\":\"upload\"}\n")

@@ -44,7 +44,7 @@ struct SocketFileTests {
     }
 
     @Test func aConfiguredModeHoldsToo() async throws {
-        try await withServer(ControlServerConfiguration(mode: 0o660)) { fixture in
+        try await withServer(ControlServerConfiguration(path: ServerFixture.replacedPath, mode: 0o660)) { fixture in
             let socket = try #require(TemporaryDirectory.status(fixture.path))
             #expect(socket.st_mode & 0o7777 == 0o660)
         }

@@ -7,7 +7,7 @@ struct EnvironmentTests {
     static let systemd = ["STATE_DIRECTORY": "/var/lib/ftms-bridge-test", "RUNTIME_DIRECTORY": "/run/ftms-bridge-test"]
 
     @Test func systemdDirectoriesReplaceTheDefaults() throws {
-        let config = try DaemonConfig.parse("").applyingEnvironment(Self.systemd)
+        let config = try DaemonConfig.parse("").resolvingPaths(environment: Self.systemd)
         #expect(config.state.directory == "/var/lib/ftms-bridge-test")
         #expect(config.metricsSocket.path == "/run/ftms-bridge-test/metrics.sock")
         #expect(config.controlSocket.path == "/run/ftms-bridge-test/control.sock")
@@ -20,14 +20,16 @@ struct EnvironmentTests {
             [metrics_socket]
             path = "/srv/metrics.sock"
             """
-        let config = try DaemonConfig.parse(text).applyingEnvironment(Self.systemd)
+        let config = try DaemonConfig.parse(text).resolvingPaths(environment: Self.systemd)
         #expect(config.state.directory == "/var/lib/ftms-bridge")
         #expect(config.metricsSocket.path == "/srv/metrics.sock")
         #expect(config.controlSocket.path == "/run/ftms-bridge-test/control.sock")
     }
 
     @Test func theExplicitSetCanBeGiven() {
-        let config = DaemonConfig().applyingEnvironment(Self.systemd, explicit: ["control_socket.path"])
+        var file = DaemonConfig()
+        file.explicitKeys = ["control_socket.path"]
+        let config = file.resolvingPaths(environment: Self.systemd)
         #expect(config.controlSocket.path == DaemonConfig().controlSocket.path)
         #expect(config.metricsSocket.path == "/run/ftms-bridge-test/metrics.sock")
     }
@@ -35,13 +37,13 @@ struct EnvironmentTests {
     @Test func unusableValuesAreIgnored() {
         let cases: [[String: String]] = [[:], ["STATE_DIRECTORY": ""], ["STATE_DIRECTORY": "relative/dir", "RUNTIME_DIRECTORY": "run"], ["RUNTIME_DIRECTORY": ":"]]
         for environment in cases {
-            #expect(DaemonConfig().applyingEnvironment(environment) == DaemonConfig(), "\(environment)")
+            #expect(DaemonConfig().resolvingPaths(environment: environment) == DaemonConfig(), "\(environment)")
         }
     }
 
     /// systemd lists several directories with `:` when the unit names several; the first is ours.
     @Test func theFirstOfSeveralDirectories() {
-        let config = DaemonConfig().applyingEnvironment(["STATE_DIRECTORY": "/var/lib/a/:/var/lib/b", "RUNTIME_DIRECTORY": "/run/a/"])
+        let config = DaemonConfig().resolvingPaths(environment: ["STATE_DIRECTORY": "/var/lib/a/:/var/lib/b", "RUNTIME_DIRECTORY": "/run/a/"])
         #expect(config.state.directory == "/var/lib/a")
         #expect(config.metricsSocket.path == "/run/a/metrics.sock")
     }

@@ -99,7 +99,7 @@ struct FloorStateTests {
         floor.apply(.message(gateway: "g", try Envelopes.message("upload", machine: nil, at: t0, seq: 15, payload: #"{"pending":2,"uploaded":7,"dead":1,"result":"ok"}"#)), now: t0)
         var strip = try #require(floor.gateways["g"])
         #expect(strip.gaps == 1 && strip.lastSeq == 15 && strip.messages == 3 && strip.online)
-        #expect(strip.upload == UploadStatus(pending: 2, uploaded: 7, dead: 1, result: "ok", at: t0))
+        #expect(strip.upload == GatewayUploadStatus(pending: 2, uploaded: 7, dead: 1, result: "ok", at: t0))
         floor.apply(.offline(gateway: "g", reason: "connection refused"), now: t0 + 1)
         strip = try #require(floor.gateways["g"])
         #expect(!strip.online && strip.reason == "connection refused")

@@ -16,7 +16,7 @@ package struct ControlClient: Sendable {
     /// backend.
     package var timeout: Duration
 
-    package init(socketPath: String = ControlServerConfiguration.defaultPath, timeout: Duration = .seconds(60)) {
+    package init(socketPath: String, timeout: Duration = .seconds(60)) {
         self.socketPath = socketPath
         self.timeout = timeout
     }

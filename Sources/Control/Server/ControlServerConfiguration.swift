@@ -2,8 +2,8 @@ import LocalSocket
 
 /// Where and how the control socket listens (contract §7: owner only).
 package struct ControlServerConfiguration: Sendable, Equatable {
-    package static let defaultPath = "/run/ftms-bridge/control.sock"
-
+    /// The socket file. No default here: the daemon's comes from its config (DaemonConfig's
+    /// `GatewayPaths`, the one place the gateway's paths are written).
     package var path: String
     /// The socket file's permission bits. 0600: only the daemon's user (and root) may change
     /// anything. Any mode up to 0777 is taken; it holds from the first moment the file exists.
@@ -20,7 +20,7 @@ package struct ControlServerConfiguration: Sendable, Equatable {
     package var maximumQueuedRequests: Int
 
     package init(
-        path: String = Self.defaultPath, mode: UInt32 = 0o600, maxClients: Int = 16, idleTimeout: Duration = .seconds(60),
+        path: String, mode: UInt32 = 0o600, maxClients: Int = 16, idleTimeout: Duration = .seconds(60),
         maximumLineLength: Int = 64 * 1024, maximumQueuedRequests: Int = 16
     ) {
         self.path = path

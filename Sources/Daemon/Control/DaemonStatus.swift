@@ -72,7 +72,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         /// The full-disk reserve: `held`, `released`, `missing` or `none`.
         package var reserve: String
         /// A damaged database this run moved aside at start.
-        package var movedAside: MovedAside?
+        package var movedAside: MovedAsideReport?
         /// Damaged databases in the state directory not salvaged yet.
         package var damagedFiles: [String] = []
         /// The store runs in memory: its file cannot be written (``cause``, ``error`` say why).
@@ -92,7 +92,7 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         }
     }
 
-    package struct MovedAside: Sendable, Codable, Equatable {
+    package struct MovedAsideReport: Sendable, Codable, Equatable {
         package var path: String
         package var at: String
         package var reason: String

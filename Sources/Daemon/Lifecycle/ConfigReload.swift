@@ -36,7 +36,7 @@ actor ConfigReload {
         }
         let fresh: DaemonConfig
         do {
-            fresh = try DaemonConfig.load(path: path).applyingEnvironment(environment)
+            fresh = try DaemonConfig.load(path: path).resolvingPaths(environment: environment)
         } catch {
             logger.error("SIGHUP: config not reloaded, the running one stays: \(error)")
             return

@@ -9,7 +9,7 @@ import DBus
 /// adopted at once, and one that wakes (switched on, or woken by a rider after sleeping)
 /// has its supervisor's reconnect backoff cut short. It is off while a Connect to a machine
 /// just heard is in flight, as bluetoothd pauses scanning then anyway (a retry on a machine
-/// that stayed silent leaves it on: see ``MachineLink/connecting``), and restarted whenever the adapters change
+/// that stayed silent leaves it on: see ``MachineLinkState/connecting``), and restarted whenever the adapters change
 /// (bluetoothd (re)appearing, an adapter added or powered on) and every
 /// ``FleetSettings/discoveryRefresh`` (an adapter that stopped discovering on its own is
 /// noticed, and BlueZ reports each machine's RSSI afresh after a restart of discovery).
@@ -177,9 +177,9 @@ extension MachineFleet {
 
     // MARK: The fleet's own changes
 
-    /// A supervisor's link changed state: `transition` moves its ``MachineLink``, the fleet
+    /// A supervisor's link changed state: `transition` moves its ``MachineLinkState``, the fleet
     /// does what it returns, and discovery looks again.
-    func noteLink(_ key: String, _ transition: (inout MachineLink) -> MachineLink.Action) {
+    func noteLink(_ key: String, _ transition: (inout MachineLinkState) -> MachineLinkState.Action) {
         if var link = supervised[key]?.link {
             let action = transition(&link)
             supervised[key]?.link = link

@@ -65,7 +65,7 @@ package actor MachineFleet {
         let supervisor: MachineSupervisor
         let run: Task<Void, Never>
         let route: Task<Void, Never>
-        var link = MachineLink.unlinked
+        var link = MachineLinkState.unlinked
     }
 
     /// - Parameter eventLoop: where the fleet and its workers run: the loop the metrics socket

@@ -75,7 +75,7 @@ package actor StoreWatch {
             lowSpace: lowSpaceBytes > 0 && (free.map { $0 < lowSpaceBytes } ?? false),
             heldSessions: await keeper.heldCount, reserve: health.reserve.rawValue)
         status.movedAside = movedAside.map {
-            DaemonStatus.MovedAside(path: $0.path, at: $0.at.iso8601, reason: $0.reason, keptDeviceID: $0.keptDeviceID, keptLogin: $0.keptLogin)
+            DaemonStatus.MovedAsideReport(path: $0.path, at: $0.at.iso8601, reason: $0.reason, keptDeviceID: $0.keptDeviceID, keptLogin: $0.keptLogin)
         }
         status.damagedFiles = DamagedFiles.list(in: store.directory).map(\.path)
         status.inMemory = health.inMemory != nil

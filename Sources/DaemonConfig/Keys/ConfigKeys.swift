@@ -72,7 +72,7 @@ enum ConfigKeys {
 
     private static let state: [ConfigKey] = [
         ConfigKey(
-            "state", "directory", "path", "Where the database lives; when the file leaves it out, systemd's $STATE_DIRECTORY replaces the default.",
+            "state", "directory", "path", "Where the database lives; when the file leaves it out, systemd's $\(GatewayPaths.stateDirectoryVariable) replaces the default.",
             \.state.directory, read: { v throws(ValueProblem) in try checked(v, StringRules.absolutePath) }, render: TOMLLiteral.string),
         ConfigKey(
             "state", "low_space_warning_mib", "integer",
@@ -81,8 +81,8 @@ enum ConfigKeys {
     ]
 
     private static let sockets: [ConfigKey] =
-        socket("metrics_socket", "metrics.sock", \.metricsSocket, who: "readers", ownerOnly: false)
-        + socket("control_socket", "control.sock", \.controlSocket, who: "clients", ownerOnly: true)
+        socket("metrics_socket", GatewayPaths.metricsSocketName, \.metricsSocket, who: "readers", ownerOnly: false)
+        + socket("control_socket", GatewayPaths.controlSocketName, \.controlSocket, who: "clients", ownerOnly: true)
 
     private static let prometheus: [ConfigKey] = [
         ConfigKey(
@@ -172,7 +172,7 @@ enum ConfigKeys {
         let place = ownerOnly ? "Control socket (owner only)" : "Metrics socket"
         return [
             ConfigKey(
-                table, "path", "path", "\(place) path; when the file leaves it out, systemd's $RUNTIME_DIRECTORY/\(file) replaces the default.",
+                table, "path", "path", "\(place) path; when the file leaves it out, systemd's $\(GatewayPaths.runtimeDirectoryVariable)/\(file) replaces the default.",
                 field, \.path, read: { v throws(ValueProblem) in try checked(v, StringRules.socketPath) }, render: TOMLLiteral.string),
             ConfigKey(
                 table, "group", "string",

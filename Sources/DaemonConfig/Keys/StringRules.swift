@@ -103,7 +103,7 @@ enum StringRules {
     }
 
     static func listenAddress(_ text: String) throws(ValueProblem) {
-        _ = try ListenAddress(parsing: text)
+        _ = try LoopbackListenAddress(parsing: text)
     }
 
     /// A D-Bus address list: `transport:key=value,…` entries separated by `;`.

@@ -1,7 +1,4 @@
 extension DaemonConfig {
-    /// The path the daemon reads when no `--config` is given.
-    package static let defaultPath = "/etc/ftms-bridge/config.toml"
-
     /// Reads a config from TOML text. `source` names it in errors (the file's path).
     ///
     /// Every key is optional; an unknown table or key, a value of the wrong type or out of

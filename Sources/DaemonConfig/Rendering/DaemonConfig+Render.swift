@@ -25,7 +25,7 @@ extension DaemonConfig {
     package static var exampleFile: String {
         let defaults = DaemonConfig()
         var lines = [
-            "# /etc/ftms-bridge/config.toml: the configuration of the daemon, `ftms-bridged` (`ftms-bridge run`).",
+            "# \(GatewayPaths.defaultConfigFile): the configuration of the daemon, `ftms-bridged` (`ftms-bridge run`).",
             "# The dashboard is its own process (`ftms-bridge dashboard`, ftms-bridge-dashboard.service) with",
             "# its own flags; a [dashboard] table here is refused.",
             "#",

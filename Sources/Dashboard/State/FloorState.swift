@@ -85,7 +85,7 @@ public struct FloorState: Sendable, Equatable {
             case "sample":
                 return applySample(message, gateway: name).map { [.tile($0.tile, point: $0.point, live: true)] } ?? []
             case "upload":
-                gateway.upload = UploadStatus(
+                gateway.upload = GatewayUploadStatus(
                     pending: message.payload["pending"]?.double, uploaded: message.payload["uploaded"]?.double,
                     dead: message.payload["dead"]?.double, result: message.payload["result"]?.string, at: message.timestamp)
                 return [.gateway(gateway)]

@@ -8,7 +8,7 @@ public struct GatewayStatus: Sendable, Equatable, Codable {
     public var messages: UInt64
     /// `seq` jumps seen: samples this dashboard lost because it fell behind.
     public var gaps: UInt64
-    public var upload: UploadStatus?
+    public var upload: GatewayUploadStatus?
     /// Dashboard time of the last event from this gateway.
     public var seen: Double
 
@@ -23,7 +23,7 @@ public struct GatewayStatus: Sendable, Equatable, Codable {
 }
 
 /// The last `upload` message: the queue by state and what the run came to.
-public struct UploadStatus: Sendable, Equatable, Codable {
+public struct GatewayUploadStatus: Sendable, Equatable, Codable {
     public var pending: Double?
     public var uploaded: Double?
     public var dead: Double?

@@ -10,7 +10,7 @@ package struct DoctorInputs: Sendable {
     /// `--config`; `nil` means ``defaultConfigPath``, where a missing file is only a warning.
     package var configPath: String?
     /// Where the daemon reads its config when not told otherwise.
-    package var defaultConfigPath = DaemonConfig.defaultPath
+    package var defaultConfigPath = GatewayPaths.defaultConfigFile
     /// `--bus`: overrides the config and `DBUS_SYSTEM_BUS_ADDRESS`.
     package var busAddress: String?
     /// The system bus when neither the flag, the config nor the environment names one.

@@ -3,7 +3,9 @@ import DaemonConfig
 /// The paths, bus and backend the checks examine: the config's, with systemd's environment
 /// and the command's flags applied the way the daemon (`ftms-bridged`) applies them.
 struct DoctorSettings: Sendable {
-    /// The file's config with `$STATE_DIRECTORY` and `$RUNTIME_DIRECTORY` applied.
+    /// The file's config with its paths resolved as every command resolves them
+    /// (``GatewayPaths``: `--state-dir`, else the file's key, else systemd's directories, else
+    /// the default).
     var config: DaemonConfig
     var bus: BusAddressChoice
     var stateDirectory: String
@@ -14,16 +16,12 @@ struct DoctorSettings: Sendable {
     var backendSource: String
 
     init(config file: DaemonConfig, inputs: DoctorInputs) {
-        config = file.applyingEnvironment(inputs.environment)
+        let flags = GatewayPaths.Flags(stateDirectory: inputs.stateDirectory)
+        config = file.resolvingPaths(flags, environment: inputs.environment)
         bus = BusAddressChoice.resolve(
             flag: inputs.busAddress, configured: config.bluetooth.busAddress, environment: inputs.environment, standard: inputs.standardBusAddress)
-        if let flag = inputs.stateDirectory, !flag.isEmpty {
-            (stateDirectory, stateDirectorySource) = (flag, "--state-dir")
-        } else {
-            stateDirectory = config.state.directory
-            stateDirectorySource = file.explicitKeys.contains("state.directory") ? "config state.directory"
-                : config.state.directory != file.state.directory ? "STATE_DIRECTORY" : "default"
-        }
+        let state = GatewayPaths(flags: flags, environment: inputs.environment, config: file).stateDirectory
+        (stateDirectory, stateDirectorySource) = (state.path, state.source.description)
         if let flag = inputs.backendURL, !flag.isEmpty {
             (backendURL, backendSource) = (flag, "--backend")
         } else {

@@ -8,7 +8,7 @@ import JSON
 struct StatsPatch: Sendable {
     let fields: JSONObject
 
-    init(_ body: JSONValue) throws(BackendError) {
+    init(_ body: JSONValue) throws(BackendRefusal) {
         guard case .object(let fields) = body else { throw .invalidRequest("the body must be a stats object") }
         let known = Set(UserStats.CodingKeys.allCases.map(\.rawValue))
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
@@ -18,7 +18,7 @@ struct StatsPatch: Sendable {
         self.fields = fields
     }
 
-    func applied(to stats: UserStats) throws(BackendError) -> UserStats {
+    func applied(to stats: UserStats) throws(BackendRefusal) -> UserStats {
         var result = stats
         for (key, value) in fields.members {
             switch UserStats.CodingKeys(rawValue: key) {
@@ -41,7 +41,7 @@ struct StatsPatch: Sendable {
         return result
     }
 
-    private static func count(_ key: String, _ value: JSONValue) throws(BackendError) -> Int64 {
+    private static func count(_ key: String, _ value: JSONValue) throws(BackendRefusal) -> Int64 {
         guard let number = value.integer, number >= 0 else { throw .invalidRequest("\(key) must be a whole number ≥ 0") }
         return number
     }

@@ -47,11 +47,11 @@ struct FaultBoard: Sendable {
     /// The faults for one call, decided when it arrives.
     mutating func plan(for route: RouteName) -> RequestFaults {
         let latency = fire(.latency, on: route)?.milliseconds ?? 0
-        var rejection: BackendError?
+        var rejection: BackendRefusal?
         if let rule = fire(.serverError, on: route) {
-            rejection = BackendError(status: rule.status, code: "server_error", message: "injected fault (\(rule.spec))", retryAfter: rule.retryAfter)
+            rejection = BackendRefusal(status: rule.status, code: "server_error", message: "injected fault (\(rule.spec))", retryAfter: rule.retryAfter)
         } else if let rule = fire(.rateLimit, on: route) {
-            rejection = BackendError(status: 429, code: "rate_limited", message: "injected fault (\(rule.spec))", retryAfter: rule.retryAfter ?? 1)
+            rejection = BackendRefusal(status: 429, code: "rate_limited", message: "injected fault (\(rule.spec))", retryAfter: rule.retryAfter ?? 1)
         }
         // A refused call does no work, so there is nothing to commit and then time out on.
         let timeout = rejection == nil ? fire(.timeout, on: route) : nil
@@ -63,7 +63,7 @@ struct FaultBoard: Sendable {
 struct RequestFaults: Sendable {
     var latencyMilliseconds = 0
     /// Answer this instead of handling the call.
-    var rejection: BackendError?
+    var rejection: BackendRefusal?
     /// Handle and commit, then drop or stall the answer.
     var timeout: FaultRule?
 }

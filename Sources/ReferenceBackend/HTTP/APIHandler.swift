@@ -6,7 +6,7 @@ import NIOCore
 struct APIHandler: Sendable {
     let backend: Backend
 
-    typealias Work = @Sendable (Request, BackendRequestContext) async throws(BackendError) -> Reply
+    typealias Work = @Sendable (Request, BackendRequestContext) async throws(BackendRefusal) -> Reply
 
     func callAsFunction(_ route: RouteName, _ work: @escaping Work) -> @Sendable (Request, BackendRequestContext) async throws -> Response {
         { [backend] request, context in
@@ -19,7 +19,7 @@ struct APIHandler: Sendable {
                 return try rejection.response(from: request, context: context)
             }
             let response: Response
-            do throws(BackendError) {
+            do throws(BackendRefusal) {
                 response = try await work(request, context).response
             } catch {
                 response = try error.response(from: request, context: context)

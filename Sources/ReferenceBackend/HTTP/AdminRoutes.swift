@@ -30,17 +30,17 @@ struct AdminRoutes: Sendable {
         }
         admin.post("faults") { request, _ in
             let body = try await request.json(limit: limit)
-            guard case .array(let items)? = body["rules"] else { throw BackendError.invalidRequest("the body must be {\"rules\": [...], \"replace\"?: bool}") }
+            guard case .array(let items)? = body["rules"] else { throw BackendRefusal.invalidRequest("the body must be {\"rules\": [...], \"replace\"?: bool}") }
             var rules: [FaultRule] = []
             for item in items {
                 do throws(FaultRule.Problem) {
                     rules.append(try FaultRule(json: item))
                 } catch {
-                    throw BackendError.invalidRequest(error.description)
+                    throw BackendRefusal.invalidRequest(error.description)
                 }
             }
             let replace = body["replace"] ?? .bool(false)
-            guard case .bool(let replacing) = replace else { throw BackendError.invalidRequest("replace must be true or false") }
+            guard case .bool(let replacing) = replace else { throw BackendRefusal.invalidRequest("replace must be true or false") }
             let entries = await backend.addFaults(rules, replacing: replacing)
             return try Reply.json(FaultsReport(entries)).response
         }

@@ -8,10 +8,10 @@ struct ErrorBodyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as BackendError {
+        } catch let error as BackendRefusal {
             return try error.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
-            return try BackendError(error).response(from: request, context: context)
+            return try BackendRefusal(error).response(from: request, context: context)
         }
     }
 }

@@ -5,7 +5,7 @@ struct Reply: Sendable {
     let status: HTTPResponse.Status
     let body: ByteBuffer
 
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws(BackendError) -> Reply {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws(BackendRefusal) -> Reply {
         do {
             return Reply(status: status, body: try JSONCoding.buffer(value))
         } catch {

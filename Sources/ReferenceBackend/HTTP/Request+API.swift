@@ -13,12 +13,12 @@ extension Request {
 
     /// The body as JSON; an empty body is `{}` so that body-less calls get field errors, not
     /// parse errors.
-    func json(limit: Int) async throws(BackendError) -> JSONValue {
+    func json(limit: Int) async throws(BackendRefusal) -> JSONValue {
         let buffer: ByteBuffer
         do {
             buffer = try await body.collect(upTo: limit)
         } catch {
-            throw BackendError(status: 413, code: "payload_too_large", message: "the body is larger than \(limit) bytes")
+            throw BackendRefusal(status: 413, code: "payload_too_large", message: "the body is larger than \(limit) bytes")
         }
         guard buffer.readableBytes > 0 else { return .object(JSONObject()) }
         do {

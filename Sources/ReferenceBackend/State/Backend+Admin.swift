@@ -34,12 +34,12 @@ extension Backend {
 
     /// Operator unbinding (SolidFocus: "contact support"): releases the binding and revokes the
     /// user's logins everywhere.
-    func unbind(subject: String) throws(BackendError) {
+    func unbind(subject: String) throws(BackendRefusal) {
         guard state.users[subject] != nil else { throw .notFound("no user \(subject)") }
         try release(subject: subject, deviceID: nil)
     }
 
-    func replaceTrainings(_ body: JSONValue) throws(BackendError) -> TrainingsResponse {
+    func replaceTrainings(_ body: JSONValue) throws(BackendRefusal) -> TrainingsResponse {
         guard case .array(let list)? = body["trainings"] else { throw .invalidRequest("the body must be {\"trainings\": [...]}") }
         for training in list {
             if let problem = DefaultTrainings.problem(with: training) { throw .invalidRequest(problem) }
@@ -50,12 +50,12 @@ extension Backend {
     }
 
     /// Token lifetimes for tokens issued from now on, and expiry of the ones already issued.
-    func updateTokens(_ body: JSONValue) throws(BackendError) -> TokenSettings {
+    func updateTokens(_ body: JSONValue) throws(BackendRefusal) -> TokenSettings {
         guard case .object(let fields) = body else { throw .invalidRequest("the body must be an object") }
         let known: Set<String> = ["access_lifetime", "refresh_lifetime", "refresh_grace", "expire_access", "expire_refresh"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) { throw .invalidRequest("unknown field \(unknown)") }
         var settings = tokenSettings
-        func seconds(_ key: String, minimum: Int64) throws(BackendError) -> Int? {
+        func seconds(_ key: String, minimum: Int64) throws(BackendRefusal) -> Int? {
             guard let value = fields[key] else { return nil }
             guard let number = value.integer, number >= minimum, number <= 400 * 86_400 else {
                 throw .invalidRequest("\(key) must be whole seconds ≥ \(minimum)")
@@ -65,7 +65,7 @@ extension Backend {
         settings.accessLifetime = try seconds("access_lifetime", minimum: 1) ?? settings.accessLifetime
         settings.refreshLifetime = try seconds("refresh_lifetime", minimum: 1) ?? settings.refreshLifetime
         settings.refreshGrace = try seconds("refresh_grace", minimum: 0) ?? settings.refreshGrace
-        func flag(_ key: String) throws(BackendError) -> Bool {
+        func flag(_ key: String) throws(BackendRefusal) -> Bool {
             guard let value = fields[key] else { return false }
             guard case .bool(let set) = value else { throw .invalidRequest("\(key) must be true or false") }
             return set

@@ -12,9 +12,9 @@ struct Principal: Sendable, Hashable {
 extension Backend {
     static let providers: Set<String> = ["apple", "google", "test"]
 
-    func login(provider: String, body: JSONValue) throws(BackendError) -> LoginResponse {
+    func login(provider: String, body: JSONValue) throws(BackendRefusal) -> LoginResponse {
         guard Self.providers.contains(provider) else {
-            throw BackendError(status: 400, code: "unsupported_provider", message: "unknown provider \(provider) (apple, google or test)")
+            throw BackendRefusal(status: 400, code: "unsupported_provider", message: "unknown provider \(provider) (apple, google or test)")
         }
         guard body.isObject else { throw .invalidRequest("the body must be {id_token, device_id, user_info?}") }
         guard let idToken = body["id_token"]?.string, !idToken.isEmpty else { throw .invalidRequest("missing id_token") }
@@ -45,9 +45,9 @@ extension Backend {
         return LoginResponse(accessToken: tokens.access, refreshToken: tokens.refresh, expiresIn: tokenSettings.accessLifetime, userProfile: user.profile)
     }
 
-    func refresh(bearer: String?, body: JSONValue) throws(BackendError) -> RefreshResponse {
+    func refresh(bearer: String?, body: JSONValue) throws(BackendRefusal) -> RefreshResponse {
         let deviceID = try? Self.deviceID(in: body)
-        do throws(BackendError) {
+        do throws(BackendRefusal) {
             let response = try rotate(bearer: bearer, deviceID: deviceID)
             counters.refreshes[deviceID ?? "", default: 0] += 1
             return response
@@ -57,7 +57,7 @@ extension Backend {
         }
     }
 
-    private func rotate(bearer: String?, deviceID: String?) throws(BackendError) -> RefreshResponse {
+    private func rotate(bearer: String?, deviceID: String?) throws(BackendRefusal) -> RefreshResponse {
         guard let bearer else { throw .invalidToken("missing refresh token (Authorization: Bearer <refresh_token>)") }
         let claims = try verified(bearer, kind: .refresh)
         guard let deviceID else { throw .invalidRequest("missing device_id") }
@@ -92,18 +92,18 @@ extension Backend {
     /// The access token's signature is checked but not its expiry: a gateway logging out with
     /// a stale token still means to release its binding (SolidFocus Flow 6 goes on locally
     /// whatever the server says, and a binding left behind would lock the account out).
-    func logout(bearer: String?, body: JSONValue) throws(BackendError) {
+    func logout(bearer: String?, body: JSONValue) throws(BackendRefusal) {
         guard let bearer else { throw .invalidToken("missing access token (Authorization: Bearer <access_token>)") }
         let claims = try verified(bearer, kind: .access)
         let deviceID = try Self.deviceID(in: body)
         guard claims.dev == deviceID else {
-            throw BackendError(status: 403, code: "device_mismatch", message: "the access token belongs to another device")
+            throw BackendRefusal(status: 403, code: "device_mismatch", message: "the access token belongs to another device")
         }
         try release(subject: claims.sub, deviceID: deviceID)
     }
 
     /// Unbinds `deviceID` from `subject` and revokes its logins.
-    func release(subject: String, deviceID: String?) throws(BackendError) {
+    func release(subject: String, deviceID: String?) throws(BackendRefusal) {
         var lines: [JournalLine] = []
         if var user = state.users[subject], deviceID == nil || user.boundDeviceID == deviceID {
             user.boundDeviceID = nil
@@ -120,7 +120,7 @@ extension Backend {
     }
 
     /// The user behind an access token, for every protected route.
-    func authenticate(bearer: String?) throws(BackendError) -> Principal {
+    func authenticate(bearer: String?) throws(BackendRefusal) -> Principal {
         guard let bearer else { throw .invalidToken("missing access token (Authorization: Bearer <access_token>)") }
         let claims = try verified(bearer, kind: .access)
         guard now < Double(claims.exp), claims.seq > accessExpiredThrough else { throw .tokenExpired("the access token has expired; refresh it") }
@@ -128,7 +128,7 @@ extension Backend {
         return Principal(subject: claims.sub, deviceID: claims.dev, familyID: family.id)
     }
 
-    private func verified(_ token: String, kind: TokenClaims.Kind) throws(BackendError) -> TokenClaims {
+    private func verified(_ token: String, kind: TokenClaims.Kind) throws(BackendRefusal) -> TokenClaims {
         let claims: TokenClaims
         switch signer.verify(token, as: TokenClaims.self) {
         case .success(let verified): claims = verified
@@ -140,7 +140,7 @@ extension Backend {
         return claims
     }
 
-    private func issueTokens(for family: inout TokenFamily) throws(BackendError) -> (access: String, refresh: String) {
+    private func issueTokens(for family: inout TokenFamily) throws(BackendRefusal) -> (access: String, refresh: String) {
         let issued = Int64(now.rounded(.down))
         sequence += 1
         let access = TokenClaims(
@@ -160,7 +160,7 @@ extension Backend {
         }
     }
 
-    private static func deviceID(in body: JSONValue) throws(BackendError) -> String {
+    private static func deviceID(in body: JSONValue) throws(BackendRefusal) -> String {
         guard let deviceID = body["device_id"]?.string, !deviceID.isEmpty, deviceID.count <= 128 else {
             throw .invalidRequest("missing device_id (1 to 128 characters)")
         }

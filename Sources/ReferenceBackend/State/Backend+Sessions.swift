@@ -2,10 +2,10 @@ import JSON
 
 /// SolidFocus Flow 4 (batch upload and its per-session results), Flow 2's downloads, and stats.
 extension Backend {
-    func uploadBatch(_ principal: Principal, body: JSONValue) throws(BackendError) -> BatchUploadResponse {
+    func uploadBatch(_ principal: Principal, body: JSONValue) throws(BackendRefusal) -> BatchUploadResponse {
         guard case .array(let sessions)? = body["sessions"] else { throw .invalidRequest("the body must be {\"sessions\": [...]}") }
         guard sessions.count <= configuration.maxBatchSize else {
-            throw BackendError(
+            throw BackendRefusal(
                 status: 400, code: "batch_too_large",
                 message: "\(sessions.count) sessions in one batch; at most \(configuration.maxBatchSize)")
         }
@@ -25,7 +25,7 @@ extension Backend {
 
     /// `POST /sessions`: one session; a repeat is `400 duplicate_session` (SolidFocus's error
     /// table) rather than a count.
-    func uploadOne(_ principal: Principal, body: JSONValue) throws(BackendError) -> SingleUploadResponse {
+    func uploadOne(_ principal: Principal, body: JSONValue) throws(BackendRefusal) -> SingleUploadResponse {
         var lines: [JournalLine] = []
         switch receive(body, for: principal.subject, route: .upload, into: &lines) {
         case .stored(let sessionID):
@@ -33,16 +33,16 @@ extension Backend {
             return SingleUploadResponse(sessionID: sessionID, updatedStats: state.stats(of: principal.subject))
         case .duplicate(let sessionID):
             try commit(lines, newSessions: 0, for: principal.subject)
-            throw BackendError(status: 400, code: "duplicate_session", message: "session \(sessionID) is already stored")
+            throw BackendRefusal(status: 400, code: "duplicate_session", message: "session \(sessionID) is already stored")
         case .refused(let failure):
-            throw BackendError(status: 400, code: failure.error, message: failure.message)
+            throw BackendRefusal(status: 400, code: failure.error, message: failure.message)
         }
     }
 
     /// Stores sessions as the operator's own, bypassing tokens and faults: for tests that need
     /// the server to hold sessions the gateway never sent (`GET /sessions` merges, stats that
     /// differ). Creates the user if needed.
-    func inject(_ body: JSONValue, for subject: String) throws(BackendError) -> BatchUploadResponse {
+    func inject(_ body: JSONValue, for subject: String) throws(BackendRefusal) -> BatchUploadResponse {
         guard case .array(let sessions)? = body["sessions"] else { throw .invalidRequest("the body must be {\"sessions\": [...]}") }
         var lines: [JournalLine] = []
         if state.users[subject] == nil {
@@ -72,7 +72,7 @@ extension Backend {
     }
 
     /// The gateway wins (contract §6): what it sends stands until the next accepted session.
-    func patchStats(_ principal: Principal, body: JSONValue) throws(BackendError) -> UserStats {
+    func patchStats(_ principal: Principal, body: JSONValue) throws(BackendRefusal) -> UserStats {
         let patched = try StatsPatch(body).applied(to: state.stats(of: principal.subject))
         var user = try user(principal.subject)
         user.statsOverride = patched
@@ -81,7 +81,7 @@ extension Backend {
         return patched
     }
 
-    func me(_ principal: Principal) throws(BackendError) -> MeResponse {
+    func me(_ principal: Principal) throws(BackendRefusal) -> MeResponse {
         MeResponse(userProfile: try user(principal.subject).profile, stats: state.stats(of: principal.subject))
     }
 
@@ -117,7 +117,7 @@ extension Backend {
             counters.sessionsRefused += 1
             return .refused(FailedSession(sessionID: accepted.sessionID, error: rule.error, message: "injected fault (\(rule.spec))"))
         }
-        let stored = StoredSession(user: subject, key: accepted.key, body: session, figures: accepted.figures, received: 1, firstReceivedAt: now)
+        let stored = AcceptedSession(user: subject, key: accepted.key, body: session, figures: accepted.figures, received: 1, firstReceivedAt: now)
         state.store(stored)
         lines.append(JournalLine(session: stored))
         counters.sessionsAccepted += 1
@@ -126,7 +126,7 @@ extension Backend {
 
     /// Persists a call's changes; new sessions end a PATCHed override (the server computes
     /// from sessions again).
-    private func commit(_ lines: [JournalLine], newSessions: Int, for subject: String) throws(BackendError) {
+    private func commit(_ lines: [JournalLine], newSessions: Int, for subject: String) throws(BackendRefusal) {
         var lines = lines
         if newSessions > 0, var user = state.users[subject], user.statsOverride != nil {
             user.statsOverride = nil

@@ -2,7 +2,7 @@ import Clocks
 import FoundationEssentials
 
 /// The reference backend's state and rules, without HTTP: the routes call these methods and
-/// turn their answers and ``BackendError``s into responses.
+/// turn their answers and ``BackendRefusal``s into responses.
 ///
 /// One actor owns everything, so every call sees and leaves a consistent state, and a change
 /// is in the state file before its answer leaves.
@@ -41,7 +41,7 @@ actor Backend {
     var now: Double { clock.now().unixSeconds }
 
     /// Writes changes to the state file; without one this does nothing.
-    func persist(_ lines: [JournalLine]) throws(BackendError) {
+    func persist(_ lines: [JournalLine]) throws(BackendRefusal) {
         do {
             try journal?.append(lines)
         } catch {
@@ -51,7 +51,7 @@ actor Backend {
 
     /// Back to a fresh start with the same flags: no users, sessions or logins, the startup
     /// faults with fresh counts, zero counters. The signing key stays.
-    func reset() throws(BackendError) {
+    func reset() throws(BackendRefusal) {
         state = BackendState(signingKey: state.signingKey, timeZone: configuration.timeZone)
         tokenSettings = TokenSettings(configuration)
         faults = FaultBoard(rules: configuration.faults)
@@ -65,7 +65,7 @@ actor Backend {
         }
     }
 
-    func user(_ subject: String) throws(BackendError) -> UserRecord {
+    func user(_ subject: String) throws(BackendRefusal) -> UserRecord {
         guard let user = state.users[subject] else { throw .invalidToken("no such user") }
         return user
     }

@@ -8,7 +8,7 @@ struct BackendState: Sendable {
     var signingKey: [UInt8]
     var users: [String: UserRecord] = [:]
     /// User → lower-cased session id → session.
-    var sessions: [String: [String: StoredSession]] = [:]
+    var sessions: [String: [String: AcceptedSession]] = [:]
     var tallies: [String: StatsTally] = [:]
     var families: [String: TokenFamily] = [:]
     var trainings: [JSONValue] = DefaultTrainings.list
@@ -44,13 +44,13 @@ struct BackendState: Sendable {
         return lines
     }
 
-    mutating func store(_ session: StoredSession) {
+    mutating func store(_ session: AcceptedSession) {
         sessions[session.user, default: [:]][session.key] = session
         tallies[session.user, default: StatsTally()].add(session.figures, on: day(of: session.figures))
     }
 
     /// A user's sessions, oldest `started_at` first.
-    func ordered(sessionsOf user: String) -> [StoredSession] {
+    func ordered(sessionsOf user: String) -> [AcceptedSession] {
         (sessions[user] ?? [:]).values.sorted { ($0.figures.startedAt, $0.key) < ($1.figures.startedAt, $1.key) }
     }
 

@@ -9,7 +9,7 @@ struct JournalLine: Sendable, Codable {
     var signingKey: String?
     var user: UserRecord?
     var family: TokenFamily?
-    var session: StoredSession?
+    var session: AcceptedSession?
     var receipt: Receipt?
     var trainings: [JSONValue]?
 
@@ -28,7 +28,7 @@ struct JournalLine: Sendable, Codable {
     init(signingKey: String) { self.signingKey = signingKey }
     init(user: UserRecord) { self.user = user }
     init(family: TokenFamily) { self.family = family }
-    init(session: StoredSession) { self.session = session }
+    init(session: AcceptedSession) { self.session = session }
     init(receipt: Receipt) { self.receipt = receipt }
     init(trainings: [JSONValue]) { self.trainings = trainings }
 }

@@ -111,7 +111,8 @@ extension GatewayStore {
                 // A row value, so that the search runs along `sessions_by_status`.
                 pending = pending.filter(literal: "(started_at, session_id) > (\(cursor.startedAt.millisecondsSince1970), \(cursor.sessionID))")
             }
-            return try pending.order { [$0.startedAt, $0.sessionID] }.limit(limit).fetchAll(db).map(PendingSession.init)
+            return try pending.order { [$0.startedAt, $0.sessionID] }.limit(limit)
+                .select(PendingSession.columns).asRequest(of: PendingSession.self).fetchAll(db)
         }
     }
 
@@ -218,16 +219,16 @@ extension GatewayStore {
     /// The queue's rows as listed: the machine from the summary's `detail` (when the summary
     /// has one: a downloaded session may not), and whether a plot series is held.
     private static func storedSessions(_ db: Database, _ clauses: SQL) throws -> [StoredSession] {
-        try ListedSession.fetchAll(
+        try StoredSession.fetchAll(
             db,
             SQLRequest(literal: """
-                SELECT *,
+                SELECT session_id, started_at, duration, total_energy, total_distance, upload_status, retry_count,
+                rejection_count, last_error, origin = \(SessionOrigin.server) AS downloaded,
                 CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END AS machine_name,
                 CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END AS machine_type,
                 EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id) AS has_series
                 FROM sessions \(clauses)
-                """)
-        ).map(StoredSession.init)
+                """))
     }
 
     /// The stored JSON of one session, as uploaded.

@@ -3,7 +3,7 @@ import Workout
 
 /// The `sessions` table's row: a session in the queue, its figures, its JSON as uploaded, and
 /// where it stands with the backend. ``StoredSession`` and ``PendingSession`` are what the
-/// queue's readers take of it.
+/// queue's readers take of it: projections GRDB decodes from their own columns.
 struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "sessions"
     typealias Columns = CodingKeys
@@ -72,42 +72,5 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
     func insertIfNew(_ db: Database) throws -> Bool {
         try insert(db, onConflict: .ignore)
         return db.changesCount > 0
-    }
-}
-
-/// A queue row as ``GatewayStore/sessions(status:)`` lists it: the row, and what its query adds
-/// (the machine from the summary's `detail`, whether a plot series is held).
-struct ListedSession: Decodable, FetchableRecord {
-    /// Decoded from the row's own columns (GRDB decodes a key that names no column from the
-    /// whole row).
-    var session: QueuedSession
-    var machineName: String?
-    var machineType: String?
-    var hasSeries: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case session
-        case machineName = "machine_name"
-        case machineType = "machine_type"
-        case hasSeries = "has_series"
-    }
-}
-
-extension StoredSession {
-    init(_ listed: ListedSession) {
-        let session = listed.session
-        self.init(
-            sessionID: session.sessionID, startedAt: session.startedAt, duration: session.duration, totalEnergy: session.totalEnergy,
-            totalDistance: session.totalDistance, status: session.uploadStatus, retryCount: session.retryCount,
-            rejectionCount: session.rejectionCount, lastError: session.lastError, downloaded: session.origin == .server,
-            machineName: listed.machineName, machineType: listed.machineType, hasSeries: listed.hasSeries)
-    }
-}
-
-extension PendingSession {
-    init(_ session: QueuedSession) {
-        self.init(
-            sessionID: session.sessionID, startedAt: session.startedAt, retryCount: session.retryCount,
-            rejectionCount: session.rejectionCount, json: session.summary)
     }
 }

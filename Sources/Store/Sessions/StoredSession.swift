@@ -1,7 +1,10 @@
+public import GRDB
 public import Workout
 
-/// A session's row as `ftms-bridge queue` lists it.
-public struct StoredSession: Sendable, Hashable {
+/// A session's row as `ftms-bridge queue` lists it: a projection of the `sessions` row (and
+/// what the listing's query adds), decoded by GRDB from the query's columns, not copied from a
+/// whole row.
+public struct StoredSession: Sendable, Hashable, Decodable, FetchableRecord {
     public var sessionID: String
     public var startedAt: UTCTime
     public var duration: Int
@@ -24,15 +27,45 @@ public struct StoredSession: Sendable, Hashable {
     public var machineType: String?
     /// Whether the store holds a plot series for it (``GatewayStore/series(sessionID:)``).
     public var hasSeries: Bool = false
+
+    /// The columns of ``GatewayStore``'s listing query.
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id"
+        case startedAt = "started_at"
+        case duration
+        case totalEnergy = "total_energy"
+        case totalDistance = "total_distance"
+        case status = "upload_status"
+        case retryCount = "retry_count"
+        case rejectionCount = "rejection_count"
+        case lastError = "last_error"
+        case downloaded
+        case machineName = "machine_name"
+        case machineType = "machine_type"
+        case hasSeries = "has_series"
+    }
 }
 
-/// A pending session as the batch upload procedure sends it.
-public struct PendingSession: Sendable, Hashable {
+/// A pending session as the batch upload procedure sends it: a projection of the `sessions`
+/// row, read from its columns (``columns``) alone.
+public struct PendingSession: Sendable, Hashable, Decodable, FetchableRecord {
     public var sessionID: String
     public var startedAt: UTCTime
     public var retryCount: Int
     public var rejectionCount: Int
+    /// The summary as uploaded (the `summary` column).
     public var json: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case sessionID = "session_id"
+        case startedAt = "started_at"
+        case retryCount = "retry_count"
+        case rejectionCount = "rejection_count"
+        case json = "summary"
+    }
+
+    /// What a query of the queue selects for it.
+    static var columns: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
 }
 
 /// How many sessions are in each state.

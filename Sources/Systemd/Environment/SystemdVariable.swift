@@ -1,5 +1,6 @@
-/// The daemon's side of systemd's service protocol: sd_notify, the watchdog and the
-/// directories systemd makes for the unit (contract §10, docs/systemd.md).
+/// The daemon's side of systemd's service protocol: sd_notify and the watchdog (contract §10,
+/// docs/systemd.md). The directories systemd makes for the unit are paths like the config's,
+/// so DaemonConfig's `GatewayPaths` reads them, in the one order every path is resolved in.
 ///
 /// sd_notify is written here by hand rather than bound from libsystemd. libsystemd is the
 /// only implementation there is, and what it does for a service is one `sendmsg` of a few
@@ -16,10 +17,6 @@ package enum SystemdVariable {
     package static let watchdogMicroseconds = "WATCHDOG_USEC"
     /// The process the watchdog settings are meant for.
     package static let watchdogPID = "WATCHDOG_PID"
-    /// `StateDirectory=`, `RuntimeDirectory=` and `ConfigurationDirectory=` as absolute paths.
-    package static let stateDirectory = "STATE_DIRECTORY"
-    package static let runtimeDirectory = "RUNTIME_DIRECTORY"
-    package static let configurationDirectory = "CONFIGURATION_DIRECTORY"
 
     /// What a caller removes from the environment of a child it starts. Left in place, a child
     /// could send READY=1 or WATCHDOG=1 in the daemon's name (with `NotifyAccess=main` systemd

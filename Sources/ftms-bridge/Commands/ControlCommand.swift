@@ -56,6 +56,8 @@ struct ControlCommand: AsyncParsableCommand {
 
     @OptionGroup var daemon: DaemonSocketOptions
 
+    @OptionGroup var config: ConfigFileOption
+
     @Option(help: "Seconds to discover for when the machine is not already known.")
     var scanTimeout: Double = 5
 
@@ -82,7 +84,7 @@ struct ControlCommand: AsyncParsableCommand {
     func run() async throws {
         if try throughDaemon() { return }
         guard let command = commands.first else {
-            printError("control: --training and --stop-training need the daemon, and none answers at \(daemon.controlSocket)")
+            printError("control: --training and --stop-training need the daemon, and none answers at \(try daemon.socketPath(command: "control", config: config))")
             throw ExitCode(1)
         }
         try await withBlueZ(command: "control") { client in
@@ -129,7 +131,7 @@ struct ControlCommand: AsyncParsableCommand {
         } else {
             request = .reset(machine: machine)
         }
-        guard let result = try daemon.ask(request, command: "control") else { return false }
+        guard let result = try daemon.ask(request, command: "control", config: config) else { return false }
         if json {
             print(result)
         } else if let fields = try? JSONReader.read(result), let operation = fields["operation"]?.string {

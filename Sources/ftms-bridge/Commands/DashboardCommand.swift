@@ -1,5 +1,6 @@
 import ArgumentParser
 import Clocks
+import DaemonConfig
 import Dashboard
 import Foundation
 import MQTT
@@ -23,8 +24,9 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "Where to serve the page: HOST:PORT (port 0: any free port).")
     var listen = "127.0.0.1:\(ListenAddress.defaultPort)"
 
-    @Option(help: "The metrics socket to read.")
-    var socket = MetricsServerConfiguration.defaultPath
+    @Option(
+        help: "The metrics socket (default: the config's metrics_socket.path, else $\(GatewayPaths.runtimeDirectoryVariable)/\(GatewayPaths.metricsSocketName), else \(GatewayPaths.defaultMetricsSocket)).")
+    var socket: String?
 
     @Option(help: "This gateway's name on the page (default: the host name).")
     var gateway: String?
@@ -55,6 +57,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
     func run() async throws {
         let server: DashboardServer
+        var socketPath = ""
         do {
             let address = try ListenAddress(parsing: listen)
             let token = try tokenFile.map { (path) throws(AccessTokenError) in try AccessToken(file: path) }
@@ -67,10 +70,16 @@ struct DashboardCommand: AsyncParsableCommand {
                     password: password, caFile: mqttCaFile))
                 source = MQTTSource(client: client, prefix: mqttPrefix, log: { printError($0) })
             } else {
-                source = MetricsSocketSource(path: socket, gateway: name, log: { printError($0) })
+                socketPath = try state.config.resolve(.metricsSocket, flag: socket)
+                source = MetricsSocketSource(path: socketPath, gateway: name, log: { printError($0) })
             }
-            let directory = state.resolvedStateDirectory
-            let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
+            // Found at the first page that asks, as the store is opened: the floor needs no
+            // config, and a config that cannot be read is the session pages' 503, not a
+            // dashboard that does not start.
+            let (flag, configPath) = (state.stateDirectory, state.config.path)
+            let sessions = SessionLibrary {
+                try GatewayStore(readingFrom: try ConfigFileOption.resolve(.stateDirectory, flag: flag, config: configPath))
+            }
             server = try DashboardServer(
                 configuration: .init(listen: address, token: token, title: title), sources: [source], sessions: sessions,
                 clock: .system, log: { printError($0) })
@@ -79,11 +88,12 @@ struct DashboardCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let address = server.configuration.listen
+        let reading = mqtt.map { "MQTT \($0)" } ?? "metrics socket \(socketPath)"
         let secured = server.configuration.token != nil
         do {
             try await server.run { port in
                 let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-                _ = printLine("dashboard: http://\(host):\(port)/\(secured ? "?token=…" : "") (\(mqtt == nil ? "metrics socket \(socket)" : "MQTT \(mqtt ?? "")"))")
+                _ = printLine("dashboard: http://\(host):\(port)/\(secured ? "?token=…" : "") (\(reading))")
             }
         } catch {
             printError("dashboard: \(error)")

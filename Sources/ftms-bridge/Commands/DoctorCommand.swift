@@ -1,4 +1,5 @@
 import ArgumentParser
+import DaemonConfig
 import Doctor
 import Foundation
 
@@ -15,7 +16,7 @@ struct DoctorCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The config file (default: /etc/ftms-bridge/config.toml; a missing default file means defaults).")
+    @Option(help: "The config file (default: \(GatewayPaths.defaultConfigFile); a missing default file means defaults).")
     var config: String?
 
     @Option(help: "D-Bus address of the bus BlueZ is on (default: the config's bluetooth.bus_address, else $DBUS_SYSTEM_BUS_ADDRESS, else the system bus).")
@@ -24,7 +25,7 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: "The backend's base URL to check (default: the config's backend.url).")
     var backend: String?
 
-    @Option(name: .customLong("state-dir"), help: "The state directory (default: the config's state.directory, else $STATE_DIRECTORY, else /var/lib/ftms-bridge).")
+    @Option(name: .customLong("state-dir"), help: "The state directory (default: the config's state.directory, else $\(GatewayPaths.stateDirectoryVariable), else \(GatewayPaths.defaultStateDirectory)).")
     var stateDirectory: String?
 
     @Flag(help: "Print one JSON object instead.")

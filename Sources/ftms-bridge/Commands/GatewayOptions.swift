@@ -1,4 +1,5 @@
 import ArgumentParser
+import DaemonConfig
 import Foundation
 import Store
 import Upload
@@ -39,18 +40,18 @@ struct GatewayOptions: ParsableArguments {
     }
 }
 
-/// `--state-dir`, alone for commands that touch the store but never the backend (`replay --queue`).
+/// `--state-dir` (and `--config`, read when it is not given), alone for commands that touch the store but never the backend (`replay --queue`).
 struct StateOptions: ParsableArguments {
-    /// systemd's `StateDirectory=` sets `$STATE_DIRECTORY`; this is the unit's directory.
-    static let defaultStateDirectory = "/var/lib/ftms-bridge"
-
-    @Option(name: .customLong("state-dir"), help: "The state directory holding the database (default: $STATE_DIRECTORY, else /var/lib/ftms-bridge).")
+    @Option(
+        name: .customLong("state-dir"),
+        help: "The state directory holding the database (default: the config's state.directory, else $\(GatewayPaths.stateDirectoryVariable), else \(GatewayPaths.defaultStateDirectory)).")
     var stateDirectory: String?
 
-    var resolvedStateDirectory: String {
-        if let stateDirectory { return stateDirectory }
-        let fromSystemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-        return fromSystemd ?? Self.defaultStateDirectory
+    @OptionGroup var config: ConfigFileOption
+
+    /// `--state-dir`, else the directory the daemon uses (``GatewayPaths``).
+    func resolvedStateDirectory() throws(ConfigError) -> String {
+        try config.resolve(.stateDirectory, flag: stateDirectory)
     }
 
     /// The store, or a one-line refusal (a corrupt database is never replaced by an empty one).
@@ -90,7 +91,7 @@ struct StateOptions: ParsableArguments {
     }
 
     private func existingStateDirectory(creating: Bool) throws -> String {
-        let directory = resolvedStateDirectory
+        let directory = try resolvedStateDirectory()
         if !creating, !FileManager.default.fileExists(atPath: directory + "/" + GatewayStore.fileName) {
             throw StoreError.unreadable(
                 path: directory + "/" + GatewayStore.fileName, reason: "no database yet (the daemon makes it on its first start; --state-dir names another)")

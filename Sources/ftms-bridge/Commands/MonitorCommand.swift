@@ -1,6 +1,7 @@
 import JSON
 import ArgumentParser
 import BlueZ
+import DaemonConfig
 import FTMS
 import Foundation
 import Publish
@@ -41,19 +42,30 @@ struct MonitorCommand: AsyncParsableCommand {
 
     @OptionGroup var daemon: DaemonSocketOptions
 
-    @Option(name: .customLong("metrics-socket"), help: "The running daemon's metrics socket (default \(MetricsServerConfiguration.defaultPath)).")
-    var metricsSocket = MetricsServerConfiguration.defaultPath
+    @Option(
+        name: .customLong("metrics-socket"),
+        help: "The running daemon's metrics socket (default: the config's metrics_socket.path, else $\(GatewayPaths.runtimeDirectoryVariable)/\(GatewayPaths.metricsSocketName), else \(GatewayPaths.defaultMetricsSocket)).")
+    var metricsSocket: String?
+
+    @OptionGroup var config: ConfigFileOption
 
     func run() async throws {
         // A daemon that answers holds the gym's links: read what it decodes instead of
         // becoming a second client of the same machine.
-        if try daemon.ask(.machines, command: "monitor", timeout: .seconds(10)) != nil {
+        if try daemon.ask(.machines, command: "monitor", config: config, timeout: .seconds(10)) != nil {
             guard record == nil else {
                 printError("monitor: --record needs the machine's own frames, which only a direct link sees: add --direct (a second Bluetooth client beside the running daemon)")
                 throw ExitCode(1)
             }
+            let socket: String
+            do {
+                socket = try config.resolve(.metricsSocket, flag: metricsSocket)
+            } catch {
+                printError("monitor: \(error)")
+                throw ExitCode(1)
+            }
             try MonitorThroughDaemon(
-                socket: metricsSocket, machine: machine, json: json, count: count, lookFor: .milliseconds(Int(scanTimeout * 1000))
+                socket: socket, machine: machine, json: json, count: count, lookFor: .milliseconds(Int(scanTimeout * 1000))
             ).run()
             return
         }

@@ -37,7 +37,7 @@ struct SalvageCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailure("salvage") {
-            let directory = state.resolvedStateDirectory
+            let directory = try state.resolvedStateDirectory()
             let named = !from.isEmpty
             let files = named ? from : DamagedFiles.list(in: directory).map(\.path)
             guard !files.isEmpty else {

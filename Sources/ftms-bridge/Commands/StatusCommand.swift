@@ -22,7 +22,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var daemon: DaemonSocketOptions
 
     func run() async throws {
-        if let answer = try daemon.ask(.status, command: "status") {
+        if let answer = try daemon.ask(.status, command: "status", config: gateway.state.config) {
             printDaemonStatus(answer)
             return
         }

@@ -2,6 +2,7 @@ import ProcessOutput
 import JSON
 import ArgumentParser
 import Clocks
+import DaemonConfig
 import Dashboard
 import Foundation
 import LocalSocket
@@ -17,8 +18,11 @@ struct WatchCommand: ParsableCommand {
         discussion: "On a terminal, a table refreshed in place (like top); on a pipe, one line per message. docs/metrics-socket.md describes the protocol. --machine and --type narrow the stream on the daemon's side."
     )
 
-    @Option(help: "The metrics socket.")
-    var socket = MetricsServerConfiguration.defaultPath
+    @Option(
+        help: "The metrics socket (default: the config's metrics_socket.path, else $\(GatewayPaths.runtimeDirectoryVariable)/\(GatewayPaths.metricsSocketName), else \(GatewayPaths.defaultMetricsSocket)).")
+    var socket: String?
+
+    @OptionGroup var config: ConfigFileOption
 
     @Flag(help: "Print each message exactly as received (NDJSON).")
     var json = false
@@ -46,6 +50,12 @@ struct WatchCommand: ParsableCommand {
         let tableMode = table || (!json && !lines && isatty(1) == 1)
         let inPlace = tableMode && isatty(1) == 1
         var floor = WatchTable()
+        let socket: String
+        do {
+            socket = try config.resolve(.metricsSocket, flag: self.socket)
+        } catch {
+            throw Self.failure("\(error)")
+        }
         var stream = try Self.connect(to: socket)
         if !machine.isEmpty || !type.isEmpty {
             let request: JSONValue = ["watch": ["machines": .array(machine.map(JSONValue.string)), "types": .array(type.map(JSONValue.string))]]

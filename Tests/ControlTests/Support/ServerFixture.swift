@@ -14,6 +14,9 @@ struct ServerFixture: Sendable {
     let path: String
     let server: ControlServer
 
+    /// A configuration's path before ``withServer`` puts the socket in its temporary directory.
+    static let replacedPath = "control.sock"
+
     var client: ControlClient { ControlClient(socketPath: path, timeout: .seconds(20)) }
 
     /// A raw connection, for what ``ControlClient`` never sends.
@@ -24,7 +27,7 @@ struct ServerFixture: Sendable {
 
 /// Runs `body` against a listening server and closes everything after, whatever happens.
 func withServer<Value: Sendable>(
-    _ configuration: ControlServerConfiguration = ControlServerConfiguration(),
+    _ configuration: ControlServerConfiguration = ControlServerConfiguration(path: ServerFixture.replacedPath),
     handler: any ControlHandler = EchoHandler(),
     name: String = "control.sock",
     _ body: (ServerFixture) async throws -> Value

@@ -75,7 +75,7 @@ struct FaultRuleTests {
             try FaultRule(spec: "timeout:next=2"), try FaultRule(spec: "429:next=1,retry-after=7"), try FaultRule(spec: "latency:ms=3"),
         ])
         let first = board.plan(for: .batchUpload)
-        #expect(first.rejection == BackendError(status: 429, code: "rate_limited", message: "injected fault (429:next=1,retry-after=7)", retryAfter: 7))
+        #expect(first.rejection == BackendRefusal(status: 429, code: "rate_limited", message: "injected fault (429:next=1,retry-after=7)", retryAfter: 7))
         #expect(first.timeout == nil && first.latencyMilliseconds == 3)
         let second = board.plan(for: .batchUpload)
         #expect(second.rejection == nil && second.timeout?.kind == .timeout)

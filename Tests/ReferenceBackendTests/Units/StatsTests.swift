@@ -71,7 +71,7 @@ struct StatsTests {
 
     @Test("PATCH refusals", arguments: patchRefusalCases)
     func patchRefusals(body: JSONValue, message: String) {
-        #expect(throws: BackendError.invalidRequest(message)) { try StatsPatch(body).applied(to: .empty) }
+        #expect(throws: BackendRefusal.invalidRequest(message)) { try StatsPatch(body).applied(to: .empty) }
     }
 }
 

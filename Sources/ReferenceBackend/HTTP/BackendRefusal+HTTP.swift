@@ -1,7 +1,7 @@
 public import Hummingbird
 
 /// `{"error": code, "message": …}` with the status, and `Retry-After` when set.
-extension BackendError: HTTPResponseError {
+extension BackendRefusal: HTTPResponseError {
     public var status: HTTPResponse.Status {
         HTTPResponse.Status(code: statusCode)
     }

@@ -5,7 +5,7 @@
 /// mutating function that returns what the fleet must do about it (``Action``), and the
 /// questions discovery asks (``holdsDiscovery``, ``isLinked``, ``isWaiting``) are read off the
 /// one value.
-enum MachineLink: Sendable, Equatable {
+enum MachineLinkState: Sendable, Equatable {
     /// No link, and no Connect to a machine just heard in flight: an attempt on a machine that
     /// stayed silent (it will most likely fail, and an idle gateway should not pay a stop and a
     /// start of discovery for each), or the moment between a drop and the next attempt.

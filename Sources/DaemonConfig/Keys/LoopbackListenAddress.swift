@@ -4,7 +4,7 @@ import HostPort
 ///
 /// The scrape endpoint has no authentication, so it must not be reachable from the gym's
 /// network; a wider address is an error, not a warning.
-struct ListenAddress: Equatable {
+struct LoopbackListenAddress: Equatable {
     var host: String
     var port: Int
 
@@ -34,7 +34,7 @@ extension DaemonConfig.Prometheus {
     /// a value ``DaemonConfig/parse(_:source:)`` would have refused.
     package func listenAddress() throws(ConfigError) -> (host: String, port: Int) {
         do {
-            let address = try ListenAddress(parsing: listen)
+            let address = try LoopbackListenAddress(parsing: listen)
             return (address.host, address.port)
         } catch {
             throw ConfigError(error.kind, source: "config", key: "prometheus.listen", problem: error.message)

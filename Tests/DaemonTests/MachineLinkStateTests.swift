@@ -4,9 +4,9 @@ import Testing
 /// The fleet's view of one machine's link: which attempts hold discovery off, which machines an
 /// advertisement wakes, and the fleet's wake-up that is not lost when nobody waits.
 @Suite("Daemon: machine link states")
-struct MachineLinkTests {
+struct MachineLinkStateTests {
     @Test func onlyAnAttemptOnAMachineJustHeardHoldsDiscoveryOff() {
-        var link = MachineLink.unlinked
+        var link = MachineLinkState.unlinked
         let action1 = link.attemptStarted(first: true)
         #expect(action1 == .nothing)
         #expect(link.holdsDiscovery)
@@ -26,7 +26,7 @@ struct MachineLinkTests {
     }
 
     @Test func anAdvertisementWakesOnlyAMachineBackingOffAndItsNextAttemptHoldsDiscovery() {
-        var link = MachineLink.linked
+        var link = MachineLinkState.linked
         let action6 = link.wokenByAdvertisement()
         #expect(action6 == .nothing)
         #expect(link == .linked)

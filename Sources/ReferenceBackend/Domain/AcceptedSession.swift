@@ -1,7 +1,7 @@
 import JSON
 
 /// One accepted session, with how often it arrived.
-struct StoredSession: Sendable, Hashable, Codable {
+struct AcceptedSession: Sendable, Hashable, Codable {
     let user: String
     /// The lower-cased `session_id`.
     let key: String
