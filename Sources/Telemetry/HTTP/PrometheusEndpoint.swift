@@ -33,7 +33,7 @@ package actor PrometheusEndpoint {
     package static func listen(
         host: String, port: Int, metrics: DaemonMetrics, group: any EventLoopGroup
     ) async throws(PrometheusEndpointError) -> PrometheusEndpoint {
-        let address = try LoopbackAddress.resolve(host: host, port: port)
+        let address = try PrometheusListenAddress.resolve(host: host, port: port)
         let connections = Connections()
         let listener: any Channel
         do {
