@@ -187,7 +187,8 @@ def link_budget(args):
     return max(7, -(-args.machines // adapters))
 
 
-def run_scenario(args, rate, work, label, sim_binary=None, sim_flags=()):
+def run_scenario(args, rate, work, label, sim_binary=None, sim_flags=(), sessions=None):
+    """A private bus, ftms-sim and the daemon; `sessions`: the config's [sessions] section, if any."""
     bus_dir = os.path.join(work, f"bus-{label}")
     address = subprocess.run([os.path.join(ROOT, "scripts", "test-bus.sh"), "start", bus_dir], check=True, capture_output=True, text=True).stdout.strip().split("=", 1)[1]
     bikes = args.machines // 2
@@ -211,6 +212,8 @@ def run_scenario(args, rate, work, label, sim_binary=None, sim_flags=()):
             "prometheus": {"enabled": True, "listen": "127.0.0.1:0"},
             "log": {"level": "notice"},
         }
+        if sessions:
+            sections["sessions"] = sessions
         if backend:
             sections["backend"] = {"url": backend.url, "upload_interval": 60}
         f.write(daemon_config(sections, extra=broker.mqtt_config(f"bench-{label}", sample_rate=args.sample_rate) if broker else ""))

@@ -97,6 +97,27 @@ public struct JSONBuffer: ~Copyable, @unchecked Sendable {
         for byte in other { append(byte) }
     }
 
+    /// The string literal of any `StringProtocol` below, for a `String`: the daemon's case on every
+    /// published line (a machine's name, a session id): a string with nothing to escape (no
+    /// control character, DEL, quote, backslash, or 0xE2, the lead byte of U+2028/U+2029) is
+    /// copied in one go from its UTF-8 storage, where the generic walk reads it byte by byte
+    /// through `StringProtocol`'s witnesses. Anything else takes that walk, so the bytes
+    /// written are the same either way.
+    public mutating func appendString(_ text: String) {
+        var text = text
+        let copied = text.withUTF8 { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 {
+                return false
+            }
+            reserve(bytes.count + 2)
+            append(UInt8(ascii: "\""))
+            append(contentsOf: bytes)
+            append(UInt8(ascii: "\""))
+            return true
+        }
+        if !copied { appendString(text[...]) }
+    }
+
     /// A JSON string literal, escaped per RFC 8259, on one line whatever it holds: control
     /// characters and DEL as `\uXXXX`, and U+2028/U+2029 too, which end a line for JavaScript
     /// readers (the dashboard's page).

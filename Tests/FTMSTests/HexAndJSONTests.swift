@@ -90,6 +90,18 @@ struct JSONNumberTests {
         buffer.appendString("a\"b\\c\nd\u{1}é")
         #expect(String(decoding: buffer.bytes, as: UTF8.self) == #""a\"b\\c\nd\u0001é""#)
     }
+
+    /// A `String` with nothing to escape is copied whole; one with something to escape, even
+    /// only U+2028 after plain text, is escaped as the generic walk escapes it.
+    @Test func aStringIsCopiedWholeOnlyWhenNothingInItNeedsEscaping() throws {
+        var buffer = JSONBuffer()
+        let plain: String = "SF-Bike-0001 é"
+        let separator: String = "ride\u{2028}é\u{7F}"
+        buffer.appendString(plain)
+        buffer.appendString(separator)
+        buffer.appendString(separator[...])
+        #expect(String(decoding: buffer.bytes, as: UTF8.self) == #""SF-Bike-0001 é""ride\u2028é\u007f""ride\u2028é\u007f""#)
+    }
 }
 
 @Suite("Characteristic names")

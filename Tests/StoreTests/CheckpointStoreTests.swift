@@ -1,6 +1,7 @@
 import TestSupport
 import DeterministicRandom
 import FTMS
+import GRDB
 import Foundation
 import Testing
 import Workout
@@ -44,6 +45,36 @@ struct CheckpointStoreTests {
         try await reopened.remove(machineAddress: bike.machine.address, sessionID: bike.sessionID)
         #expect(try await reopened.load(machineAddress: bike.machine.address) == nil)
         #expect(try await reopened.loadAll() == [rower])
+    }
+
+    /// `saveAll` writes its rows through cached statements: each row is the one GRDB's
+    /// `upsert` of the record writes, byte for byte, new or replacing an older checkpoint.
+    @Test func aSavedCheckpointIsTheRowTheRecordsUpsertWrites() async throws {
+        let (saved, upserted) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let (byStatement, byRecord) = (try GatewayStore(directory: saved.path), try GatewayStore(directory: upserted.path))
+        let older = try Self.snapshot(start: 0)
+        let newer = try Self.snapshot(start: 5)  // the same session (the same ids), saved 5 s later
+        let rower = try Self.snapshot(machine: MachineIdentity(name: "SF-Rower-0002", address: "C0:11:22:33:44:02", type: .rower), seed: 2)
+        try await byStatement.saveAll([older, rower])
+        try await byStatement.saveAll([newer])
+        for snapshot in [older, rower, newer] {
+            try await byRecord.write { db in try CheckpointRow(snapshot).upsert(db) }
+        }
+        let rows: @Sendable (GatewayStore) async throws -> [[String]] = { store in
+            try await store.read { db in
+                try Row.fetchAll(db, sql: "SELECT session_id, machine_address, snapshot, saved_at, typeof(snapshot), typeof(saved_at) FROM checkpoints ORDER BY session_id")
+                    .map { row in
+                        (0..<row.count).map { index -> String in
+                            let value: DatabaseValue = row[index]
+                            return "\(value)"
+                        }
+                    }
+            }
+        }
+        let written = try await rows(byStatement)
+        #expect(written.count == 2 && newer.sessionID == older.sessionID && newer.savedAt != older.savedAt)
+        #expect(written == (try await rows(byRecord)))
+        #expect(try await byStatement.loadAll().contains(newer))
     }
 
     /// Finishing a session stores it and drops its checkpoint in one transaction.

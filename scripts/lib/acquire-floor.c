@@ -6,11 +6,12 @@
  * size on each of N SOCK_SEQPACKET socketpairs, either all together ("bunched", as ftms-sim's
  * timers fire) or each at its own phase ("spread", as independent machines would). The reader
  * does what an AcquireNotify client must at the very least: epoll_wait, then recv each datagram,
- * and with --publish write one JSON line per datagram to a subscriber on a Unix stream socket,
- * as the metrics socket does. Nothing else: no decode, no session, no store, no runtime.
+ * and with --publish write one JSON line per datagram (about 200 bytes, or --line-bytes) to a
+ * subscriber on a Unix stream socket, as the metrics socket does. Nothing else: no decode, no session, no store, no runtime.
  * Its CPU is CLOCK_THREAD_CPUTIME_ID (ns), its wake-ups ru_nvcsw, after two seconds of warm-up.
  *
- * Written by hand: no packaged tool measures this. Built and run by scripts/bench-wakeup.sh.
+ * Written by hand: no packaged tool measures this. Built and run by scripts/bench-wakeup.sh, and
+ * by scripts/bench-notify.py beside every daemon run it measures.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,16 +31,17 @@
 static double now_s(clockid_t c) { struct timespec t; clock_gettime(c, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
 int main(int argc, char **argv) {
-    int n = 10, rate = 4, seconds = 60, spread = 0, publish = 0;
+    int n = 10, rate = 4, seconds = 60, spread = 0, publish = 0, line_bytes = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--machines") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--rate") && i + 1 < argc) rate = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--duration") && i + 1 < argc) seconds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--spread")) spread = 1;
         else if (!strcmp(argv[i], "--publish")) publish = 1;
-        else { fprintf(stderr, "usage: %s [--machines N] [--rate HZ] [--duration S] [--spread] [--publish]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--line-bytes") && i + 1 < argc) line_bytes = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: %s [--machines N] [--rate HZ] [--duration S] [--spread] [--publish [--line-bytes B]]\n", argv[0]); return 2; }
     }
-    if (n < 1 || n > 256 || rate < 1 || seconds < 1) { fprintf(stderr, "acquire-floor: bad arguments\n"); return 2; }
+    if (n < 1 || n > 256 || rate < 1 || seconds < 1 || line_bytes < 0 || line_bytes > 1024) { fprintf(stderr, "acquire-floor: bad arguments\n"); return 2; }
     int pairs[256][2];
     for (int i = 0; i < n; i++)
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pairs[i]) < 0) { perror("socketpair"); return 1; }
@@ -77,8 +79,14 @@ int main(int argc, char **argv) {
     }
     int ep = epoll_create1(EPOLL_CLOEXEC);
     for (int i = 0; i < n; i++) { struct epoll_event e = {.events = EPOLLIN, .data.u32 = i}; epoll_ctl(ep, EPOLL_CTL_ADD, pairs[i][0], &e); }
-    char line[400];
+    char line[1100];
     int linelen = snprintf(line, sizeof line, "{\"type\":\"sample\",\"machine\":\"SF-Bike-01\",\"data\":{\"instantaneous_speed\":30.0,\"instantaneous_cadence\":90.0,\"instantaneous_power\":150,\"heart_rate\":120,\"total_distance\":1234,\"elapsed_time\":600}}\n");
+    // --line-bytes: a line of that size (padded inside the JSON with spaces), as long as the daemon's own.
+    if (line_bytes > linelen) {
+        memmove(line + line_bytes - 2, line + linelen - 2, 2);
+        memset(line + linelen - 2, ' ', line_bytes - linelen);
+        linelen = line_bytes;
+    }
     // Warm up two seconds, then measure.
     double start = now_s(CLOCK_MONOTONIC), cpu0 = 0, wall0 = 0; long received = 0, received0 = 0, csw0 = 0; int measuring = 0;
     for (;;) {

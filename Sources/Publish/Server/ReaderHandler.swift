@@ -9,6 +9,12 @@ import NIOCore
 /// byte for byte, from the moment a line is handed to NIO until NIO reports it written to the
 /// kernel; NIO's own writability (the channel's write-buffer watermarks, set to the same soft
 /// limit) is consulted as well, so whichever notices first that the reader is behind wins.
+///
+/// Published lines are flushed once per turn of the loop, not once each: a burst of
+/// notifications read in one wake-up (machines whose clocks run together) reaches each reader
+/// in one `write`, where a `write` per line cost the daemon a system call and the reader a
+/// wake-up per notification. The flush is a task queued behind the jobs already waiting on the
+/// loop, so it comes within the same turn, microseconds after the line.
 final class ReaderHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -29,6 +35,8 @@ final class ReaderHandler: ChannelInboundHandler {
     private var filter = WatchFilter.all
     private(set) var pendingBytes = 0
     private var closing = false
+    /// A flush is queued on the loop for the lines written since the last one.
+    private var flushQueued = false
 
     init(registry: any ReaderRegistry, limits: ReaderLimits) {
         self.registry = registry
@@ -121,7 +129,7 @@ final class ReaderHandler: ChannelInboundHandler {
             disconnect()
             return .disconnected
         }
-        write(line, context: context)
+        write(line, context: context, flush: false)
         return .written
     }
 
@@ -141,17 +149,36 @@ final class ReaderHandler: ChannelInboundHandler {
         disconnect()
     }
 
+    /// Closes the reader, after handing the kernel what it takes of the lines still unflushed.
     func disconnect() {
         guard !closing, let context else { return }
         closing = true
+        if flushQueued { context.flush() }
         context.close(promise: nil)
     }
 
-    private func write(_ line: ByteBuffer, context: ChannelHandlerContext) {
+    /// `flush: false` (a published line): flushed by the task ``queueFlush(_:)`` queues, with
+    /// every other line published in the same turn of the loop.
+    private func write(_ line: ByteBuffer, context: ChannelHandlerContext, flush: Bool = true) {
         let size = line.readableBytes
         pendingBytes += size
         let promise = context.eventLoop.makePromise(of: Void.self)
         promise.futureResult.assumeIsolated().whenComplete { _ in self.pendingBytes -= size }
-        context.writeAndFlush(wrapOutboundOut(line), promise: promise)
+        if flush {
+            context.writeAndFlush(wrapOutboundOut(line), promise: promise)
+        } else {
+            context.write(wrapOutboundOut(line), promise: promise)
+            queueFlush(context)
+        }
+    }
+
+    private func queueFlush(_ context: ChannelHandlerContext) {
+        guard !flushQueued else { return }
+        flushQueued = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushQueued = false
+            guard !self.closing, let context = self.context else { return }
+            context.flush()
+        }
     }
 }

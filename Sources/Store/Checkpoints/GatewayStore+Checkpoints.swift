@@ -22,17 +22,37 @@ extension GatewayStore: SessionCheckpointStore {
     ///
     /// A periodic write: while the reserve is given back for finished sessions, it is refused
     /// before it is tried (``StoreReserve``).
+    ///
+    /// Written through two cached statements, every few seconds for every open session: the
+    /// row's values are the ones `upsert` writes (the snapshot as GRDB's JSON of a nested
+    /// value, the time as its milliseconds), without the SQL made, prepared and authorised
+    /// again for each row and the snapshot encoded twice (GRDB tries a single value first).
     public func saveAll(_ snapshots: [SessionSnapshot], series: [SeriesChunk] = []) async throws {
         guard !snapshots.isEmpty || !series.isEmpty else { return }
         let now = clock.now()
         let rows = snapshots.map(CheckpointRow.init)
         try await write(.periodic) { db in
-            for row in rows where try !QueuedSession.exists(db, key: row.sessionID) {
-                try row.upsert(db)
+            if !rows.isEmpty {
+                let queued = try db.cachedStatement(sql: Self.queuedSQL)
+                let upsert = try db.cachedStatement(sql: Self.upsertCheckpointSQL)
+                let json = CheckpointRow.databaseJSONEncoder(for: CheckpointRow.Columns.snapshot.rawValue)
+                for row in rows where try Int.fetchOne(queued, arguments: [row.sessionID]) == nil {
+                    let snapshot = String(decoding: try json.encode(row.snapshot), as: UTF8.self)
+                    try upsert.execute(arguments: [row.sessionID, row.machineAddress, snapshot, row.savedAt.millisecondsSince1970])
+                }
             }
             for chunk in series { try Self.appendSeries(chunk, finished: false, now: now, db) }
         }
     }
+
+    /// Whether the queue holds the session (a checkpoint of it would bring it back).
+    private static let queuedSQL = "SELECT 1 FROM \(QueuedSession.databaseTableName) WHERE \(QueuedSession.Columns.sessionID.rawValue) = ?"
+
+    /// `CheckpointRow.upsert`: one row per session, replaced whole.
+    private static let upsertCheckpointSQL = """
+        INSERT INTO \(CheckpointRow.databaseTableName) (session_id, machine_address, snapshot, saved_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (session_id) DO UPDATE SET machine_address = excluded.machine_address, snapshot = excluded.snapshot, saved_at = excluded.saved_at
+        """
 
     /// The machine's newest checkpoint.
     public func load(machineAddress: String) async throws -> SessionSnapshot? {
