@@ -143,6 +143,7 @@ rules = [
     ("ftms-bridged", None, {"Dashboard", "Doctor", "Simulator", "ReferenceBackend"}, "the daemon links nothing it does not run"),
     ("ftms-bridge", None, {"Daemon"}, "the operator's commands publish through Publish's LivePublisher, not the daemon"),
     ("Publish", None, {"MQTT", "CMosquitto", "Daemon"}, "the broker reaches LivePublisher through Publish's EnvelopeForwarder"),
+    ("MetricsClient", None, {"Daemon", "BlueZ", "DBus", "CDBus", "MQTT", "CMosquitto"}, "integrators link the metrics socket's client without the daemon"),
 ]
 failed = False
 for target, allowed, forbidden, why in rules:

@@ -2,6 +2,7 @@ import ArgumentParser
 import Clocks
 import Dashboard
 import Foundation
+import MetricsClient
 import MQTT
 import Publish
 import Store
@@ -67,7 +68,7 @@ struct DashboardCommand: AsyncParsableCommand {
                     password: password, caFile: mqttCaFile))
                 source = MQTTSource(client: client, prefix: mqttPrefix, log: { printError($0) })
             } else {
-                source = MetricsSocketSource(path: socket, gateway: name, log: { printError($0) })
+                source = MetricsSocketSource(client: MetricsSocketClient(path: socket), gateway: name, log: { printError($0) })
             }
             let directory = state.resolvedStateDirectory
             let sessions = SessionLibrary { try GatewayStore(readingFrom: directory) }
