@@ -230,7 +230,7 @@ let package = Package(
             name: "Doctor",
             dependencies: [
                 "CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput",
-                "Clocks", "OwnThread",
+                "Clocks", "OwnThread", "Publish",
             ],
             swiftSettings: strict
         ),

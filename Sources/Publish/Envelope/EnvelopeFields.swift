@@ -63,6 +63,8 @@ struct EnvelopeReader: EnvelopeFields {
     let object: JSONObject
     /// The `payload` object, once walked.
     private(set) var payload = JSONObject()
+    /// The `version` string, once walked.
+    private(set) var version = ""
 
     init(_ object: JSONObject) {
         self.object = object
@@ -100,6 +102,7 @@ struct EnvelopeReader: EnvelopeFields {
         guard version.prefix(while: { $0 != "." }) == major else {
             throw .field(key.description, problem: "is \"\(version)\", not a \(major).x this reader knows")
         }
+        self.version = version
     }
 
     mutating func payload(_ key: StaticString) throws(EnvelopeError) {

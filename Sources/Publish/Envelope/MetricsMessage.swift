@@ -11,11 +11,8 @@ public import JSON
 public struct MetricsMessage: Sendable, Hashable {
     public var envelope: Envelope
     public var payload: JSONObject
-
-    public init(envelope: Envelope, payload: JSONObject) {
-        self.envelope = envelope
-        self.payload = payload
-    }
+    /// The protocol version the line gave: `1.0`, or a later `1.x` (which reads the same).
+    public var version: String
 
     /// Reads one line (without its newline).
     public init(line: some Collection<UInt8>) throws(EnvelopeError) {
@@ -35,7 +32,9 @@ public struct MetricsMessage: Sendable, Hashable {
         var envelope = Envelope(type: .other(""), machine: nil, sessionID: nil, timestamp: .epoch, seq: 0)
         var reader = EnvelopeReader(object)
         try envelope.wire(&reader)
-        self.init(envelope: envelope, payload: reader.payload)
+        self.envelope = envelope
+        payload = reader.payload
+        version = reader.version
     }
 }
 
