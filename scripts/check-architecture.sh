@@ -51,6 +51,12 @@ only "private directories come from mkdtemp(3) in their homes" '\bmkdtemp\(' "So
   Sources/LocalSocket/SocketPlacement.swift Sources/Store/Recovery/ScratchCopy.swift \
   Sources/TestSupport/TemporaryDirectory.swift Tests/SystemdTests/Support/NotifyReceiver.swift
 
+# The metrics socket: one async client (reconnecting with RetryTiming's backoff), one envelope
+# reader beside its writer (Publish.Envelope.wire walks the keys for both).
+only "an async client of a Unix socket (MetricsClient.MetricsSocketClient)" 'connect\(unixDomainSocketPath:' Sources \
+  Sources/MetricsClient/MetricsSocketClient.swift
+only "the envelope's keys, read or written (Publish.Envelope.wire)" '"sessionId"|\["seq"\]' Sources Sources/Publish/Envelope/Envelope.swift
+
 # Processes: one spawner for tests, one for the product (doctor's bluetoothctl/btmgmt probes).
 # Device1.Disconnect only after the link's acquired sockets are seen released (bluetoothd 5.66's
 # use-after-free, docs/bluez.md "Giving acquired sockets back"); the simulator serves it.
