@@ -13,7 +13,8 @@ public import RetryTiming
 /// the sockets' one line framing (`LocalSocket.LineFramer`). When the connection ends or cannot
 /// be made it waits ``Backoff``'s next delay, the jittered backoff Bluetooth and the broker
 /// reconnect with, and connects again: the daemon restarts, and its readers should simply come
-/// back with it. A connection that worked starts the backoff over.
+/// back with it. A connection that worked (the daemon said `hello`) starts the backoff over; one
+/// the daemon refuses at once (its readers are full: an `error` line, then the close) does not.
 public struct MetricsSocketClient: Sendable {
     /// The longest line read: the socket's lines are a few KiB, a `hello` with a full gym tens.
     public static let maximumLine = 4 << 20
@@ -51,7 +52,7 @@ public struct MetricsSocketClient: Sendable {
         var backoff = self.backoff
         while !Task.isCancelled {
             let reason: MetricsSocketDisconnection
-            switch await connection(deliver, connected: { backoff.reset() }) {
+            switch await connection(deliver, greeted: { backoff.reset() }) {
             case .stopped(let failure): throw failure
             case .ended(let why): reason = why
             }
@@ -72,7 +73,7 @@ public struct MetricsSocketClient: Sendable {
 
     private func connection<Failure: Error>(
         isolation: isolated (any Actor)? = #isolation, _ deliver: (MetricsSocketEvent) async throws(Failure) -> Void,
-        connected: () -> Void
+        greeted: () -> Void
     ) async -> Ending<Failure> {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
@@ -85,7 +86,6 @@ public struct MetricsSocketClient: Sendable {
         } catch {
             return .ended(.connecting(error))
         }
-        connected()
         func pass(_ event: MetricsSocketEvent) async -> Failure? {
             do {
                 try await deliver(event)
@@ -101,7 +101,9 @@ public struct MetricsSocketClient: Sendable {
                 for try await line in lines {
                     let event: MetricsSocketEvent
                     do throws(EnvelopeError) {
-                        event = .message(try MetricsMessage(line: line.readableBytesView), line: line)
+                        let message = try MetricsMessage(line: line.readableBytesView)
+                        if message.envelope.type == .hello { greeted() }
+                        event = .message(message, line: line)
                     } catch {
                         event = .unreadable(line: line, error)
                     }

@@ -117,6 +117,25 @@ struct ReconnectTests {
         }
     }
 
+    /// A daemon whose readers are full says `error` and closes: that connection did not work,
+    /// so the backoff keeps stepping instead of hammering it every first step.
+    @Test func aDaemonThatRefusesAtOnceDoesNotStartTheBackoffOver() async throws {
+        let refusal = #"{"type":"error","machine":null,"sessionId":null,"timestamp":1763712000.123,"seq":0,"version":"1.0","payload":{"message":"full"}}"#
+        try await withLoop { group, path in
+            let peer = try await RawPeer.listen(path, on: group, sending: refusal + "\n", thenClose: true)
+            try await withClient(MetricsSocketClient(path: path, backoff: Self.backoff, group: group, random: { 1 })) { events in
+                try await events.wait(for: "three refusals") { $0.disconnections.count >= 3 }
+                let seen = events.all
+                #expect(seen.messages(.error).count >= 3)
+                #expect(seen.disconnections.prefix(3).allSatisfy { $0 == .closed })
+                var expected = Self.backoff
+                let delays = seen.compactMap { if case .disconnected(_, let delay) = $0 { delay } else { nil } }.prefix(3)
+                #expect(Array(delays) == (0..<3).map { _ in expected.next(random: 1) })
+            }
+            try await peer.close().get()
+        }
+    }
+
     static func listen(_ path: String, on group: any EventLoopGroup) async throws -> MetricsServer {
         try await MetricsServer.listen(
             MetricsServerConfiguration(path: path, daemonVersion: "test"), on: group.next(), clock: .fixed(UTCTime(millisecondsSince1970: 1_763_712_000_123)))
@@ -176,12 +195,13 @@ func withLoop(_ body: (MultiThreadedEventLoopGroup, String) async throws -> Void
     try await group.shutdownGracefully()
 }
 
-/// A peer that is not the daemon: it sends `text` to each reader that connects and keeps it open.
+/// A peer that is not the daemon: it sends `text` to each reader that connects and keeps it
+/// open, or closes it (`thenClose`).
 enum RawPeer {
-    static func listen(_ path: String, on group: any EventLoopGroup, sending text: String) async throws -> any Channel {
+    static func listen(_ path: String, on group: any EventLoopGroup, sending text: String, thenClose: Bool = false) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Greeter(text: text)) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Greeter(text: text, thenClose: thenClose)) }
             }
             .bind(unixDomainSocketPath: path)
             .get()
@@ -190,13 +210,17 @@ enum RawPeer {
     final class Greeter: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         let text: String
+        let thenClose: Bool
 
-        init(text: String) {
+        init(text: String, thenClose: Bool) {
             self.text = text
+            self.thenClose = thenClose
         }
 
         func channelActive(context: ChannelHandlerContext) {
-            context.writeAndFlush(NIOAny(ByteBuffer(string: text)), promise: nil)
+            let written = context.writeAndFlush(NIOAny(ByteBuffer(string: text)))
+            let channel = context.channel
+            if thenClose { written.whenComplete { _ in channel.close(promise: nil) } }
         }
     }
 }
