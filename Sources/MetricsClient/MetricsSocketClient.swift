@@ -71,6 +71,9 @@ public struct MetricsSocketClient: Sendable {
         case stopped(Failure)
     }
 
+    /// One connection: connect, send the watch, deliver each line until the peer closes, the
+    /// read fails or `deliver` throws; the channel is closed however it ends. `greeted` runs at
+    /// each `hello`, the sign that the daemon took this reader.
     private func connection<Failure: Error>(
         isolation: isolated (any Actor)? = #isolation, _ deliver: (MetricsSocketEvent) async throws(Failure) -> Void,
         greeted: () -> Void
