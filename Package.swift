@@ -23,7 +23,8 @@
 // limit (a NIO decoder), the socket file's placement (bound in a private directory, renamed
 // into place with its mode and group already set), the one error of both, the "is anyone
 // listening" probe, the one Unix socket address (sockaddr_un is made nowhere else) and the one
-// blocking client (the CLI's control requests, `watch`, the doctor, the test support).
+// blocking client (the CLI's control requests, `monitor` through the daemon, the doctor, the test
+// support); MetricsClient is the metrics socket's async one.
 //
 // Executables:
 //   ftms-bridged   the daemon, which the unit runs: Daemon and DaemonConfig and what they need;
@@ -41,6 +42,7 @@
 // daemon's build never pays for the benchmark dependencies.
 //
 // Library products are what an adopter builds on: the codec (FTMS, JSON), Capture, the
+// metrics socket's client (MetricsClient, as gpsd ships libgps beside gpsd), the
 // simulator and the testing support (Simulator, TestSupport, BlueZTesting, MQTTTesting, ReferenceBackend,
 // DeterministicRandom, and Clocks, whose WallClock their initialisers take), and what the benchmark package measures (DBus, Workout, Store, Publish,
 // MQTT, Dashboard). The daemon's own modules (BlueZ, Upload, Control, LocalSocket, Systemd,
@@ -68,6 +70,7 @@ let package = Package(
         .library(name: "DeterministicRandom", targets: ["DeterministicRandom"]),
         .library(name: "Clocks", targets: ["Clocks"]),
         .library(name: "Publish", targets: ["Publish"]),
+        .library(name: "MetricsClient", targets: ["MetricsClient"]),
         .library(name: "Store", targets: ["Store"]),
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
         .library(name: "Dashboard", targets: ["Dashboard"]),
@@ -144,6 +147,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The metrics socket's one client (reconnecting with RetryTiming's backoff, lines read by
+        // Publish's envelope reader): what the dashboard, `watch`, the tests and integrators read
+        // the socket with, without linking the daemon.
+        .target(
+            name: "MetricsClient",
+            dependencies: [
+                "Publish", "LocalSocket", "RetryTiming", "ProcessOutput", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The durable local store (contract §6): one SQLite database through GRDB.
         .target(
             name: "Store",
@@ -216,7 +230,7 @@ let package = Package(
             name: "Doctor",
             dependencies: [
                 "CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput",
-                "Clocks", "OwnThread",
+                "Clocks", "OwnThread", "Publish",
             ],
             swiftSettings: strict
         ),
@@ -226,11 +240,11 @@ let package = Package(
             name: "Dashboard",
             dependencies: [
                 "Publish",
+                "MetricsClient",
                 "MQTT",
                 "Workout",
                 "Store",
                 "JSON",
-                "LocalSocket",
                 "ProcessOutput",
                 "HostPort",
                 "Clocks",
@@ -297,6 +311,7 @@ let package = Package(
                 "Store",
                 "Upload",
                 "Publish",
+                "MetricsClient",
                 "LocalSocket",
                 "CivilTime",
                 "Clocks",
@@ -336,6 +351,15 @@ let package = Package(
             dependencies: [
                 "Publish", "FTMS", "Workout", "JSON", "LocalSocket", "DeterministicRandom", "TestSupport", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The metrics socket's client against a real server that goes away and comes back.
+        .testTarget(
+            name: "MetricsClientTests",
+            dependencies: [
+                "MetricsClient", "Publish", "JSON", "RetryTiming", "TestSupport", "CivilTime", "Clocks", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -389,7 +413,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "Publish", "CivilTime", "Clocks", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Publish", "MetricsClient", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.

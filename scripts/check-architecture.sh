@@ -92,8 +92,6 @@ only "a loopback sockaddr_in (TestSupport.LoopbackAddress)" '\bsockaddr_in\(' "S
 never "a temporary directory named by hand (TestSupport.TemporaryDirectory: mkdtemp)" '\btemporaryDirectory\b|NSTemporaryDirectory\(' "Sources Tests"
 only "a Unix stream socket opened by hand (LocalSocket.UnixStream)" '\bsocket\(AF_UNIX,\s*Int32\(SOCK_STREAM' Sources \
   Sources/LocalSocket/UnixStream.swift Sources/BlueZTesting/PrivateBus.swift # the listening socket a private dbus-daemon is handed
-only "a NIO client of a Unix socket (LocalSocket.UnixStream)" '\.connect\(unixDomainSocketPath:' Sources \
-  Sources/Dashboard/Source/MetricsSocketSource.swift # the dashboard's own, until it reads through the one metrics-socket client
 only "a byte-to-message decoder (LocalSocket.LineFramer)" 'ByteToMessageDecoder\b' Sources Sources/LocalSocket/LineFramer.swift
 only "nobody listening, judged from ECONNREFUSED (LocalSocket.SocketProbe)" '\bECONNREFUSED\b' Sources \
   Sources/LocalSocket/SocketProbe.swift Sources/LocalSocket/UnixStreamError.swift \
@@ -101,6 +99,12 @@ only "nobody listening, judged from ECONNREFUSED (LocalSocket.SocketProbe)" '\bE
 only "private directories come from mkdtemp(3) in their homes" '\bmkdtemp\b' "Sources Tests" \
   Sources/LocalSocket/SocketPlacement.swift Sources/Store/Recovery/ScratchCopy.swift \
   Sources/TestSupport/TemporaryDirectory.swift Tests/SystemdTests/Support/NotifyReceiver.swift
+
+# The metrics socket: one async client (reconnecting with RetryTiming's backoff), one envelope
+# reader beside its writer (Publish.Envelope.wire walks the keys for both).
+only "an async client of a Unix socket (MetricsClient.MetricsSocketClient)" 'connect\(unixDomainSocketPath:' Sources \
+  Sources/MetricsClient/MetricsSocketClient.swift
+only "the envelope's keys, read or written (Publish.Envelope.wire)" '"sessionId"|\["seq"\]' Sources Sources/Publish/Envelope/Envelope.swift
 
 # Processes: one spawner for tests, one for the product (doctor's bluetoothctl/btmgmt probes).
 # Device1.Disconnect only after the link's acquired sockets are seen released (bluetoothd 5.66's
@@ -134,8 +138,7 @@ only "host:port split by hand (HostPort.HostPort)" '\b(first|last)Index\(of: "\]
 only "a Swift Clock of our own (EventLoopClock for the daemon's timers, TestSupport.ManualClock)" '\b(struct|class|actor)\s+\w+\s*:[^{]*\bClock\b' "Sources Tests" \
   Sources/Daemon/Clock/EventLoopClock.swift Sources/TestSupport/ManualClock.swift
 only "timedated's NTPSynchronized (Daemon.TimedatedSync)" '"NTPSynchronized"' Sources Sources/Daemon/Clock/TimedatedSync.swift
-only "a delay doubled by hand (RetryTiming.Backoff)" '(?i)\b\w*(backoff|delay)\w*\s*\*\s*2\b' Sources \
-  Sources/Dashboard/Source/MetricsSocketSource.swift # the dashboard's own, until it reads through the one metrics-socket client
+never "a delay doubled by hand (RetryTiming.Backoff)" '(?i)\b\w*(backoff|delay)\w*\s*\*\s*2\b' Sources
 
 # JSON: one writer, one reader, one value. Foundation's coders only where a library hands us
 # Codable (Hummingbird's request and response coders, the control protocol's Codable answer),
@@ -219,6 +222,7 @@ rules = [
     ("ftms-bridged", None, {"Dashboard", "Doctor", "Simulator", "ReferenceBackend"}, "the daemon links nothing it does not run"),
     ("ftms-bridge", None, {"Daemon"}, "the operator's commands publish through Publish's LivePublisher, not the daemon"),
     ("Publish", None, {"MQTT", "CMosquitto", "Daemon"}, "the broker reaches LivePublisher through Publish's EnvelopeForwarder"),
+    ("MetricsClient", None, {"Daemon", "BlueZ", "DBus", "CDBus", "MQTT", "CMosquitto"}, "integrators link the metrics socket's client without the daemon"),
 ]
 failed = False
 for target, allowed, forbidden, why in rules:

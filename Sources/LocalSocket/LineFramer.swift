@@ -1,8 +1,8 @@
 package import NIOCore
 
 /// Cuts a peer's bytes into lines of at most `limit` bytes: the framing of both local sockets
-/// (a control request per line, a metrics reader's `watch` line), of the dashboard's and
-/// `watch`'s reading of the metrics stream, and of every client of the two sockets.
+/// (a control request per line, a metrics reader's `watch` line), of the metrics socket's
+/// client (`MetricsClient`: the dashboard, `watch`), and of every client of the two sockets.
 ///
 /// A NIO decoder: in a channel it runs as `ByteToMessageHandler(LineFramer(limit:))`, and a
 /// blocking client runs the same one through `NIOSingleStepByteToMessageProcessor`. Each line

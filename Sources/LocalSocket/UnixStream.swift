@@ -6,7 +6,7 @@ import Glibc
 package import NIOCore
 
 /// A connected `AF_UNIX` stream socket whose every wait is bounded by a deadline, through
-/// poll(2): the one client of the daemon's local sockets (the CLI's control requests, `watch`,
+/// poll(2): the one blocking client of the daemon's local sockets (the CLI's control requests, `monitor`,
 /// the doctor's probes, the test support's wait for a socket). Plain blocking POSIX rather
 /// than a NIO channel: a command sends one request and waits for one line, and needs no event
 /// loop for it; the lines are cut by the sockets' own ``LineFramer``.

@@ -1,4 +1,5 @@
 import Dashboard
+import Publish
 import Testing
 
 @Suite("FloorState")
@@ -131,16 +132,12 @@ struct FloorStateTests {
     }
 }
 
-@Suite("FloorMessage")
+/// The envelope as the dashboard folds it (Publish's reader: the refusals are its tests').
+@Suite("MetricsMessage on the floor")
 struct FloorMessageTests {
-    @Test(arguments: ["", "not json", "[1,2]", #"{"type":"sample"}"#, #"{"payload":{}}"#, #"{"type":"x","payload":3}"#, "{\"type\":\"x\",\"payload\":{\u{0}}"])
-    func garbageIsRefusedWithAReason(line: String) {
-        #expect(throws: FloorMessageError.self) { try FloorMessage(line: Array(line.utf8)) }
-    }
-
     @Test func unknownKeysAndTypesAreIgnoredNotRefused() throws {
-        let message = try FloorMessage(line: Array(#"{"type":"future","machine":null,"sessionId":null,"timestamp":1.5,"seq":7,"version":"1.0","payload":{"x":[1,{"y":null}]},"extra":true}"#.utf8))
-        #expect(message.type == "future" && message.seq == 7 && message.timestamp == 1.5)
+        let message = try MetricsMessage(line: Array(#"{"type":"future","machine":null,"sessionId":null,"timestamp":1.5,"seq":7,"version":"1.0","payload":{"x":[1,{"y":null}]},"extra":true}"#.utf8))
+        #expect(message.envelope.type.rawValue == "future" && message.envelope.seq == 7 && message.envelope.timestamp.seconds == 1.5)
         var floor = FloorState()
         #expect(floor.apply(.message(gateway: "g", message), now: 0).isEmpty)
     }

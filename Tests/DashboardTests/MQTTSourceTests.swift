@@ -5,6 +5,7 @@ import Dashboard
 import Foundation
 import MQTT
 import MQTTTesting
+import Publish
 import Synchronization
 import Testing
 import RetryTiming
@@ -27,14 +28,14 @@ struct MQTTSourceTests {
             Issue.record("a sample")
             return
         }
-        #expect(message.type == "sample" && message.seq == 9)
+        #expect(message.envelope.type == .sample && message.envelope.seq == 9)
         #expect(event("gym/front/machines/SF-Bike-0001/sample", Array("garbage".utf8)) == nil)
         let open = Array(Envelopes.line("session_state", machine: "SF-Bike-0001", at: 2, seq: 10, payload: #"{"state":"started"}"#).utf8)
         guard case .message(gateway: "front", let opened)? = event("gym/front/machines/SF-Bike-0001/open_session", open) else {
             Issue.record("a retained open session")
             return
         }
-        #expect(opened.type == "session_state" && opened.seq == 10)
+        #expect(opened.envelope.type == .sessionState && opened.envelope.seq == 10)
         #expect(event("gym/front/machines/SF-Bike-0001/open_session", []) == nil)
         #expect(event("gym/front/machines/SF-Bike-0001/other", sample) == nil)
         #expect(event("gym/front/machines/SF-Bike-0001", sample) == nil)

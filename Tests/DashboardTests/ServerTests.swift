@@ -2,6 +2,7 @@ import TestSupport
 import Clocks
 import Dashboard
 import Foundation
+import MetricsClient
 import NIOCore
 import NIOPosix
 import Publish
@@ -26,7 +27,7 @@ struct ServerTests {
             let path = directory.path + "/metrics.sock"
             metrics = try await MetricsServer.listen(
                 MetricsServerConfiguration(path: path, daemonVersion: "test"), on: group.next(), clock: .system)
-            let source = MetricsSocketSource(path: path, gateway: "front", group: group, log: { _ in })
+            let source = MetricsSocketSource(client: MetricsSocketClient(path: path, group: group), gateway: "front", log: { _ in })
             dashboard = try DashboardServer(
                 configuration: .init(listen: ListenAddress(host: "127.0.0.1", port: 0), token: token, limits: limits, heartbeat: .seconds(1)),
                 sources: [source], clock: .system, log: { _ in })

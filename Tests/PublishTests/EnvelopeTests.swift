@@ -84,8 +84,7 @@ struct EnvelopeTests {
     }
 }
 
-/// The `seq` of an envelope line.
+/// The `seq` of an envelope line, read by the envelope's one reader; 0 for a line that is not one.
 func seq(_ line: String) -> UInt64 {
-    guard let range = line.firstRange(of: #""seq":"#) else { return 0 }
-    return UInt64(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    (try? MetricsMessage(line: Array(line.utf8)))?.envelope.seq ?? 0
 }

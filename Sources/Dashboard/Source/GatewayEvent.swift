@@ -1,3 +1,5 @@
+public import Publish
+
 /// What a ``DashboardSource`` delivers: the dashboard's whole input protocol.
 ///
 /// A source speaks for one or more gateways, each named. The metrics socket gives a `hello`
@@ -8,9 +10,9 @@
 public enum GatewayEvent: Sendable, Equatable {
     /// The gateway's current state, replacing what was known of it: the `machines` and
     /// `sessions` lists of a `hello`, as complete envelopes, and the `hello`'s `seq`.
-    case snapshot(gateway: String, machines: [FloorMessage], sessions: [FloorMessage], seq: UInt64)
+    case snapshot(gateway: String, machines: [MetricsMessage], sessions: [MetricsMessage], seq: UInt64)
     /// One published envelope.
-    case message(gateway: String, FloorMessage)
+    case message(gateway: String, MetricsMessage)
     /// The gateway is reachable (before its snapshot or retained messages).
     case online(gateway: String)
     /// The gateway stopped answering: the socket closed, or its MQTT status went `offline`.
@@ -22,12 +24,13 @@ public enum GatewayEvent: Sendable, Equatable {
         }
     }
 
-    /// The event a `hello` envelope stands for, or nil if `hello` is not one.
-    public static func snapshot(gateway: String, hello: FloorMessage) -> GatewayEvent? {
-        guard hello.type == "hello" else { return nil }
-        let machines = (hello.payload["machines"]?.array ?? []).compactMap(FloorMessage.init(json:))
-        let sessions = (hello.payload["sessions"]?.array ?? []).compactMap(FloorMessage.init(json:))
-        return .snapshot(gateway: gateway, machines: machines, sessions: sessions, seq: hello.seq)
+    /// The event a `hello` envelope stands for, or nil if `hello` is not one. An entry of its
+    /// lists that is not an envelope is left out.
+    public static func snapshot(gateway: String, hello: MetricsMessage) -> GatewayEvent? {
+        guard hello.envelope.type == .hello else { return nil }
+        let machines = (hello.payload["machines"]?.array ?? []).compactMap { try? MetricsMessage(json: $0) }
+        let sessions = (hello.payload["sessions"]?.array ?? []).compactMap { try? MetricsMessage(json: $0) }
+        return .snapshot(gateway: gateway, machines: machines, sessions: sessions, seq: hello.envelope.seq)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import MQTT
+import Publish
 
 /// Every gateway of a gym from an MQTT broker (docs/mqtt.md's topics) as a ``DashboardSource``.
 ///
@@ -79,12 +80,12 @@ public struct MQTTSource: DashboardSource {
             default: return nil
             }
         case "upload" where parts.count == 2:
-            return (try? FloorMessage(line: message.payload)).map { .message(gateway: gateway, $0) }
+            return (try? MetricsMessage(line: message.payload)).map { .message(gateway: gateway, $0) }
         case "machines" where parts.count == 4 && ["state", "sample", "session", "open_session"].contains(parts[3]):
             // An empty `open_session` is a session's retained state cleared: its end came on
             // `session` already.
             guard !message.payload.isEmpty else { return nil }
-            return (try? FloorMessage(line: message.payload)).map { .message(gateway: gateway, $0) }
+            return (try? MetricsMessage(line: message.payload)).map { .message(gateway: gateway, $0) }
         default:
             return nil
         }

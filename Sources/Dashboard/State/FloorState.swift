@@ -1,3 +1,5 @@
+import Publish
+
 /// The gym floor as the dashboard knows it: every gateway and every machine tile, folded from
 /// ``GatewayEvent``s. Pure: no I/O, no clock (`now` is passed in), so the page's server,
 /// `watch`'s table and the tests share one fold.
@@ -63,7 +65,7 @@ public struct FloorState: Sendable, Equatable {
             gateway.lastSeq = seq
             // Machines the gateway no longer knows go; the others keep their sparkline and
             // last values, which the next sample refreshes.
-            let known = Set(machines.compactMap(\.machine))
+            let known = Set(machines.compactMap(\.envelope.machine))
             for key in tiles.keys where key.gateway == name && !known.contains(key.machine) { tiles[key] = nil }
             for message in machines { applyMachine(message, gateway: name) }
             for key in tiles.keys where key.gateway == name { tiles[key]?.session = nil }
@@ -75,19 +77,19 @@ public struct FloorState: Sendable, Equatable {
             // `hello`) brings back a gateway declared offline.
             if gateway.reason == nil { gateway.online = true }
             gateway.messages += 1
-            if message.seq > gateway.lastSeq + 1, gateway.lastSeq > 0 { gateway.gaps += 1 }
-            if message.seq > 0 { gateway.lastSeq = message.seq }
-            switch message.type {
-            case "machine":
+            if message.envelope.seq > gateway.lastSeq + 1, gateway.lastSeq > 0 { gateway.gaps += 1 }
+            if message.envelope.seq > 0 { gateway.lastSeq = message.envelope.seq }
+            switch message.envelope.type {
+            case .machine:
                 return applyMachine(message, gateway: name).map { [.tile($0, point: nil, live: false)] } ?? []
-            case "session_state":
+            case .sessionState:
                 return applySession(message, gateway: name).map { [.tile($0, point: nil, live: false)] } ?? []
-            case "sample":
+            case .sample:
                 return applySample(message, gateway: name).map { [.tile($0.tile, point: $0.point, live: true)] } ?? []
-            case "upload":
+            case .upload:
                 gateway.upload = GatewayUploadStatus(
                     pending: message.payload["pending"]?.double, uploaded: message.payload["uploaded"]?.double,
-                    dead: message.payload["dead"]?.double, result: message.payload["result"]?.string, at: message.timestamp)
+                    dead: message.payload["dead"]?.double, result: message.payload["result"]?.string, at: message.envelope.timestamp.seconds)
                 return [.gateway(gateway)]
             default:
                 return []
@@ -104,9 +106,9 @@ public struct FloorState: Sendable, Equatable {
     }
 
     @discardableResult
-    private mutating func applyMachine(_ message: FloorMessage, gateway: String) -> MachineTile? {
-        guard let machine = message.machine else { return nil }
-        var tile = tile(gateway, machine, at: message.timestamp)
+    private mutating func applyMachine(_ message: MetricsMessage, gateway: String) -> MachineTile? {
+        guard let machine = message.envelope.machine else { return nil }
+        var tile = tile(gateway, machine, at: message.envelope.timestamp.seconds)
         let payload = message.payload
         tile.state = payload["state"]?.string ?? tile.state
         tile.reason = payload["reason"]?.string
@@ -121,28 +123,28 @@ public struct FloorState: Sendable, Equatable {
             tile.pace = nil
             tile.strokeRate = nil
         }
-        tile.updated = max(tile.updated, message.timestamp)
+        tile.updated = max(tile.updated, message.envelope.timestamp.seconds)
         store(tile)
         return tile
     }
 
     @discardableResult
-    private mutating func applySession(_ message: FloorMessage, gateway: String) -> MachineTile? {
-        guard let machine = message.machine, let state = message.payload["state"]?.string else { return nil }
-        var tile = tile(gateway, machine, at: message.timestamp)
+    private mutating func applySession(_ message: MetricsMessage, gateway: String) -> MachineTile? {
+        guard let machine = message.envelope.machine, let state = message.payload["state"]?.string else { return nil }
+        var tile = tile(gateway, machine, at: message.envelope.timestamp.seconds)
         tile.session = SessionClock(
-            id: message.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.double ?? 0, at: message.timestamp)
+            id: message.envelope.sessionID, state: state, elapsedMs: message.payload["elapsedMs"]?.double ?? 0, at: message.envelope.timestamp.seconds)
         // The session's own totals, from a gateway that sends them.
         if let distance = message.payload["distanceM"]?.double { tile.distance = distance }
         if let energy = message.payload["energyKcal"]?.double { tile.energy = energy }
-        tile.updated = max(tile.updated, message.timestamp)
+        tile.updated = max(tile.updated, message.envelope.timestamp.seconds)
         store(tile)
         return tile
     }
 
-    private mutating func applySample(_ message: FloorMessage, gateway: String) -> (tile: MachineTile, point: SparkPoint?)? {
-        guard let machine = message.machine else { return nil }
-        var tile = tile(gateway, machine, at: message.timestamp)
+    private mutating func applySample(_ message: MetricsMessage, gateway: String) -> (tile: MachineTile, point: SparkPoint?)? {
+        guard let machine = message.envelope.machine else { return nil }
+        var tile = tile(gateway, machine, at: message.envelope.timestamp.seconds)
         let payload = message.payload
         // A sample means a link: a tile first seen through one (a dashboard that joined late)
         // is connected.
@@ -158,11 +160,11 @@ public struct FloorState: Sendable, Equatable {
             // machine's lifetime counters stay in the sample for whoever wants them.
             tile.distance = distance
             tile.energy = payload["session_energy_kcal"]?.double ?? tile.energy
-            if let elapsed = payload["session_elapsed_ms"]?.double, tile.session?.id == message.sessionID {
+            if let elapsed = payload["session_elapsed_ms"]?.double, tile.session?.id == message.envelope.sessionID {
                 tile.session?.elapsedMs = elapsed
-                tile.session?.at = message.timestamp
+                tile.session?.at = message.envelope.timestamp.seconds
             }
-        } else if message.sessionID == nil {
+        } else if message.envelope.sessionID == nil {
             // No session open: no ride to show (a machine's counters that did not start at
             // zero are not the rider's), except the totals of the one that just finished.
             if tile.session?.state != "finished" {
@@ -175,12 +177,12 @@ public struct FloorState: Sendable, Equatable {
             tile.distance = payload["total_distance_m"]?.double ?? tile.distance
             tile.energy = payload["total_energy_kcal"]?.double ?? tile.energy
         }
-        tile.updated = max(tile.updated, message.timestamp)
+        tile.updated = max(tile.updated, message.envelope.timestamp.seconds)
         var point: SparkPoint?
-        if let power = tile.power, message.timestamp >= (tile.spark.last?.t ?? -.infinity) + 1 {
-            let added = SparkPoint(t: message.timestamp, v: power)
+        if let power = tile.power, message.envelope.timestamp.seconds >= (tile.spark.last?.t ?? -.infinity) + 1 {
+            let added = SparkPoint(t: message.envelope.timestamp.seconds, v: power)
             tile.spark.append(added)
-            let horizon = message.timestamp - Double(Dashboard.sparklineSeconds)
+            let horizon = message.envelope.timestamp.seconds - Double(Dashboard.sparklineSeconds)
             if let first = tile.spark.firstIndex(where: { $0.t >= horizon }), first > 0 { tile.spark.removeFirst(first) }
             point = added
         }

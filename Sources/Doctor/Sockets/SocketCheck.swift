@@ -1,6 +1,7 @@
 import JSON
 import DaemonConfig
 import Foundation
+import Publish
 
 /// Check 5c: the daemon's metrics and control sockets: present, a socket, the configured mode
 /// and group, and answering as the protocol says (the metrics socket greets every reader with a
@@ -94,15 +95,14 @@ struct SocketCheck: Sendable {
         var data: [String: JSONValue]
     }
 
-    /// The `hello` envelope's `seq` and `version` (docs/metrics-socket.md), or `nil` when the
-    /// line is not one.
+    /// The `hello` envelope's `seq` and `version`, read by Publish's envelope reader (the one
+    /// every reader of docs/metrics-socket.md uses), or `nil` when the line is not one.
     static func hello(_ line: String) -> Answer? {
-        guard let object = jsonObject(line), object["type"]?.string == "hello" else { return nil }
-        let seq = object["seq"]?.integer.map { Int($0) }
-        let version = object["version"]?.string
+        guard let hello = try? MetricsMessage(line: Array(line.utf8)), hello.envelope.type == .hello else { return nil }
+        let seq = Int(clamping: hello.envelope.seq)
         return Answer(
-            words: "answers with hello (version \(version ?? "?")\(seq.map { ", seq \($0)" } ?? ""))", fine: true,
-            data: ["answer": "hello", "seq": .optional(seq), "protocol_version": .optional(version)])
+            words: "answers with hello (version \(hello.version), seq \(seq))", fine: true,
+            data: ["answer": "hello", "seq": .integer(Int64(seq)), "protocol_version": .string(hello.version)])
     }
 
     /// The answer to `status` (docs/control-socket.md): `{"ok": true, "result": {…}}`, or an

@@ -40,6 +40,17 @@ extension WatchFilter {
         json.appendStringList((types ?? []).map(\.rawValue).sorted())
         json.append(UInt8(ascii: "}"))
     }
+
+    /// The request a reader sends for this filter, `{"watch":{…}}` and its newline: what
+    /// ``WatchRequest`` reads on the daemon's side, written beside the `hello`'s copy of it.
+    public var requestLine: [UInt8] {
+        var json = JSONBuffer(capacity: 64)
+        json.append(UInt8(ascii: "{"))
+        json.appendKey("watch", first: true)
+        writeJSON(into: &json)
+        json.append("}\n")
+        return json.bytes
+    }
 }
 
 extension JSONBuffer {

@@ -3,6 +3,7 @@ import Clocks
 import DaemonConfig
 import Dashboard
 import Foundation
+import MetricsClient
 import MQTT
 import Publish
 import Store
@@ -71,7 +72,7 @@ struct DashboardCommand: AsyncParsableCommand {
                 source = MQTTSource(client: client, prefix: mqttPrefix, log: { printError($0) })
             } else {
                 socketPath = try state.config.resolve(.metricsSocket, flag: socket)
-                source = MetricsSocketSource(path: socketPath, gateway: name, log: { printError($0) })
+                source = MetricsSocketSource(client: MetricsSocketClient(path: socketPath), gateway: name, log: { printError($0) })
             }
             // Found at the first page that asks, as the store is opened: the floor needs no
             // config, and a config that cannot be read is the session pages' 503, not a

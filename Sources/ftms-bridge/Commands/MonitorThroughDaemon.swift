@@ -1,7 +1,8 @@
 import ArgumentParser
-import Dashboard
 import JSON
 import LocalSocket
+import MetricsClient
+import Publish
 
 /// `monitor MACHINE` on a gateway whose daemon runs: what the daemon decodes, read from its
 /// metrics socket, printed as the direct path prints it. A second GATT client beside the
@@ -23,21 +24,24 @@ struct MonitorThroughDaemon {
     /// How long to wait for the daemon to know the machine, as `--scan-timeout` waits for BlueZ.
     let lookFor: Duration
 
+    /// How long connecting (a daemon whose backlog is full) and sending the watch may take.
+    static let connectTimeout = Duration.seconds(5)
+
     /// Streams until `count` frames are out, stdout is gone, or the daemon ends the stream
     /// (exit status 1, one line).
     func run() throws {
         var stream: UnixStream
         do {
-            stream = try UnixStream.connect(to: socket, deadline: .now + WatchCommand.connectTimeout, lineLimit: MetricsSocketSource.maximumLine)
+            stream = try UnixStream.connect(to: socket, deadline: .now + Self.connectTimeout, lineLimit: MetricsSocketClient.maximumLine)
         } catch {
             // The daemon answered on its control socket: this is a path or permission problem.
             throw Self.failure("the daemon runs, but its metrics socket \(socket) cannot be read (\(error)); --metrics-socket names it, --direct connects without the daemon")
         }
         // Every machine's messages, filtered here: MACHINE may be an address, and the watch
         // filter takes names.
-        let request: JSONValue = ["watch": ["machines": [], "types": ["machine", "sample", "status"]]]
+        let request = WatchFilter(types: [.machine, .sample, .status]).requestLine
         do {
-            try stream.send(JSONWriter.bytes(request) + [UInt8(ascii: "\n")], deadline: .now + WatchCommand.connectTimeout)
+            try stream.send(request, deadline: .now + Self.connectTimeout)
         } catch {
             throw Self.failure("\(socket): cannot send the watch request (\(error))")
         }
@@ -55,15 +59,17 @@ struct MonitorThroughDaemon {
             } catch {
                 throw Self.failure("\(socket): \(error)")
             }
-            guard let envelope = try? JSONReader.read(line), let type = envelope["type"]?.string else { continue }
-            switch type {
-            case "hello":
-                for entry in envelope["payload"]?["machines"]?.array ?? [] { report(followed.update(entry, initial: true)) }
-            case "machine":
-                report(followed.update(envelope, initial: false))
-            case "sample", "status":
-                guard let name = followed.name, envelope["machine"]?.string == name, let payload = envelope["payload"]?.object else { continue }
-                let decoded = Self.decoded(payload)
+            guard let message = try? MetricsMessage(line: line) else { continue }
+            switch message.envelope.type {
+            case .hello:
+                for entry in message.payload["machines"]?.array ?? [] {
+                    if let machine = try? MetricsMessage(json: entry) { report(followed.update(machine, initial: true)) }
+                }
+            case .machine:
+                report(followed.update(message, initial: false))
+            case .sample, .status:
+                guard let name = followed.name, message.envelope.machine == name else { continue }
+                let decoded = Self.decoded(message.payload)
                 guard printLine(json ? JSONWriter.text(.object(decoded)) : Self.readable(decoded)) else { return }
                 printed += 1
                 if let count, printed >= count { return }
@@ -131,13 +137,13 @@ struct MonitorThroughDaemon {
         }
 
         /// Takes one `machine` envelope (a message, or an entry of `hello`'s list).
-        mutating func update(_ envelope: JSONValue, initial: Bool) -> Change? {
-            guard let payload = envelope["payload"] else { return nil }
-            let entryName = payload["name"]?.string ?? envelope["machine"]?.string
+        mutating func update(_ message: MetricsMessage, initial: Bool) -> Change? {
+            let payload = message.payload
+            let entryName = payload["name"]?.string ?? message.envelope.machine
             let address = payload["address"]?.string
-            let matches = entryName == machine || envelope["machine"]?.string == machine
+            let matches = entryName == machine || message.envelope.machine == machine
                 || address.map { $0.lowercased() == machine.lowercased() } == true
-            guard matches, let named = envelope["machine"]?.string ?? entryName else { return nil }
+            guard matches, let named = message.envelope.machine ?? entryName else { return nil }
             name = named
             let target = "\(named) (\(address ?? "?"))"
             switch payload["state"]?.string {

@@ -5,13 +5,14 @@ import Clocks
 import DaemonConfig
 import Dashboard
 import Foundation
-import LocalSocket
+import MetricsClient
+import NIOCore
 import Publish
 
 /// `ftms-bridge watch [--socket PATH]` (contract §9): the metrics socket as a live table, one row
 /// per machine redrawn in place (the default on a terminal), as lines a person reads (the
 /// default on a pipe, or `--lines`), or, with `--json`, exactly as it comes.
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print the live metrics stream of the daemon (or of `replay --publish`).",
@@ -46,7 +47,7 @@ struct WatchCommand: ParsableCommand {
         if table, json || lines { throw ValidationError("--table is neither --json nor --lines") }
     }
 
-    func run() throws {
+    func run() async throws {
         let tableMode = table || (!json && !lines && isatty(1) == 1)
         let inPlace = tableMode && isatty(1) == 1
         var floor = WatchTable()
@@ -56,62 +57,65 @@ struct WatchCommand: ParsableCommand {
         } catch {
             throw Self.failure("\(error)")
         }
-        var stream = try Self.connect(to: socket)
-        if !machine.isEmpty || !type.isEmpty {
-            let request: JSONValue = ["watch": ["machines": .array(machine.map(JSONValue.string)), "types": .array(type.map(JSONValue.string))]]
-            do {
-                try stream.send(JSONWriter.bytes(request) + [UInt8(ascii: "\n")], deadline: .now + Self.connectTimeout)
-            } catch {
-                throw Self.failure("\(socket): cannot send the watch request (\(error))")
-            }
-        }
+        let filter = machine.isEmpty && type.isEmpty ? nil : WatchFilter(machines: Set(machine), types: Set(type.map(MessageType.init(rawValue:))))
         var printed = 0
-        while true {
-            let line: [UInt8]
-            do {
-                line = try stream.readLine(deadline: nil)
-            } catch .closed {
-                break
-            } catch {
-                throw Self.failure("\(socket): \(error)")
-            }
-            if tableMode {
-                let now = WallClock.system.now().unixSeconds
-                floor.apply(line: line, now: now)
-                if floor.due(now: now) {
-                    // Home and clear, then the table: a whole frame per write, so it never tears.
-                    guard printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: now) + (inPlace ? "" : "\n")) else { return }
+        do throws(WatchEnd) {
+            try await MetricsSocketClient(path: socket, watch: filter).run { (event) throws(WatchEnd) in
+                let line: ByteBuffer
+                var message: MetricsMessage?
+                switch event {
+                case .connected:
+                    return
+                case .message(let read, let bytes):
+                    message = read
+                    line = bytes
+                case .unreadable(let bytes, _):
+                    line = bytes
+                case .disconnected(let reason, _):
+                    throw .disconnected(reason)
                 }
-            } else {
-                guard printLine(json ? String(decoding: line, as: UTF8.self) : Self.readable(line)) else { return }
+                if tableMode {
+                    let now = WallClock.system.now().unixSeconds
+                    if let message { floor.apply(message, now: now) }
+                    if floor.due(now: now) {
+                        // Home and clear, then the table: a whole frame per write, so it never tears.
+                        guard printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: now) + (inPlace ? "" : "\n")) else { throw .outputClosed }
+                    }
+                } else {
+                    let text = String(decoding: line.readableBytesView, as: UTF8.self)
+                    guard printLine(json ? text : message.map(Self.readable) ?? text) else { throw .outputClosed }
+                }
+                // --count counts the stream itself: the hello that opens it (and answers a
+                // watch request) is not one of the messages asked for.
+                if message?.envelope.type != .hello { printed += 1 }
+                if let count, printed >= count {
+                    if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: WallClock.system.now().unixSeconds)) }
+                    throw .counted
+                }
             }
-            // --count counts the stream itself: the hello that opens it (and answers a
-            // watch request) is not one of the messages asked for.
-            if !Self.isHello(line) { printed += 1 }
-            if let count, printed >= count {
-                if tableMode { _ = printLine((inPlace ? "\u{1B}[H\u{1B}[2J" : "") + floor.rendered(now: WallClock.system.now().unixSeconds)) }
+        } catch {
+            switch error {
+            case .counted, .outputClosed:
                 return
+            case .disconnected(.cannotConnect(let reason)):
+                throw Self.failure("\(socket): \(reason) (is the daemon running?)")
+            case .disconnected(.closed):
+                throw Self.failure("\(socket): the daemon closed the stream")
+            case .disconnected(.failed(let reason)):
+                throw Self.failure("\(socket): \(reason)")
             }
         }
-        printError("watch: \(socket): the daemon closed the stream")
-        throw ExitCode(1)
     }
 
-    /// How long connecting (a daemon whose backlog is full) and sending the watch may take.
-    static let connectTimeout = Duration.seconds(5)
-
-    /// The metrics socket through the sockets' one client, reading lines of up to the
-    /// dashboard's limit (a `hello` with a full gym is tens of KiB).
-    static func connect(to path: String) throws -> UnixStream {
-        do {
-            return try UnixStream.connect(to: path, deadline: .now + connectTimeout, lineLimit: MetricsSocketSource.maximumLine)
-        } catch .cannotConnect(let code) {
-            throw failure("\(path): \(errnoText(code)) (is the daemon running?)")
-        } catch .pathTooLong {
-            throw failure("\(path): path too long for a Unix socket (at most \(UnixSocketAddress.maximumPathLength) bytes)")
-        } catch {
-            throw failure("\(path): \(error)")
-        }
+    /// Why `watch` stops reading.
+    private enum WatchEnd: Error {
+        /// `--count` messages are out.
+        case counted
+        /// Nobody reads stdout any more.
+        case outputClosed
+        /// No connection, or the daemon ended the stream: `watch` is a look, not a service,
+        /// and does not wait for a daemon to come back.
+        case disconnected(MetricsSocketDisconnection)
     }
 
     private static func failure(_ message: String) -> ExitCode {
@@ -119,23 +123,14 @@ struct WatchCommand: ParsableCommand {
         return ExitCode(1)
     }
 
-    static func isHello(_ line: [UInt8]) -> Bool {
-        line.starts(with: Array(#"{"type":"hello""#.utf8))
-    }
-
     /// `#12 sample SF-Bike-0001 instantaneous_speed_kmh=30.1 instantaneous_cadence_rpm=80 …`
-    static func readable(_ line: [UInt8]) -> String {
-        guard let envelope = try? JSONReader.read(line), envelope.isObject else {
-            return String(decoding: line, as: UTF8.self)
-        }
-        var parts = ["#\(envelope["seq"].map(JSONWriter.text) ?? "?")", envelope["type"]?.string ?? "?"]
-        if let machine = envelope["machine"]?.string { parts.append(machine) }
-        if let payload = envelope["payload"]?.object {
-            let skipped: Set<String> = ["characteristic", "uuid", "flags", "more_data"]
-            for key in payload.keys.sorted() where !skipped.contains(key) {
-                guard let value = payload[key], value.array == nil, !value.isObject else { continue }
-                parts.append("\(key)=\(value.string ?? JSONWriter.text(value))")
-            }
+    static func readable(_ message: MetricsMessage) -> String {
+        var parts = ["#\(message.envelope.seq)", message.envelope.type.rawValue]
+        if let machine = message.envelope.machine { parts.append(machine) }
+        let skipped: Set<String> = ["characteristic", "uuid", "flags", "more_data"]
+        for key in message.payload.keys.sorted() where !skipped.contains(key) {
+            guard let value = message.payload[key], value.array == nil, !value.isObject else { continue }
+            parts.append("\(key)=\(value.string ?? JSONWriter.text(value))")
         }
         return parts.joined(separator: " ")
     }

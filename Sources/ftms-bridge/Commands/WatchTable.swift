@@ -1,4 +1,5 @@
 import Dashboard
+import Publish
 import Foundation
 
 /// `watch`'s table mode: the dashboard's fold (``FloorState``) printed as one row per machine,
@@ -13,17 +14,14 @@ struct WatchTable {
     private var greeted = false
     private var lastDrawn = -Double.infinity
 
-    /// Folds one line of the socket. Returns false for a line that is not an envelope.
-    @discardableResult
-    mutating func apply(line: [UInt8], now: Double) -> Bool {
-        guard let message = try? FloorMessage(line: line) else { return false }
-        if message.type == "hello" {
+    /// Folds one envelope of the socket.
+    mutating func apply(_ message: MetricsMessage, now: Double) {
+        if message.envelope.type == .hello {
             greeted = true
             if let snapshot = GatewayEvent.snapshot(gateway: Self.gateway, hello: message) { floor.apply(snapshot, now: now) }
         } else if greeted {
             floor.apply(.message(gateway: Self.gateway, message), now: now)
         }
-        return true
     }
 
     /// True when a redraw is due (and records it as done).

@@ -1,6 +1,6 @@
-import Dashboard
+import Publish
 
-/// Envelopes as the daemon writes them (docs/metrics-socket.md), parsed by the dashboard's own
+/// Envelopes as the daemon writes them (docs/metrics-socket.md), parsed by Publish's one
 /// reader so a test exercises the same path as a live line.
 enum Envelopes {
     static func line(_ type: String, machine: String?, session: String? = nil, at time: Double, seq: UInt64, payload: String) -> String {
@@ -9,8 +9,8 @@ enum Envelopes {
         return #"{"type":"\#(type)","machine":\#(machineJSON),"sessionId":\#(sessionJSON),"timestamp":\#(time),"seq":\#(seq),"version":"1.0","payload":\#(payload)}"#
     }
 
-    static func message(_ type: String, machine: String?, session: String? = nil, at time: Double, seq: UInt64, payload: String) throws -> FloorMessage {
-        try FloorMessage(line: Array(line(type, machine: machine, session: session, at: time, seq: seq, payload: payload).utf8))
+    static func message(_ type: String, machine: String?, session: String? = nil, at time: Double, seq: UInt64, payload: String) throws -> MetricsMessage {
+        try MetricsMessage(line: Array(line(type, machine: machine, session: session, at: time, seq: seq, payload: payload).utf8))
     }
 
     static func bikeSample(power: Int, cadence: Int = 85, heartRate: Int? = 140, distance: Int = 1200) -> String {
