@@ -18,7 +18,7 @@ extension Backend {
             case .refused(let failure): response.failedSessions.append(failure)
             }
         }
-        try commit(lines, newSessions: response.successCount, for: principal.subject)
+        try commit(lines, storedSessions: response.successCount, for: principal.subject)
         response.updatedStats = state.stats(of: principal.subject)
         return response
     }
@@ -29,10 +29,10 @@ extension Backend {
         var lines: [JournalLine] = []
         switch receive(body, for: principal.subject, route: .upload, into: &lines) {
         case .stored(let sessionID):
-            try commit(lines, newSessions: 1, for: principal.subject)
+            try commit(lines, storedSessions: 1, for: principal.subject)
             return SingleUploadResponse(sessionID: sessionID, updatedStats: state.stats(of: principal.subject))
         case .duplicate(let sessionID):
-            try commit(lines, newSessions: 0, for: principal.subject)
+            try commit(lines, storedSessions: 0, for: principal.subject)
             throw BackendError(status: 400, code: "duplicate_session", message: "session \(sessionID) is already stored")
         case .refused(let failure):
             throw BackendError(status: 400, code: failure.error, message: failure.message)
@@ -58,7 +58,7 @@ extension Backend {
             case .refused(let failure): response.failedSessions.append(failure)
             }
         }
-        try commit(lines, newSessions: response.successCount, for: subject)
+        try commit(lines, storedSessions: response.successCount, for: subject)
         response.updatedStats = state.stats(of: subject)
         return response
     }
@@ -133,9 +133,9 @@ extension Backend {
 
     /// Persists a call's changes; stored sessions (new or replacing) end a PATCHed override
     /// (the server computes from sessions again).
-    private func commit(_ lines: [JournalLine], newSessions: Int, for subject: String) throws(BackendError) {
+    private func commit(_ lines: [JournalLine], storedSessions: Int, for subject: String) throws(BackendError) {
         var lines = lines
-        if newSessions > 0, var user = state.users[subject], user.statsOverride != nil {
+        if storedSessions > 0, var user = state.users[subject], user.statsOverride != nil {
             user.statsOverride = nil
             state.users[subject] = user
             lines.append(JournalLine(user: user))
