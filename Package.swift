@@ -369,7 +369,7 @@ let package = Package(
         .testTarget(name: "UploadTests", dependencies: ["DeterministicRandom", "Upload", "Store", "Workout", "TestSupport", "Clocks"], swiftSettings: strict),
         .testTarget(
             name: "ReferenceBackendTests",
-            dependencies: ["ReferenceBackend", "JSON", "CivilTime", "Clocks", "ftms-backend", "TestSupport", "OwnThread", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["ReferenceBackend", "JSON", "CivilTime", "Clocks", "DeterministicRandom", "ftms-backend", "TestSupport", "OwnThread", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strict
         ),
         // The one calendar, instant and ISO 8601 text against every form their users read, and Foundation.

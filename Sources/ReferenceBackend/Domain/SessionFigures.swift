@@ -15,4 +15,12 @@ struct SessionFigures: Sendable, Hashable, Codable {
         case endedAt = "ended_at"
         case duration, energy, distance
     }
+
+    /// Of two summaries of one session, the one that ended later stands (seed 002 §7.3, contract
+    /// §6): a gateway that carried a ride on after another gave up on it sends a second summary
+    /// of the same `session_id`, and the longer one is the ride. An equal or earlier end is a
+    /// copy or a stale half, so it changes nothing, and a resent later summary replaces once.
+    func supersedes(_ stored: SessionFigures) -> Bool {
+        endedAt > stored.endedAt
+    }
 }

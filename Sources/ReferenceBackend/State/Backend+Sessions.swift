@@ -18,7 +18,7 @@ extension Backend {
             case .refused(let failure): response.failedSessions.append(failure)
             }
         }
-        try commit(lines, newSessions: response.successCount, for: principal.subject)
+        try commit(lines, storedSessions: response.successCount, for: principal.subject)
         response.updatedStats = state.stats(of: principal.subject)
         return response
     }
@@ -29,10 +29,10 @@ extension Backend {
         var lines: [JournalLine] = []
         switch receive(body, for: principal.subject, route: .upload, into: &lines) {
         case .stored(let sessionID):
-            try commit(lines, newSessions: 1, for: principal.subject)
+            try commit(lines, storedSessions: 1, for: principal.subject)
             return SingleUploadResponse(sessionID: sessionID, updatedStats: state.stats(of: principal.subject))
         case .duplicate(let sessionID):
-            try commit(lines, newSessions: 0, for: principal.subject)
+            try commit(lines, storedSessions: 0, for: principal.subject)
             throw BackendRefusal(status: 400, code: "duplicate_session", message: "session \(sessionID) is already stored")
         case .refused(let failure):
             throw BackendRefusal(status: 400, code: failure.error, message: failure.message)
@@ -58,7 +58,7 @@ extension Backend {
             case .refused(let failure): response.failedSessions.append(failure)
             }
         }
-        try commit(lines, newSessions: response.successCount, for: subject)
+        try commit(lines, storedSessions: response.successCount, for: subject)
         response.updatedStats = state.stats(of: subject)
         return response
     }
@@ -89,6 +89,8 @@ extension Backend {
         TrainingsResponse(trainings: state.trainings)
     }
 
+    /// A replacing summary is `stored`: the gateway counts it as acknowledged like any stored
+    /// session, and its stats change as a new session's would.
     private enum Receipt {
         case stored(String)
         case duplicate(String)
@@ -96,7 +98,9 @@ extension Backend {
     }
 
     /// One session through validation, duplicate detection and the `invalid` fault (`route`
-    /// `nil`: no faults). Duplicates are answered whatever their content: the first copy stays.
+    /// `nil`: no faults). A second summary of a stored session replaces it only if it ended
+    /// later (``SessionFigures/supersedes(_:)``); any other is a duplicate, whatever its
+    /// content, and the stored one stays.
     private func receive(_ session: JSONValue, for subject: String, route: RouteName?, into lines: inout [JournalLine]) -> Receipt {
         let accepted: SessionValidator.Accepted
         switch SessionValidator.check(session) {
@@ -105,7 +109,8 @@ extension Backend {
             counters.sessionsRefused += 1
             return .refused(FailedSession(sessionID: refusal.sessionID, error: "validation_error", message: refusal.message))
         }
-        if var stored = state.sessions[subject]?[accepted.key] {
+        let earlier = state.sessions[subject]?[accepted.key]
+        if var stored = earlier, !accepted.figures.supersedes(stored.figures) {
             stored.received += 1
             state.sessions[subject]?[accepted.key] = stored
             lines.append(JournalLine(receipt: .init(user: subject, key: accepted.key, received: stored.received)))
@@ -117,18 +122,20 @@ extension Backend {
             counters.sessionsRefused += 1
             return .refused(FailedSession(sessionID: accepted.sessionID, error: rule.error, message: "injected fault (\(rule.spec))"))
         }
-        let stored = AcceptedSession(user: subject, key: accepted.key, body: session, figures: accepted.figures, received: 1, firstReceivedAt: now)
+        let stored =
+            earlier?.replaced(by: session, figures: accepted.figures)
+            ?? AcceptedSession(user: subject, key: accepted.key, body: session, figures: accepted.figures, received: 1, firstReceivedAt: now)
         state.store(stored)
         lines.append(JournalLine(session: stored))
-        counters.sessionsAccepted += 1
+        if earlier == nil { counters.sessionsAccepted += 1 } else { counters.sessionsReplaced += 1 }
         return .stored(accepted.sessionID)
     }
 
-    /// Persists a call's changes; new sessions end a PATCHed override (the server computes
-    /// from sessions again).
-    private func commit(_ lines: [JournalLine], newSessions: Int, for subject: String) throws(BackendRefusal) {
+    /// Persists a call's changes; stored sessions (new or replacing) end a PATCHed override
+    /// (the server computes from sessions again).
+    private func commit(_ lines: [JournalLine], storedSessions: Int, for subject: String) throws(BackendRefusal) {
         var lines = lines
-        if newSessions > 0, var user = state.users[subject], user.statsOverride != nil {
+        if storedSessions > 0, var user = state.users[subject], user.statsOverride != nil {
             user.statsOverride = nil
             state.users[subject] = user
             lines.append(JournalLine(user: user))

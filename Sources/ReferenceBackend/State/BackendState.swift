@@ -26,7 +26,7 @@ struct BackendState: Sendable {
             if let key = line.signingKey, let bytes = Data(base64Encoded: key), bytes.count >= 32 { signingKey = Array(bytes) }
             if let user = line.user { users[user.subject] = user }
             if let family = line.family { families[family.id] = family }
-            if let session = line.session, sessions[session.user]?[session.key] == nil { store(session) }
+            if let session = line.session { store(session) }
             if let receipt = line.receipt { sessions[receipt.user]?[receipt.key]?.received = receipt.received }
             if let list = line.trainings { trainings = list }
         }
@@ -44,9 +44,19 @@ struct BackendState: Sendable {
         return lines
     }
 
+    /// Adds `session`, or puts it in the place of the stored one with its key (a later
+    /// summary): then the user's stats are summed again, so the session counts once, with the
+    /// figures that stand.
     mutating func store(_ session: AcceptedSession) {
+        let replacing = sessions[session.user]?[session.key] != nil
         sessions[session.user, default: [:]][session.key] = session
-        tallies[session.user, default: StatsTally()].add(session.figures, on: day(of: session.figures))
+        if replacing {
+            var tally = StatsTally()
+            for stored in (sessions[session.user] ?? [:]).values { tally.add(stored.figures, on: day(of: stored.figures)) }
+            tallies[session.user] = tally
+        } else {
+            tallies[session.user, default: StatsTally()].add(session.figures, on: day(of: session.figures))
+        }
     }
 
     /// A user's sessions, oldest `started_at` first.

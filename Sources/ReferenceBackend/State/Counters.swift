@@ -21,8 +21,10 @@ struct Counters: Sendable, Codable {
     var reuseDetected = 0
     /// Fault kind → times fired.
     var faults: [String: Int] = [:]
-    /// Sessions accepted, duplicates seen, sessions refused.
+    /// Sessions accepted, stored ones replaced by a summary that ended later, duplicates seen,
+    /// sessions refused.
     var sessionsAccepted = 0
+    var sessionsReplaced = 0
     var duplicatesReceived = 0
     var sessionsRefused = 0
 
@@ -31,6 +33,7 @@ struct Counters: Sendable, Codable {
         case refreshFailures = "refresh_failures"
         case reuseDetected = "reuse_detected"
         case sessionsAccepted = "sessions_accepted"
+        case sessionsReplaced = "sessions_replaced"
         case duplicatesReceived = "duplicates_received"
         case sessionsRefused = "sessions_refused"
     }
