@@ -29,13 +29,16 @@ arriving.
 
 --ride is the held-out ride: AcquireNotify only, sessions open on every machine (checked over
 the control socket after the warm-up), checkpoints every 5 s (`sessions.checkpoint_interval`),
-and a reader on the metrics socket draining every line, as the floor's reader does; --silent
-defaults to 30. It reports, as medians over the repeats: the floor's µs per notification, the
-daemon's, their ratio (bar <= 2), the ride's % of a core, the fixed cost (bar < 0.05 % of a
-core) and the largest RssAnon (bar <= 8 MB).
+and a reader on the metrics socket draining every line, as the floor's reader does; the
+simulator's machines notify evenly spread over a frame interval (ftms-sim --spread-phases), as
+the floor's timers are, so both see the same timing and runs compare (each machine's phase from
+its own link's start bunches the frames differently every run, and the daemon's wake-ups with
+them; --bunched keeps that); --silent defaults to 30. It reports, as medians over the
+repeats: the floor's µs per notification, the daemon's, their ratio (bar <= 2), the ride's % of
+a core, the fixed cost (bar < 0.05 % of a core) and the largest RssAnon (bar <= 8 MB).
 
   scripts/bench-notify.py [--bin .build/release] [--sim PATH] [--paths start,acquire] [--repeat 3]
-                          [--duration 60] [--warmup 20] [--silent 30] [--no-floor] [--ride]
+                          [--duration 60] [--warmup 20] [--silent 30] [--no-floor] [--ride [--bunched]]
                           [--perf DIR [--perf-frequency 20000]]
 --perf DIR records `perf record -g` of the daemon over each first run into DIR/PATH.data.
 
@@ -117,7 +120,8 @@ def one_run(args, path, work, label, rate, duration, perf_file=None, floor=None)
     over the window, and the bare reader's (µs per notification, notifications) when `floor`
     (its binary) is given and notifications flow."""
     bus_dir, sim, daemon = bench_daemon.run_scenario(
-        args, rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else [],
+        args, rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else
+        ["--spread-phases"] if args.ride and not args.bunched else [],
         sessions=RIDE_SESSIONS if args.ride else None)
     bus_pid = int(open(os.path.join(bus_dir, "dbus-daemon.pid")).read().split()[0])
     recorder = reader = drain = None
@@ -193,6 +197,8 @@ def main():
     parser.add_argument("--perf")
     parser.add_argument("--perf-frequency", type=int, default=999, help="perf record -F (the daemon uses 0.2 %% of a core: "
                         "at 999 Hz a minute gives some 120 samples; 20000 gives a profile worth reading)")
+    parser.add_argument("--bunched", action="store_true", help="with --ride: each machine's frames at its link's own phase, "
+                        "not spread evenly (the simulator's default; an ftms-sim without --spread-phases)")
     parser.add_argument("--sim", help="the ftms-sim to use (default: the one in --bin), e.g. to bench an older daemon")
     args = parser.parse_args()
     args.broker = None  # run_scenario's MQTT option (bench-daemon.py --mqtt): this bench runs without a broker

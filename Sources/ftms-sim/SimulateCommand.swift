@@ -51,6 +51,9 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Ridden captures start again after their last frame instead of ending.")
     var rideLoop = false
 
+    @Flag(help: "Machines notify evenly spread over one frame interval (machine i of n at i/n of it), not each from its link's start: a bench's timing, the same every run.")
+    var spreadPhases = false
+
     @Flag(help: "Riders ride on while no client is connected (a gateway down): the first frame of a new link counts the time since the last one.")
     var rideOn = false
 
@@ -154,6 +157,7 @@ struct SimulateCommand: ParsableCommand {
         configuration.verbose = verbose
         configuration.acquireNotify = !noAcquireNotify
         configuration.ridersRideOn = rideOn
+        configuration.spreadPhases = spreadPhases
         var ridden: [MachineSpec.Kind: Int] = [:]
         for (kind, ride) in rides {
             let number = (ridden[kind] ?? 0) + 1

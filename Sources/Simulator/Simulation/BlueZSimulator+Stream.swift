@@ -12,8 +12,9 @@ extension BlueZSimulator {
         let path = device.path
         let link = device.link
         let generation = generation
+        let start = firstDeadline(of: device.spec, interval: interval) - interval
         device.streamTask = Task { [weak self] in
-            var deadline = ContinuousClock.now
+            var deadline = start
             while !Task.isCancelled {
                 deadline += interval
                 try? await Task.sleep(until: deadline, clock: .continuous)
@@ -22,6 +23,20 @@ extension BlueZSimulator {
                 else { return }
             }
         }
+    }
+
+    /// When a stream's first frame is due: one interval from now, or with
+    /// ``SimulatorConfiguration/spreadPhases`` the next instant at the machine's own phase
+    /// (the i-th of n streaming machines at i/n of an interval after ``phaseEpoch``).
+    func firstDeadline(of spec: MachineSpec, interval: Duration) -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        let streaming = configuration.machines.filter { $0.streamRate > 0 && $0.kind.hasGatt }
+        guard configuration.spreadPhases, let index = streaming.firstIndex(where: { $0.address == spec.address }) else {
+            return now + interval
+        }
+        let phase = phaseEpoch + interval * (Double(index) / Double(streaming.count))
+        let periods = max(0, ((now - phase) / interval).rounded(.down) + 1)
+        return phase + interval * periods
     }
 
     /// One frame, if a client listens; false ends the stream (link gone, source exhausted).

@@ -27,6 +27,8 @@ public actor BlueZSimulator {
     public nonisolated let configuration: SimulatorConfiguration
     public nonisolated let busAddress: String
     let log: EventLog
+    /// The clock every stream's phase is counted from with ``SimulatorConfiguration/spreadPhases``.
+    nonisolated let phaseEpoch = ContinuousClock.now
 
     var connection: DBusConnection?
     /// Bumped by every (re)attachment to the bus; events and timers of an older one are stale.

@@ -17,6 +17,11 @@ public struct SimulatorConfiguration: Sendable, Equatable {
     /// covers the time since the last frame. Off, a machine counts only what it sends. A
     /// machine asleep has no rider either way.
     public var ridersRideOn = false
+    /// Whether the streaming machines notify evenly spread over one frame interval (machine i
+    /// of n at i/n of it, on one clock shared by every link), as a bench's bare reader's timers
+    /// are. Off, each machine's clock starts when its link does, so frames of machines that
+    /// connected close together bunch, and a reader's wake-ups per frame vary from run to run.
+    public var spreadPhases = false
 
     public init(
         adapters: [String] = ["hci0"], machines: [MachineSpec] = [], timing: SimulatorTiming = SimulatorTiming(),
