@@ -168,6 +168,34 @@ struct SharedAirTests {
         await b.stop()
     }
 
+    /// The same from one `ftms-sim` process serving two buses (`--also-bus`): A's bus dying
+    /// frees the bike, and the process goes on serving B.
+    @Test func oneProcessServesTwoBuses() async throws {
+        let busA = try PrivateBus()
+        let busB = try PrivateBus()
+        defer { busB.stop() }
+        let simulator = try await SimulatedBlueZ(bus: busA, arguments: ["--also-bus", busB.address, "--bikes", "1", "--known", "--rate", "0"])
+        defer { simulator.stop() }
+        let onA = try await DBusConnection.connect(address: busA.address)
+        let onB = try await DBusConnection.connect(address: busB.address)
+        defer { onB.close() }
+        let device = "/org/bluez/hci0/dev_C0_5F_00_00_00_01"
+        func connect(_ connection: DBusConnection) async -> String? {
+            do {
+                _ = try await connection.call(destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Connect", timeout: .seconds(10))
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await connect(onA) == nil)
+        let refused = await connect(onB)
+        #expect(refused?.contains("le-connection-abort-by-local") == true, "\(String(describing: refused))")
+        onA.close()
+        busA.stop()
+        #expect(await connect(onB) == nil, "\(simulator.log.suffix(1500))")
+    }
+
     /// A machine that takes two centrals takes them both, and a third is refused.
     @Test func maxCentralsTwoTakesBoth() async throws {
         let air = SharedAir(maxCentrals: 2)
