@@ -168,8 +168,24 @@ struct SharedAirTests {
         await b.stop()
     }
 
-    /// The same from one `ftms-sim` process serving two buses (`--also-bus`): A's bus dying
-    /// frees the bike, and the process goes on serving B.
+    /// A's adapter powered off (its dongle dying) drops A's link and frees the bike.
+    @Test func aPoweredOffAdapterLetsTheMachineGo() async throws {
+        let air = SharedAir()
+        let a = try await Gateway.start(air, rssi: -50)
+        let b = try await Gateway.start(air, rssi: -70, known: true)
+        _ = try await a.connectedLink()
+        #expect(await b.connectFailure() != nil)
+        _ = try await a.connection.call(
+            destination: "org.bluez", path: "/org/bluez/hci0", interface: "org.freedesktop.DBus.Properties", member: "Set",
+            arguments: [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.bool(false))], timeout: .seconds(5))
+        #expect(air.holders(of: "C0:5F:00:00:00:01").isEmpty)
+        #expect(await b.connectFailure() == nil)
+        await a.stop()
+        await b.stop()
+    }
+
+    /// The same from one `ftms-sim` process serving two buses (`--also-bus`): B is refused
+    /// while A holds the bike, and connects once A disconnected.
     @Test func oneProcessServesTwoBuses() async throws {
         let busA = try PrivateBus()
         let busB = try PrivateBus()
@@ -191,9 +207,10 @@ struct SharedAirTests {
         #expect(await connect(onA) == nil)
         let refused = await connect(onB)
         #expect(refused?.contains("le-connection-abort-by-local") == true, "\(String(describing: refused))")
+        _ = try await onA.call(destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Disconnect", timeout: .seconds(10))
+        #expect(await connect(onB) == nil, "\(simulator.log.suffix(1500))")
         onA.close()
         busA.stop()
-        #expect(await connect(onB) == nil, "\(simulator.log.suffix(1500))")
     }
 
     /// A machine that takes two centrals takes them both, and a third is refused.
