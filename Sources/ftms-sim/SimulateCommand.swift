@@ -22,6 +22,19 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "The bus address (default: DBUS_SYSTEM_BUS_ADDRESS, else the system bus).")
     var bus: String?
 
+    @Option(
+        name: .customLong("also-bus"),
+        help: "A further gateway's bus (repeatable): its own simulated bluetoothd with the same adapters and machines, all in one shared air, where a machine takes --max-centrals links at once.")
+    var alsoBuses: [String] = []
+
+    @Option(
+        name: .customLong("rssi-shift"),
+        help: "dB added to every machine's signal on one bus (repeatable, in bus order: --bus first, then each --also-bus), so near and far gateways exist.")
+    var rssiShifts: [Int] = []
+
+    @Option(help: "With --also-bus: how many centrals a machine takes at once (FTMS machines: 1).")
+    var maxCentrals = 1
+
     @Option(help: "Adapters hci0, hci1, …; machines are spread over them. 0: bluetoothd without an adapter.")
     var adapters = 1
 
@@ -96,6 +109,10 @@ struct SimulateCommand: ParsableCommand {
             return
         }
         guard adapter == nil, machine == nil else { throw ValidationError("--adapter and --machine need --peripheral") }
+        guard rssiShifts.count <= alsoBuses.count + 1, rssiShifts.allSatisfy({ (-100...100).contains($0) }) else {
+            throw ValidationError("--rssi-shift: at most one per bus, between -100 and 100 dB")
+        }
+        guard (1...16).contains(maxCentrals) else { throw ValidationError("--max-centrals must be between 1 and 16") }
         guard (0...16).contains(adapters) else { throw ValidationError("--adapters must be between 0 and 16") }
         guard visibleOn == nil || visibleOn == "all" || visibleOn == "one" else {
             throw ValidationError("--visible-on must be all or one")
@@ -179,12 +196,21 @@ struct SimulateCommand: ParsableCommand {
             LineOutput.write("ftms-sim: \(error)", to: 2)
             return 1
         }
-        let simulator: BlueZSimulator
+        let simulators: [BlueZSimulator]
         do {
             let configuration = try configuration(rides: rides)
             logRides(configuration, arguments: try parsedRides())
-            simulator = BlueZSimulator(
-                configuration: configuration, busAddress: address, log: EventLog { LineOutput.write($0, to: 2) })
+            // One bus: a room of its own, as always. More: one shared air over them all.
+            let air = alsoBuses.isEmpty ? nil : SharedAir(maxCentrals: maxCentrals)
+            let buses = [address] + alsoBuses
+            simulators = buses.enumerated().map { index, bus in
+                var shifted = configuration
+                let shift = rssiShifts.indices.contains(index) ? rssiShifts[index] : 0
+                for machine in shifted.machines.indices { shifted.machines[machine].rssi += shift }
+                let prefix = buses.count > 1 ? "[bus \(index)] " : ""
+                return BlueZSimulator(
+                    configuration: shifted, busAddress: bus, air: air, log: EventLog { LineOutput.write(prefix + $0, to: 2) })
+            }
         } catch {
             LineOutput.write("ftms-sim: \(error)", to: 2)
             return 2
@@ -192,24 +218,26 @@ struct SimulateCommand: ParsableCommand {
         let watchers = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { Task { await simulator.stop() } }
+            source.setEventHandler { Task { for simulator in simulators { await simulator.stop() } } }
             source.resume()
             return source
         }
         defer { watchers.forEach { $0.cancel() } }
         do {
-            let machines = try await simulator.start()
+            var machines: [MachineSpec] = []
+            for simulator in simulators { machines = try await simulator.start() }
             LineOutput.write((["ready"] + machines.map { "\($0.name)=\($0.address)" }).joined(separator: " "), to: 1)
         } catch {
             LineOutput.write("ftms-sim: \(error)", to: 2)
-            await simulator.stop()
+            for simulator in simulators { await simulator.stop() }
             return 1
         }
-        switch await simulator.finished() {
-        case .stopped: return 0
-        case .busLost: return 1
-        case .crashed: return 139
-        }
+        // Runs until every bus is gone: one gateway's bus dying frees its machines for the
+        // others (the shared air), it does not end the floor.
+        var outcomes: [BlueZSimulator.Outcome] = []
+        for simulator in simulators { outcomes.append(await simulator.finished()) }
+        if outcomes.contains(where: { if case .crashed = $0 { true } else { false } }) { return 139 }
+        return outcomes.contains(.stopped) ? 0 : 1
     }
 
     /// One line per ridden machine, before the simulator's own log starts: which capture, how

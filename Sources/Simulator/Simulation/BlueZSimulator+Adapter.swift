@@ -71,7 +71,9 @@ extension BlueZSimulator {
         log("\(adapter.name) discovering: \(now)")
         if now {
             for (index, device) in devices(on: adapter).enumerated() {
-                cancelTimers(owner: "expire " + device.path)
+                // In a shared air the expiry follows the last advertisement heard (``heard(_:on:)``),
+                // so a machine another bus holds goes even from a client that rescans.
+                if air == nil { cancelTimers(owner: "expire " + device.path) }
                 let delay = configuration.timing.firstAdvertisement + configuration.timing.advertisementSpread * index
                 after(delay, owner: "discovery " + adapter.path) { self.heard(device, on: adapter) }
             }
@@ -104,7 +106,17 @@ extension BlueZSimulator {
     func heard(_ device: DeviceState, on adapter: AdapterState) {
         guard adapter.discovering, devices[device.path] === device else { return }
         after(configuration.timing.rssiInterval, owner: "discovery " + adapter.path) { self.heard(device, on: adapter) }
-        guard !device.connected, !device.asleep else { return }
+        guard !device.connected, !device.asleep, isOpenInAir(device) else { return }
+        if air != nil, !device.known, device.exported {
+            // device_update_last_seen restarts a temporary device's timer at every advertisement
+            // (5.66 src/device.c:4199-4206), so one no longer heard (held by another bus's
+            // central) goes after TemporaryTimeout even while discovering.
+            cancelTimers(owner: "expire " + device.path)
+            after(configuration.timing.temporaryTimeout, owner: "expire " + device.path) {
+                guard !device.known, !device.connected else { return }
+                self.removeDevice(device, forget: false)
+            }
+        }
         let rssi = device.spec.rssi + Int(device.rssiNoise.uniform(-10...10).rounded())
         guard adapter.admits(address: device.spec.address, name: device.spec.name.isEmpty ? nil : device.spec.name,
                              uuids: device.advertisedUUIDs, rssi: rssi)

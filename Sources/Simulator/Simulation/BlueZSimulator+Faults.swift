@@ -99,6 +99,7 @@ extension BlueZSimulator {
             device.connected = false
             device.resolved = false
             device.disconnecting = false
+            leaveAir(device)
             device.controlPoint.loseControl()
             device.reportedRSSI = nil
         }

@@ -110,7 +110,9 @@ extension BlueZSimulator {
         guard characteristic.hasActiveSession else { throw .attError(0xFD) }
         guard !data.isEmpty else { throw .invalidLength }
         let outcome = device.controlPoint.handle(data)
-        if let event = outcome.event { device.source.apply(event) }
+        if let event = outcome.event {
+            if let air { air.apply(event, to: device.spec.address) } else { device.source.apply(event) }
+        }
         log("control point \(device.spec.name): \(Hex.string(data)) -> \(Hex.string(outcome.response))")
         let replier = call.replier
         let finish: Action = {

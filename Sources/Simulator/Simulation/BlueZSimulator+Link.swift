@@ -39,9 +39,13 @@ extension BlueZSimulator {
     func connect(_ device: DeviceState, replier: DBusMethodReplier?) {
         device.known = true
         cancelTimers(owner: "expire " + device.path)
-        if device.asleep {
-            // Nobody answers the controller's connection attempt; it gives up.
-            log("connect \(device.spec.name): asleep")
+        if device.asleep || !isOpenInAir(device) {
+            // Nobody answers the controller's connection attempt; it gives up. A machine that
+            // another bus's central holds is not advertising to this one either. 5.66 reports
+            // any failed LE connect as ECONNABORTED (src/device.c:5370, att_connect_cb), which
+            // is "le-connection-abort-by-local" (src/error.c:208-209, via
+            // btd_error_le_conn_from_errno at src/device.c:5403-5404).
+            log("connect \(device.spec.name): \(device.asleep ? "asleep" : "held by another central")")
             device.pendingConnect = replier
             after(configuration.timing.connectUnanswered, owner: device.path) {
                 guard let replier = device.pendingConnect else { return }
@@ -57,6 +61,12 @@ extension BlueZSimulator {
         after(device.plan.connectDelay, owner: device.path) {
             let replier = device.pendingConnect
             device.pendingConnect = nil
+            if mode != .abort, let air = self.air, !air.take(device.spec.address, for: self.central(device)) {
+                // Another bus's central took the machine while this attempt was under way.
+                if let replier { self.fail(replier, .connectionAbortByLocal) }
+                self.log("connect \(device.spec.name): le-connection-abort-by-local (held by another central)")
+                return
+            }
             if mode == .abort {
                 // The controller connected and the link died at once: two separate changes.
                 self.setProperty(device.path, BusNames.device, "Connected", .bool(true))
@@ -177,6 +187,7 @@ extension BlueZSimulator {
         shutDownAcquired(device: device)
         device.connected = false
         device.disconnecting = false
+        leaveAir(device)
         if device.resolved {
             device.resolved = false
             setProperty(device.path, BusNames.device, "ServicesResolved", .bool(false))

@@ -188,6 +188,7 @@ extension BlueZSimulator {
                                known: appearNow && kind.hasGatt, rssi: rssi)
         guard devices[spec.devicePath] == nil else { throw .mock("AlreadyExists", "device \(spec.devicePath) exists") }
         let device = DeviceState(spec: spec, timing: configuration.timing)
+        air?.enter(spec)
         devices[device.path] = device
         if appearNow {
             device.reportedRSSI = rssi

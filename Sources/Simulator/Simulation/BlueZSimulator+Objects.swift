@@ -178,6 +178,7 @@ extension BlueZSimulator {
         device.streamTask?.cancel()
         device.connected = false
         device.resolved = false
+        leaveAir(device)
         // Forgotten, its GATT cache goes too: the next connection resolves from scratch, so a
         // `no-resolve` fault (a stale cache) that RemoveDevice cures is cured here.
         if forget { device.plan.scripted.removeAll { $0 == .noResolve } }

@@ -44,15 +44,7 @@ extension BlueZSimulator {
         guard generation == self.generation, let device = devices[path], device.connected, device.link == link else { return false }
         defer { flush() }
         guard let data = device.characteristic(device.source.characteristic.rawValue), data.hasActiveSession else { return true }
-        var interval = interval
-        let now = ContinuousClock.now
-        if configuration.ridersRideOn, let last = device.lastFrameAt, now - last > interval * 2 {
-            // The rider rode on while nobody listened (a new link, or a client that froze or
-            // died and subscribed again): this frame covers it (at most an hour).
-            interval = min(now - last, .seconds(3600))
-        }
-        device.lastFrameAt = now
-        guard let frame = device.source.nextFrame(after: interval) else {
+        guard let frame = nextFrame(device, interval: interval) else {
             log("data source of \(device.spec.name) ended")
             return false
         }
@@ -65,5 +57,22 @@ extension BlueZSimulator {
             return false
         }
         return true
+    }
+
+    /// The machine's next frame: from the shared air when there is one (one rider, whichever
+    /// central listens), else from this device's own source.
+    private func nextFrame(_ device: DeviceState, interval: Duration) -> [UInt8]? {
+        let now = ContinuousClock.now
+        if let air {
+            return air.nextFrame(device.spec.address, after: interval, ridersRideOn: configuration.ridersRideOn, now: now)
+        }
+        var interval = interval
+        if configuration.ridersRideOn, let last = device.lastFrameAt, now - last > interval * 2 {
+            // The rider rode on while nobody listened (a new link, or a client that froze or
+            // died and subscribed again): this frame covers it (at most an hour).
+            interval = min(now - last, .seconds(3600))
+        }
+        device.lastFrameAt = now
+        return device.source.nextFrame(after: interval)
     }
 }

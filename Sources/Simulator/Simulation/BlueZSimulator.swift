@@ -26,6 +26,9 @@ public actor BlueZSimulator {
 
     public nonisolated let configuration: SimulatorConfiguration
     public nonisolated let busAddress: String
+    /// The room shared with other buses' simulators, or nil for a room of its own (every
+    /// adapter of this bluetoothd, no one else).
+    public nonisolated let air: SharedAir?
     let log: EventLog
     /// The clock every stream's phase is counted from with ``SimulatorConfiguration/spreadPhases``.
     nonisolated let phaseEpoch = ContinuousClock.now
@@ -56,9 +59,10 @@ public actor BlueZSimulator {
     private(set) var outcome: Outcome?
     private var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
 
-    public init(configuration: SimulatorConfiguration, busAddress: String, log: EventLog = .silent) {
+    public init(configuration: SimulatorConfiguration, busAddress: String, air: SharedAir? = nil, log: EventLog = .silent) {
         self.configuration = configuration
         self.busAddress = busAddress
+        self.air = air
         self.log = log
     }
 
@@ -86,6 +90,7 @@ public actor BlueZSimulator {
                     throw SimulatorError("machine \(spec.name) has a bad or duplicate address \(spec.address)")
                 }
                 devices[spec.devicePath] = DeviceState(spec: spec, timing: configuration.timing)
+                air?.enter(spec)
             }
         }
         badTypes = configuration.faults.contains(.badTypes)
@@ -121,6 +126,8 @@ public actor BlueZSimulator {
         generation += 1
         cancelAllTimers()
         for device in devices.values {
+            // The bus went away with this gateway: its links are gone for the air too.
+            leaveAir(device)
             device.streamTask?.cancel()
             for characteristic in device.characteristics.values { characteristic.acquired?.close() }
         }
@@ -313,6 +320,21 @@ public actor BlueZSimulator {
     /// takes one central, and stops advertising as connectable while it has one.
     func linkedElsewhere(_ device: DeviceState) -> Bool {
         devices.values.contains { $0 !== device && $0.spec.address == device.spec.address && ($0.connected || $0.pendingConnect != nil) }
+    }
+
+    /// This adapter on this bus, as the shared air tells centrals apart.
+    func central(_ device: DeviceState) -> String {
+        busAddress + " " + device.adapterPath
+    }
+
+    /// Whether the machine would take a link from this adapter: true without a shared air.
+    func isOpenInAir(_ device: DeviceState) -> Bool {
+        air?.isOpen(device.spec.address, to: central(device)) ?? true
+    }
+
+    /// The link is gone (or never came): the machine advertises to the others again.
+    func leaveAir(_ device: DeviceState) {
+        air?.release(device.spec.address, by: central(device))
     }
 
     /// The device owning a GATT object path.
