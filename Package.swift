@@ -158,10 +158,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The durable local store (contract §6): one SQLite database through GRDB.
+        // The durable local store (contract §6): one SQLite database through GRDB, and the one
+        // owner of "a finished session is never lost" (FinishedSessionKeeper), which the daemon
+        // and `replay --queue` share; it logs through swift-log, as the daemon does.
         .target(
             name: "Store",
-            dependencies: ["Workout", "JSON", "ProcessOutput", "Clocks", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Workout", "JSON", "ProcessOutput", "Clocks", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The SolidFocus backend client and the SolidFocus procedures: batch upload, stats, tokens.
@@ -318,6 +323,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -152,9 +152,8 @@ never "JSONSerialization (JSON's reader and writer instead)" '\bJSONSerializatio
 # Errors, randomness, the store.
 only "strerror (ProcessOutput.errnoText)" '(?<![_A-Za-z])strerror(_r)?\(' Sources Sources/ProcessOutput/ErrnoText.swift
 only "SplitMix64's constants" '(?i:0x9e37_?79b9_?7f4a_?7c15)' "Sources Tests" Sources/DeterministicRandom/
-only "a finished session is queued by its one owner (Daemon.FinishedSessionKeeper)" '\bstore\.enqueue\(' Sources \
-  Sources/Daemon/Sessions/FinishedSessionKeeper.swift \
-  Sources/ftms-bridge/Commands/ReplayCommand.swift # replay --queue imports a capture, which stays the sessions' copy
+only "a finished session is queued by its one owner (Store.FinishedSessionKeeper)" '\b\w*(?i:store)\.enqueue\(' Sources \
+  Sources/Store/Keeper/FinishedSessionKeeper.swift
 only "migrations" '\bregisterMigration\(' Sources Sources/Store/Database/StoreSchema.swift
 only "a GRDB record (Store's Codable records, one per table)" '\b(FetchableRecord|PersistableRecord|TableRecord)\b' Sources Sources/Store/
 only "a GRDB connection opened (Store.StoreBacking; the store's open and the damaged file's reader)" '\bDatabase(Queue|Pool)\s*\(' Sources \

@@ -19,7 +19,7 @@
 #                     python-dbusmock's bluez5 template; dbus-python has no PyPI wheels, so these are the
 #                     Debian packages, used through /usr/bin/python3 (not a pyenv/venv python3 on PATH);
 #                     its timedated template is the synchronised box's timedated in scripts/clock-steps.py
-#   sqlite3           FinishedSessionKeeperTests inject a failing store through a second process's trigger
+#   sqlite3           FinishedSessionKeeperTests and ReplayQueueTests inject a failing store through a second process's trigger
 #   faketime          scripts/clock-steps.py moves only the daemon's wall clock with libfaketime (a box
 #                     without a real-time clock at 2000-01-01, stepped by NTP mid-ride)
 #   dpkg-dev, binutils, lintian: scripts/package-deb.sh (dpkg-shlibdeps computes Depends, strip,

@@ -12,8 +12,9 @@
 ///   checkpoint (WAL, `synchronous=FULL`), so a crash keeps the one or the other, then
 ///   appended to ``SessionJournal``, a second file, before it counts as stored: a ride is never
 ///   in one file only. The store's open puts back what the journal has and the database lost.
-///   In the daemon one owner, `Daemon.FinishedSessionKeeper`, brings every finished session
-///   here (docs/architecture.md's row says where each part of the rule lives).
+///   One owner, ``FinishedSessionKeeper``, brings every finished session here, the daemon's
+///   and `replay --queue`'s; it holds one the store refuses and writes it when the store takes
+///   writes again (docs/architecture.md's row says where each part of the rule lives).
 /// - *Never counted twice.* Queueing is idempotent by session id, and an upload's marks land in
 ///   one transaction after the backend's answer: delivery is at least once, and the ids make it
 ///   exactly once.
@@ -32,7 +33,7 @@
 ///   the gateway the backend knows.
 ///
 /// **Who calls it.** The daemon (its session sink, uploader, clock and control socket) and
-/// `ftms-bridge`'s commands (`queue`, `upload`, `login`, `salvage`) in other processes at the
+/// `ftms-bridge`'s commands (`replay --queue`, `queue`, `upload`, `login`, `salvage`) in other processes at the
 /// same time: several processes may open the file, and wait up to ``GatewayStore/busyTimeout``
 /// for each other's write locks. Every access runs on GRDB's serial queue, off the daemon's
 /// event loop, so the store is a `Sendable` value every task shares. docs/sync.md is the

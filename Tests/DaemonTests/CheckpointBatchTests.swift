@@ -1,6 +1,6 @@
 import Testing
 import Workout
-@testable import Daemon
+@testable import Store
 
 /// What waits for the keeper's next transaction, without a store: what a batch takes, what a
 /// refused batch puts back, what a closing session takes out.

@@ -176,10 +176,10 @@ struct HeldSessionTests {
         var second = first
         second.sessionID = "00000000-0000-4000-8000-000000000002"
         try await Self.fill(rig.store)
-        #expect(await keeper.finish(first, machine: first.detail.machine) == false)
+        #expect(await keeper.finish(first, machine: first.detail.machine).isStored == false)
         try await Self.unlimit(rig.store)
         // The store takes writes again: the later session's own write stores the held one first.
-        #expect(await keeper.finish(second, machine: first.detail.machine) == true)
+        #expect(await keeper.finish(second, machine: first.detail.machine).isStored == true)
         #expect(await keeper.heldCount == 0)
         let queued = try await rig.store.database.read { db in
             try String.fetchAll(db, sql: "SELECT session_id FROM sessions WHERE session_id NOT LIKE '99999999%' ORDER BY rowid")

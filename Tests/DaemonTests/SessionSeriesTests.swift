@@ -2,7 +2,7 @@ import DeterministicRandom
 import FTMS
 import Foundation
 import Logging
-import Store
+@testable import Store
 import Testing
 import Workout
 @testable import Daemon

@@ -10,7 +10,7 @@ import Workout
 /// What the plot series cost on a real SQLite file (WAL, `synchronous=FULL`, so every iteration
 /// of the first two is one transaction and one `fdatasync`):
 /// - the daemon's checkpoint batch of 10 machines, without and with their plot points (15 s of
-///   series each, one point a second: what a timed batch writes, `CheckpointBatcher.seriesBatchPoints`;
+///   series each, one point a second: what a timed batch writes, `CheckpointBatch.seriesBatchPoints`;
 ///   with the default 5 s interval one batch in three carries them), so the ratio says what the
 ///   series adds to a checkpoint;
 /// - `queue --plot`'s work for a one-hour session: read its 3,600 points and draw the SVG.

@@ -1,5 +1,6 @@
 package import Logging
 package import Publish
+package import Store
 package import Workout
 
 /// Where a machine's session events go, in the order that keeps the backend's promise (never
@@ -40,7 +41,7 @@ package struct SessionSink: Sendable {
         switch event {
         case .finished(let progress, let summary):
             // Stored now, or held in memory and stored as soon as the store takes writes.
-            stored = await keeper.finish(summary, machine: machine, timing: progress.timing)
+            stored = await keeper.finish(summary, machine: machine, timing: progress.timing).isStored
         case .dropped(_, let reason, let summary):
             await keeper.drop(sessionID: summary.sessionID, machine: machine)
             logger.info("session \(summary.sessionID) on \(machine.name) dropped: \(reason.rawValue)")

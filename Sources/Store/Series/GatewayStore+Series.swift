@@ -2,7 +2,7 @@ import FTMS
 import GRDB
 import Workout
 
-/// The per-session plot series: points gathered by the daemon's `FinishedSessionKeeper` and
+/// The per-session plot series: points gathered by the `FinishedSessionKeeper` and
 /// written in the checkpoints' own transaction (no `fdatasync` of their own), bound to the queued
 /// session in the transaction that queues it, and pruned with the uploaded sessions.
 extension GatewayStore {

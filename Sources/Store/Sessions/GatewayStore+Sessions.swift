@@ -40,8 +40,9 @@ extension GatewayStore {
         return added
     }
 
-    /// Stores many finished sessions as pending in one transaction (`replay --queue`), each
-    /// with its plot series when `series` has one for its id. Returns how many were new.
+    /// Stores many finished sessions as pending in one transaction, each with its plot series
+    /// when `series` has one for its id (the tests' queues). Returns how many were new. A
+    /// session the gateway finishes goes through ``FinishedSessionKeeper`` instead.
     @discardableResult
     public func enqueue(_ summaries: [SessionSummary], series: [String: SeriesChunk] = [:]) async throws -> Int {
         let now = clock.now()

@@ -3,6 +3,7 @@ import Capture
 import Dashboard
 import FTMS
 import Foundation
+import Logging
 import Store
 import Workout
 
@@ -70,9 +71,16 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         }
         var store: GatewayStore?
+        // The daemon's one path from a summary to the queue: the same transaction, plot points
+        // and journal copy as a ride, so a replayed session is stored as the daemon stores one.
+        var keeper: FinishedSessionKeeper?
         if queue {
             do {
-                store = try state.openStore(creating: true)
+                let opened = try state.openStore(creating: true)
+                store = opened
+                // Its log is the daemon's; replay says what it stored in its own lines.
+                let quiet = Logger(label: "ftms-bridge.replay", factory: { _ in SwiftLogNoOpLogHandler() })
+                keeper = FinishedSessionKeeper(store: opened, window: .seconds(1), logger: quiet)
             } catch {
                 printError("replay: \(error)")
                 throw ExitCode(1)
@@ -81,14 +89,13 @@ struct ReplayCommand: AsyncParsableCommand {
         var queued = (kept: 0, new: 0)
         repeat {
         for file in files {
-            var kept: [SessionSummary] = []
             var replay = CaptureReplay(path: file)
             replay.btsnoop = options
             replay.realtime = realtime
             var machine: MachineIdentity?
             var plotted: [SeriesPoint] = []
             var firstSample: Double?
-            var series: [String: SeriesChunk] = [:]
+            var refused: SessionSummary?
             let result = await replay.run { output, time in
                 if case .opened(let opened) = output { machine = opened }
                 if plot != nil, case .sample(let record) = output {
@@ -97,17 +104,24 @@ struct ReplayCommand: AsyncParsableCommand {
                     firstSample = start
                     plotted.append(SeriesPoint(t: seconds - start, values: record.values))
                 }
-                if store != nil, case .seriesPoint(let point, let id) = output, let machine {
-                    series[id, default: SeriesChunk(sessionID: id, machine: machine, points: [])].points.append(point)
+                if let keeper, case .seriesPoint(let point, let id) = output, let machine {
+                    await keeper.record(point, sessionID: id, machine: machine)
                 }
                 if let publisher, let machine { await publisher.publish(output, at: time, machine: machine) }
                 guard case .session(let event) = output else { return }
                 switch event {
                 case .finished(_, let summary):
                     if json { printLine(summary.jsonString) } else { table.add(file: file, summary: summary) }
-                    if store != nil { kept.append(summary) }
+                    if let keeper, let machine, refused == nil {
+                        switch await keeper.finish(summary, machine: machine) {
+                        case .queued: queued = (queued.kept + 1, queued.new + 1)
+                        case .alreadyQueued: queued.kept += 1
+                        case .held: refused = summary
+                        }
+                    }
                 case .dropped(_, let reason, let summary):
                     printError("replay: \(file): session \(summary.sessionID) dropped: \(reason.rawValue)")
+                    if let keeper, let machine { await keeper.drop(sessionID: summary.sessionID, machine: machine) }
                 default:
                     break
                 }
@@ -128,14 +142,9 @@ struct ReplayCommand: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
             }
-            if let store, !kept.isEmpty {
-                do {
-                    queued.new += try await store.enqueue(kept, series: series)
-                    queued.kept += kept.count
-                } catch {
-                    printError("replay: \(file): \(error)")
-                    throw ExitCode(1)
-                }
+            if let refused, let store {
+                printError("replay: \(file): session \(refused.sessionID) not stored: \(store.health.failure.map { "\($0)" } ?? "the store refused it")")
+                throw ExitCode(1)
             }
         }
         } while loop && publisher != nil && !Task.isCancelled

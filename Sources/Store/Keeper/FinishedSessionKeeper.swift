@@ -1,5 +1,4 @@
 package import Logging
-package import Store
 package import Workout
 
 /// The one owner of the gateway's first promise: **a finished session is never lost**
@@ -91,23 +90,38 @@ package actor FinishedSessionKeeper {
     /// The plot points waiting for the next batch, over all sessions.
     package var pendingPoints: Int { batch.points }
 
+    /// What became of a session handed to ``finish(_:machine:timing:)``.
+    package enum Outcome: Sendable, Equatable {
+        /// Stored now, and new to the queue.
+        case queued
+        /// Stored now, and the queue held it already (a replayed capture, a retried hand-off).
+        case alreadyQueued
+        /// Refused by the store: held in memory, written when the store takes writes again.
+        case held
+
+        /// Whether the session is in the store now.
+        package var isStored: Bool { self != .held }
+    }
+
     /// The one way a finished session goes to the store's queue: its pending checkpoint and
     /// plot points are taken out of the next batch (waiting for a batch being written), and it
     /// is stored with those points, after any of its machine's sessions still held; if the store
-    /// refuses it, it is held. Returns whether it is stored now.
-    package func finish(_ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil) async -> Bool {
+    /// refuses it, it is held. Returns whether it is stored now, and whether it was new there
+    /// (`replay --queue` counts the captures' sessions the queue held already).
+    @discardableResult
+    package func finish(_ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil) async -> Outcome {
         let series = await discard(machineAddress: machine.address, sessionID: summary.sessionID)
         held.append(Held(summary: summary, machine: machine, series: series, timing: timing, since: .now))
         // The caller wakes the uploader for this one; earlier ones stored on the way count here.
         let storedNow = await writeHeld()
-        if storedNow.contains(where: { $0 != summary.sessionID }) { await self.stored() }
-        let stored = storedNow.contains(summary.sessionID)
-        if !stored {
+        if storedNow.keys.contains(where: { $0 != summary.sessionID }) { await self.stored() }
+        guard let new = storedNow[summary.sessionID] else {
             logger.error(
                 "session \(summary.sessionID) finished on \(machine.name) (\(summary.duration) s) but could not be stored: held in memory, written when the store takes writes again (\(store.health.failure.map { "\($0)" } ?? "store refused it"))")
             scheduleFlush()
+            return .held
         }
-        return stored
+        return new ? .queued : .alreadyQueued
     }
 
     /// A session dropped by the engine (too short, say): its pending checkpoint and points go,
@@ -171,21 +185,21 @@ package actor FinishedSessionKeeper {
     }
 
     /// Stores the held sessions, oldest first; a machine whose oldest is refused keeps the rest
-    /// of its own behind it, and the others go on. Returns the ids stored. The daemon's only
-    /// call of the store's queueing of a summary.
-    private func writeHeld() async -> [String] {
-        guard !held.isEmpty else { return [] }
+    /// of its own behind it, and the others go on. Returns the ids stored, each with whether it
+    /// was new to the queue. The only call of the store's queueing of a summary.
+    private func writeHeld() async -> [String: Bool] {
+        guard !held.isEmpty else { return [:] }
         var refused: Set<String> = []
         var kept: [Held] = []
-        var storedIDs: [String] = []
+        var storedIDs: [String: Bool] = [:]
         for session in held {
             guard !refused.contains(session.machine.address) else {
                 kept.append(session)
                 continue
             }
             do {
-                try await store.enqueue(session.summary, machineAddress: session.machine.address, series: session.series, timing: session.timing)
-                storedIDs.append(session.summary.sessionID)
+                storedIDs[session.summary.sessionID] = try await store.enqueue(
+                    session.summary, machineAddress: session.machine.address, series: session.series, timing: session.timing)
                 let dates = session.timing?.datesAreTrue == false ? "; its dates wait for a synchronised clock (contract §5)" : ""
                 logger.info(
                     "session \(session.summary.sessionID) finished on \(session.machine.name): \(session.summary.duration) s, queued for upload\(dates)")

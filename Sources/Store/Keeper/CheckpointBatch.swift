@@ -1,5 +1,4 @@
 import Workout
-import Store
 
 /// The open sessions' checkpoints and plot points waiting for the next transaction of the
 /// ``FinishedSessionKeeper``: the newest snapshot per machine, and the points per session.
