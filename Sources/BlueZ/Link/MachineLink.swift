@@ -435,9 +435,10 @@ package actor MachineLink {
                 if reply.first?.bool == false { return }
                 // A stale cue: give the signals on their way a moment before asking again.
                 if cued { try? await client.clock.sleep(for: .milliseconds(50)) }
-            } catch DBusError.remote(let name, _) where goneErrors.contains(name) {
+            } catch DBusError.remote(let name, _) where isGone(name) {
                 return
             } catch {
+                // No answer in time (a loaded bluetoothd): ask again; only its word ends the wait.
                 continue
             }
         }
@@ -448,6 +449,14 @@ package actor MachineLink {
     static func hangUpHandled(_ path: String, in tree: ObjectTree) -> Bool {
         guard let properties = tree.properties(path, BlueZNames.gattCharacteristic) else { return true }
         return properties["NotifyAcquired"]?.bool == false
+    }
+
+    /// Whether an error answer says the characteristic, or bluetoothd, is gone: one of
+    /// ``goneErrors``, or the bus failing to start a bluetoothd that is not running
+    /// (`org.freedesktop.DBus.Error.Spawn.*`: a system bus with `org.bluez` activatable answers
+    /// so, not `ServiceUnknown`, once bluetoothd has crashed; seen in the VM after 5.66 aborted).
+    static func isGone(_ name: String) -> Bool {
+        goneErrors.contains(name) || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
     }
 
     /// Answers saying the characteristic, or bluetoothd, is gone: nothing of it can be touched again.
