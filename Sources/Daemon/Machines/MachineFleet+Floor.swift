@@ -1,4 +1,5 @@
 package import BlueZ
+package import Workout
 
 /// The fleet's side of the floor (``FloorHooks``, `[fleet]` on): the coordinator takes and
 /// releases machines here, learns what the adapters hear and hold, and carries on sessions
@@ -67,5 +68,69 @@ extension MachineFleet {
             if key == wanted || target.name?.uppercased() == wanted || target.address?.uppercased() == wanted { return key }
         }
         return nil
+    }
+
+    /// Before taking `machine`: carries on the session another gateway mirrored (`snapshot`,
+    /// which arrived at `arrival` on this gateway's monotonic clock) as this machine's worker,
+    /// the same session id, the time without a holder an outage; or, with `splitFrom`, says the
+    /// next session on it continues a ride whose checkpoint never reached the broker. False
+    /// when the fleet already has a session open on the machine (it keeps its own).
+    package func prepare(_ machine: String, adopting snapshot: SessionSnapshot?, arrivedAt arrival: Duration, splitFrom: String?) async -> Bool {
+        let key = machine.uppercased()
+        if let worker = workers[key] {
+            if await worker.openSessionID != nil { return false }
+            if snapshot == nil, let splitFrom { await worker.splitting(from: splitFrom) }
+            if snapshot == nil { return true }
+        }
+        guard let snapshot else {
+            if let splitFrom {
+                let worker = MachineWorker(
+                    name: machine, address: machine, sink: sink, clock: clock, rules: rules, ticker: ticker, eventLoop: eventLoop, metrics: metrics)
+                await worker.splitting(from: splitFrom)
+                workers[key] = worker
+            }
+            return true
+        }
+        let worker = MachineWorker(
+            adopting: snapshot, arrivedAt: arrival, sink: sink, clock: clock, rules: rules, ticker: ticker, eventLoop: eventLoop, metrics: metrics)
+        workers[key] = worker
+        logger.info("session \(snapshot.sessionID) on \(snapshot.machine.name) carried on from another gateway's checkpoint")
+        await worker.start()
+        return true
+    }
+
+    /// An open session of `machine`'s worker as it stands now, for a fresh mirrored checkpoint.
+    package func snapshot(of machine: String) async -> SessionSnapshot? {
+        await workers[machine.uppercased()]?.snapshotNow()
+    }
+
+    /// Another gateway carries on `sessionID`, which this fleet's worker for `machine` still
+    /// holds disconnected (handed over, or this gateway died and came back): the worker lets it
+    /// go without ending it, and the keeper marks it handed over, never uploaded from here.
+    /// False when the worker has another session (or none), or the store refused the mark.
+    package func giveUp(_ machine: String, sessionID: String, to gateway: String) async -> Bool {
+        let key = machine.uppercased()
+        guard supervised[key] == nil, let worker = workers[key], await worker.openSessionID == sessionID else { return false }
+        guard let identity = await worker.letGo() else { return false }
+        do {
+            try await sink.keeper.handOver(sessionID: sessionID, machine: identity, to: gateway)
+        } catch {
+            logger.warning("session \(sessionID) is carried on by \(gateway), but the store did not take the mark: \(error)")
+            return false
+        }
+        workers[key] = nil
+        return true
+    }
+
+    /// A checkpoint from before this start whose session another gateway carried on: marked
+    /// handed over in the store, never restored or uploaded here.
+    package func handedOver(_ snapshot: SessionSnapshot, to gateway: String) async -> Bool {
+        do {
+            try await sink.keeper.handOver(sessionID: snapshot.sessionID, machine: snapshot.machine, to: gateway)
+            return true
+        } catch {
+            logger.warning("session \(snapshot.sessionID) is carried on by \(gateway), but the store did not take the mark (\(error)): restored here")
+            return false
+        }
     }
 }
