@@ -31,8 +31,10 @@ package actor FloorCoordinator: FloorHooks {
     private var fleet: MachineFleet?
     /// What the adapters heard, by address, with when (this gateway's monotonic clock).
     private var heard: [String: (name: String, rssi: Int, at: Duration)] = [:]
-    /// Machines this gateway is handing over: it is no candidate for them meanwhile.
-    private var releasing: Set<String> = []
+    /// Machines this gateway is handing over, with when it released each: it is no candidate
+    /// for them until another gateway claims them, or a lease passes with nobody taking them
+    /// (then it may take them back).
+    private var releasing: [String: Duration] = [:]
     /// Machines whose take is under way (claim published, not yet supervised): one take each.
     private var taking: Set<String> = []
     /// The epoch of this gateway's live claim of each machine it holds.
@@ -158,8 +160,10 @@ package actor FloorCoordinator: FloorHooks {
 
     /// One heartbeat: what the adapters hear now, the presence published, decisions applied.
     private func heartbeat() async {
+        let lease = view.rules.lease
+        let time = now()
+        releasing = releasing.filter { time - $0.value < lease }
         if let fleet {
-            let time = now()
             for sighting in await fleet.sightings() { heard[sighting.address] = (sighting.name, sighting.rssi, time) }
         }
         await publishPresence(force: true)
@@ -181,6 +185,7 @@ package actor FloorCoordinator: FloorHooks {
                 guard !message.payload.isEmpty else { return }
                 let claim = try MachineClaim(payload: message.payload)
                 guard view.receive(claim: claim, at: time) else { return }
+                if let holder = claim.holder, holder != gateway { releasing[FloorTopics.machineKey(claim.machine)] = nil }
                 if claim.holder != gateway, ownEpochs[claim.machine] != nil, claim.epoch > (ownEpochs[claim.machine] ?? 0) {
                     logger.notice("floor: \(claim.machine) claimed by \(claim.holder ?? "nobody") with epoch \(claim.epoch)")
                 }
@@ -217,7 +222,7 @@ package actor FloorCoordinator: FloorHooks {
         }
         let presence = GatewayPresence(
             gateway: gateway, online: true, home: home, freeSlots: freeSlots,
-            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.sorted(), beat: beat)
+            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat)
         return GatewayState(presence: presence, names: recent.mapValues(\.name), openSessions: open)
     }
 
@@ -295,13 +300,12 @@ package actor FloorCoordinator: FloorHooks {
 
     /// Lists the machine in `releasing`, publishes the claim released, then disconnects it.
     private func release(_ machine: String, reason: MachineClaim.Reason, why: String, sessionID: String? = nil) async {
-        guard let fleet, !releasing.contains(machine) else { return }
+        guard let fleet, releasing[machine] == nil else { return }
         adoptedFrom[machine] = nil
-        releasing.insert(machine)
+        releasing[machine] = now()
         await publishPresence(force: false)
         releaseClaim(machine, reason: reason, sessionID: sessionID)
         await fleet.release(machine, reason: why)
-        releasing.remove(machine)
         await publishPresence(force: false)
     }
 
