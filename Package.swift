@@ -431,6 +431,6 @@ let package = Package(
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["DeterministicRandom", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "MQTTTesting", "TestSupport", "OwnThread", "JSON"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "DBus", "MQTTTesting", "TestSupport", "OwnThread", "JSON"], swiftSettings: strict),
     ]
 )

@@ -1,4 +1,5 @@
 import BlueZTesting
+import DBus
 import Foundation
 import JSON
 import MQTTTesting
@@ -31,16 +32,22 @@ struct FloorProcessTests {
 
         /// Both gateways run on one host, whose machine id makes their device ids (and so their
         /// default MQTT client ids) the same: each gets its own client id, as two boxes have.
-        init(_ name: String, bus: PrivateBus, broker: PrivateBroker, allow: [String]) throws {
+        init(
+            _ name: String, bus: PrivateBus, broker: PrivateBroker, allow: [String], backend: String? = nil, sessions: String = "",
+            directory existing: TemporaryDirectory? = nil
+        ) async throws {
             self.name = name
-            directory = try TemporaryDirectory(prefix: "ftms-floor-\(name)")
+            directory = try existing ?? TemporaryDirectory(prefix: "ftms-floor-\(name)")
             let config = directory.file("config.toml")
             try Data(
                 """
                 [machines]
                 allow = [\(allow.map { "\"\($0)\"" }.joined(separator: ", "))]
+                [backend]
+                url = "\(backend ?? "")"
                 [sessions]
                 checkpoint_interval = 1
+                \(sessions)
                 [state]
                 directory = "\(directory.file("state"))"
                 [metrics_socket]
@@ -66,6 +73,12 @@ struct FloorProcessTests {
 
                 """.utf8
             ).write(to: URL(fileURLWithPath: config))
+            if backend != nil, existing == nil {
+                let token = directory.file("id-token")
+                try Data("test:gym-\(name)\n".utf8).write(to: URL(fileURLWithPath: token))
+                let login = try await ProcessRunner.run(["login", "--config", config, "--backend", backend ?? "", "--provider", "test", "--id-token-file", token], timeout: .seconds(30))
+                guard login.status == 0 else { throw Stuck(description: "login: \(login.stderr)") }
+            }
             daemon = try ChildProcess(ChildProcess.builtProduct("ftms-bridged"), ["--config", config], logDirectory: directory.path, name: name)
         }
 
@@ -103,11 +116,11 @@ struct FloorProcessTests {
         let home: PrivateBus
         let neighbour: PrivateBus
         let sim: SimulatedBlueZ
-        let first: Gateway
+        var first: Gateway
         let second: Gateway
         let session: String
 
-        init() async throws {
+        init(backend: String? = nil, sessions: String = "") async throws {
             broker = try await PrivateBroker()
             home = try PrivateBus()
             neighbour = try PrivateBus()
@@ -117,7 +130,7 @@ struct FloorProcessTests {
                     "--bikes", "1", "--rate", "4", "--seed", "7", "--also-bus", neighbour.address, "--rssi-shift=0", "--rssi-shift=-15",
                     "--max-centrals", "1",
                 ])
-            first = try Gateway("floor-1", bus: home, broker: broker, allow: ["SF-Bike-0001"])
+            first = try await Gateway("floor-1", bus: home, broker: broker, allow: ["SF-Bike-0001"], backend: backend, sessions: sessions)
             let first = first
             var session: String?
             try await waitUntil("floor-1 to ride the bike", timeout: .seconds(90)) {
@@ -126,7 +139,7 @@ struct FloorProcessTests {
                 return bike.state == "ready" && bike.session != nil
             }
             self.session = session ?? ""
-            second = try Gateway("floor-2", bus: neighbour, broker: broker, allow: [])
+            second = try await Gateway("floor-2", bus: neighbour, broker: broker, allow: [], backend: backend, sessions: sessions)
             let second = second
             // floor-2 has seen floor-1's claim, and floor-1's checkpoints reach the broker each second.
             do {
@@ -180,6 +193,53 @@ struct FloorProcessTests {
         #expect(report?["counters"]?["adoptions"]?.integer == 1)
         #expect(report?["machines"]?.array?.first?["adopted_from"]?.string == "floor-1")
         #expect(delay < .seconds(15))
+    }
+
+    /// The same death with the reference backend: the neighbour's half of the ride ends there
+    /// (its link dropped past a short grace) and is uploaded; the dead gateway comes back, finds
+    /// its checkpoint's session carried on by floor-2 (the broker's retained checkpoint), marks
+    /// it handed over and uploads nothing: the backend holds one session, received once.
+    @Test func theBackendGetsOneSessionAndTheReturningGatewayUploadsNothing() async throws {
+        let backend = try ChildProcess(ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"], name: "backend")
+        try await waitUntil("ftms-backend to listen") { backend.stdout.contains("listening ") }
+        let url = String(backend.stdout.split(separator: "\n").first { $0.hasPrefix("listening ") }?.dropFirst("listening ".count) ?? "")
+        let floor = try await TwoGateways(backend: url, sessions: "minimum_movement = 1\ndisconnect_grace = 8")
+        _ = try await floor.sim.mock("SetPowered", [.string("hci0"), .bool(false)])
+        floor.first.daemon.signal(SIGKILL)
+        let second = floor.second
+        try await waitUntil("floor-2 to carry on the ride", timeout: .seconds(30)) { await second.bike().session == floor.session }
+        try await Task.sleep(for: .seconds(2))
+        // The ride ends on floor-2: its controller off too, the link gone past the grace; the
+        // session ends and floor-2 uploads it.
+        let neighbourBus = try await DBusConnection.connect(address: floor.neighbour.address)
+        _ = try await neighbourBus.call(
+            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: "SetPowered", arguments: [.string("hci0"), .bool(false)],
+            timeout: .seconds(10))
+        neighbourBus.close()
+        func stored() async throws -> [JSONValue] {
+            let answer = try await ChildProcess.run("/usr/bin/curl", ["-s", url + "/_admin/sessions"])
+            return (try? JSONReader.read(answer.stdout))?["sessions"]?.array ?? []
+        }
+        try await waitUntil("the backend to hold the ride", timeout: .seconds(60)) {
+            (try? await stored())?.contains { $0["session_id"]?.string?.lowercased() == floor.session.lowercased() } == true
+        }
+        // floor-1 comes back on the same store: the broker says floor-2 carried its session on.
+        let returning = try await Gateway(
+            "floor-1", bus: floor.home, broker: floor.broker, allow: ["SF-Bike-0001"], backend: url,
+            sessions: "minimum_movement = 1\ndisconnect_grace = 8", directory: floor.first.directory)
+        floor.first = returning
+        try await waitUntil("floor-1 to mark its session handed over", timeout: .seconds(60)) {
+            await returning.status()?["floor"]?["counters"]?["handed_over"]?.array?.contains { $0["session_id"]?.string == floor.session } == true
+        }
+        try await Task.sleep(for: .seconds(3))
+        let sessions = try await stored()
+        let pending = await returning.status()?["queue"]?["pending"]?.integer
+        await floor.stop()
+        backend.stop()
+        #expect(sessions.count == 1, "\(sessions)")
+        #expect(sessions.first?["session_id"]?.string?.lowercased() == floor.session.lowercased())
+        #expect(sessions.first?["received"]?.integer == 1)
+        #expect(pending == 0)
     }
 
     /// A planned handover: the neighbour takes the bike within seconds, the same session.
