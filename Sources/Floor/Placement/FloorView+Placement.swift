@@ -8,12 +8,14 @@
 ///   unless another candidate hears M `rssi_margin` dB better.
 /// - holder(M): the claim's holder while it is live.
 /// - No holder: take iff this gateway is home(M). Held here: give it back between sessions when
-///   home(M) is another gateway that can hold it. Held elsewhere: leave it.
+///   home(M) is another gateway that can hold it, or at once when this gateway neither has a
+///   link to it nor hears it any more (its adapter died: a neighbour may adopt the ride). Held
+///   elsewhere: leave it.
 extension FloorView {
     /// What this gateway should do now, machine by machine (ordered by machine); keeping a
     /// machine or leaving it to another holder is no decision.
     public func decide(for own: GatewayState, at now: Duration) -> [PlacementDecision] {
-        let own = GatewayState(presence: own.presence.keyed(), names: Dictionary(own.names.map { (FloorTopics.machineKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }), openSessions: Set(own.openSessions.map(FloorTopics.machineKey)))
+        let own = own.keyed()
         var machines = Set(own.presence.heard.keys).union(own.presence.holding)
         for (machine, claim) in claims where claim.message.holder == gateway { machines.insert(machine) }
         let live = livePresences(own: own.presence, at: now)
@@ -27,19 +29,35 @@ extension FloorView {
         let name = own.names[machine] ?? names[machine]
         let holder = holder(of: machine, at: now)
         if holder == gateway {
+            if !own.presence.holding.contains(machine), own.presence.heard[machine] == nil { return .release(machine: machine, reason: .unheard) }
             return handsBack(machine, name: name, own: own, live: live) ? .release(machine: machine, reason: .home) : nil
         }
         if own.presence.holding.contains(machine) {
             // On a link here while the claim names another (or nobody): the link is the lock.
-            let home = takingHome(machine, name: name, live: live)
-            return .take(machine: machine, epoch: nextEpoch(for: machine), adopt: nil, splitFrom: nil, reason: home == gateway ? .home : .adopted)
+            return .take(
+                machine: machine, epoch: nextEpoch(for: machine), adopt: nil, splitFrom: nil,
+                reason: reason(taking: machine, name: name, own: own.presence))
         }
         guard holder == nil, takingHome(machine, name: name, live: live) == gateway else { return nil }
         let adopt = adoptable(machine: machine, at: now, disconnectGrace: rules.disconnectGrace)
         return .take(
             machine: machine, epoch: nextEpoch(for: machine), adopt: adopt, splitFrom: splitFrom(machine, adopting: adopt),
-            reason: live.contains { $0.namesHome(machine: machine, name: name) } && !own.presence.namesHome(machine: machine, name: name) ? .adopted
-                : bestBySignal(machine, among: live.filter { isCandidate($0, machine) }) == gateway || own.presence.namesHome(machine: machine, name: name) ? .home : .adopted)
+            reason: reason(taking: machine, name: name, own: own.presence))
+    }
+
+    /// `home` when this gateway is the machine's home whatever the slots and whoever is gone (its
+    /// `home` names it, or none does and no gateway ever reported it louder), `adopted` when it
+    /// stands in for one that cannot hold it now.
+    private func reason(taking machine: String, name: String?, own: GatewayPresence) -> MachineClaim.Reason {
+        if own.namesHome(machine: machine, name: name) { return .home }
+        let known = presences.values.map(\.message).filter { $0.gateway != gateway }
+        if known.contains(where: { $0.namesHome(machine: machine, name: name) }) { return .adopted }
+        let mine = own.heard[machine] ?? remembered[machine]?[gateway] ?? Int.min / 2
+        let louder = known.contains { other in
+            let theirs = remembered[machine]?[other.gateway] ?? Int.min / 2
+            return theirs > mine || (theirs == mine && other.gateway < gateway)
+        }
+        return louder ? .adopted : .home
     }
 
     /// home(M) for a machine nobody holds: the candidate whose `home` names it (lowest id), else
