@@ -69,9 +69,12 @@ import Workout
         view.receive(
             checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-2", epoch: 5, sessionID: "s-1", state: .open, snapshot: snapshot), at: .zero)
         #expect(view.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .adopted(by: "floor-2"))
-        // Or its newer claim naming it.
+        // A newer claim naming it proves nothing (its connect may have failed): not adopted.
         var claimOnly = FloorView(gateway: "floor-1")
         claimOnly.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-1", reason: .adopted), at: .zero)
+        #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
+        // With a checkpoint mirrored under that claim since (of a later session): adopted.
+        claimOnly.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-9", state: .open), at: .zero)
         #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .adopted(by: "floor-3"))
         // Its own checkpoint echoed back is no adoption.
         var own = FloorView(gateway: "floor-1")
