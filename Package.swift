@@ -4,10 +4,11 @@
 //
 //   CDBus → DBus → BlueZ ─┐
 //   Capture ──────────────┴→ FTMS → Workout → Store → Upload
+//                                      ├───→ Floor (which gateway of the gym holds which machine)
 //                                      └───→ Publish (metrics socket), MQTT (CMosquitto)
 //
-// FTMS (the codec) and Workout (the session engine) are pure: no I/O, no clocks they are not
-// given. The daemon's own pieces sit beside the data flow: Control (the control socket),
+// FTMS (the codec), Workout (the session engine) and Floor (placement, claims and mirrored
+// checkpoints on the broker) are pure: no I/O, no clocks they are not given. The daemon's own pieces sit beside the data flow: Control (the control socket),
 // Training (plans from the backend's trainings), DaemonConfig (config.toml), Telemetry
 // (Prometheus), Systemd (sd_notify and the unit's directories). Daemon composes all of these.
 // Leaves everything may use, each the one place of its concept: JSON (the allocation-free
@@ -391,7 +392,7 @@ let package = Package(
         // The first of an operation or a timeout, and the manual clock the other tests run on.
         .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
         // The placement rules one by one, the wire against garbage, and a simulated 60-machine gym.
-        .testTarget(name: "FloorTests", dependencies: ["Floor", "Workout", "JSON", "DeterministicRandom", "CivilTime"], swiftSettings: strict),
+        .testTarget(name: "FloorTests", dependencies: ["Floor", "Workout", "FTMS", "JSON", "DeterministicRandom", "CivilTime"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",

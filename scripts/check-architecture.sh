@@ -151,6 +151,9 @@ only "Foundation's JSONDecoder" '\bJSONDecoder\(' Sources \
   Sources/Floor/Wire/SnapshotJSON.swift # a mirrored checkpoint's SessionSnapshot, Codable as the store keeps it
 never "JSONSerialization (JSON's reader and writer instead)" '\bJSONSerialization\b' Sources
 
+# The floor: its topics built and read in one place.
+only "the floor's topics (Floor.FloorTopics)" '/gateways/|/(claim|checkpoint)"' Sources Sources/Floor/Topics/FloorTopics.swift
+
 # Errors, randomness, the store.
 only "strerror (ProcessOutput.errnoText)" '(?<![_A-Za-z])strerror(_r)?\(' Sources Sources/ProcessOutput/ErrnoText.swift
 only "SplitMix64's constants" '(?i:0x9e37_?79b9_?7f4a_?7c15)' "Sources Tests" Sources/DeterministicRandom/

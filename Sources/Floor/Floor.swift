@@ -9,7 +9,3 @@
 /// give back. Every gateway runs the same rules on its own view, so for any machine at most one
 /// of them decides to take it; where the views disagree for a moment, the Bluetooth link is the
 /// lock (a machine takes one central at a time).
-public enum FloorModule {
-    /// The floor's topics live under `PREFIX/floor/`: see ``FloorTopics``.
-    public static let topicLevel = "floor"
-}

@@ -4,6 +4,10 @@ public enum PlacementDecision: Sendable, Hashable {
     public enum ReleaseReason: Sendable, Hashable {
         /// Its home can hold it again and no session is open on it: give it back between sessions.
         case home
+        /// Claimed here, but this gateway has no link to it and has not heard it for
+        /// `heard_window` (its adapter died, or the machine left its range): let a neighbour
+        /// take it, and adopt its session if one is open.
+        case unheard
     }
 
     /// Publish ``MachineClaim`` (holder: this gateway, `epoch`, `reason`) and then connect.
@@ -12,8 +16,9 @@ public enum PlacementDecision: Sendable, Hashable {
     /// this gateway already has a link to, it reasserts its claim above a newer one (the link is
     /// the lock): publish the claim, nothing to connect.
     case take(machine: String, epoch: Int, adopt: MirroredCheckpoint?, splitFrom: String?, reason: MachineClaim.Reason)
-    /// List the machine in `releasing`, publish the claim released (holder nil, the next epoch,
-    /// reason `released`), then disconnect.
+    /// List the machine in `releasing`, mirror a fresh checkpoint if a session is open on it,
+    /// publish the claim released (holder nil, the next epoch, reason `released`, the open
+    /// session's id), then disconnect.
     case release(machine: String, reason: ReleaseReason)
 
     public var machine: String {

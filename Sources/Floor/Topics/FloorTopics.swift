@@ -19,7 +19,7 @@ public struct FloorTopics: Sendable, Hashable {
         self.prefix = prefix
     }
 
-    private var base: String { "\(prefix)/\(FloorModule.topicLevel)" }
+    private var base: String { "\(prefix)/floor" }
 
     public func presence(gateway: String) -> String { "\(base)/gateways/\(Self.level(gateway))" }
     public func claim(machine: String) -> String { "\(base)/machines/\(Self.machineLevel(machine))/claim" }

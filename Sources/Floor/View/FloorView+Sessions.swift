@@ -19,7 +19,11 @@ extension FloorView {
     }
 
     /// What became of a session this gateway held with claim epoch `ownEpoch`, as the broker's
-    /// retained messages tell: adopted when another gateway's newer checkpoint or claim names it.
+    /// retained messages tell: adopted when another gateway mirrored a checkpoint of it with a
+    /// newer epoch (an adopter mirrors one at once), or when another gateway's newer claim names
+    /// it as the session it adopts and that gateway has mirrored a checkpoint under that claim
+    /// since (the session may have ended and another begun). A claim alone is no proof: it is
+    /// published before the connect, which may fail.
     public func fate(ofSession session: String, machine: String, ownEpoch: Int) -> SessionFate {
         let machine = FloorTopics.machineKey(machine)
         let checkpoint = checkpoints[machine]?.message
@@ -27,7 +31,9 @@ extension FloorView {
             return .adopted(by: checkpoint.holder)
         }
         let claim = claims[machine]?.message
-        if let claim, claim.sessionID == session, let holder = claim.holder, holder != gateway, claim.epoch > ownEpoch {
+        if let claim, claim.sessionID == session, let holder = claim.holder, holder != gateway, claim.epoch > ownEpoch,
+            let checkpoint, checkpoint.holder == holder, checkpoint.epoch >= claim.epoch
+        {
             return .adopted(by: holder)
         }
         if let claim, claim.epoch >= ownEpoch { return .notAdopted }

@@ -18,3 +18,13 @@ public struct GatewayState: Sendable, Hashable {
 
     public var gateway: String { presence.gateway }
 }
+
+extension GatewayState {
+    /// Every machine keyed as the floor keys it (upper-cased address).
+    func keyed() -> GatewayState {
+        GatewayState(
+            presence: presence.keyed(),
+            names: Dictionary(names.map { (FloorTopics.machineKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }),
+            openSessions: Set(openSessions.map(FloorTopics.machineKey)))
+    }
+}

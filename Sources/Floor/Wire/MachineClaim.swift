@@ -26,7 +26,8 @@ public struct MachineClaim: Sendable, Hashable {
     /// The gateway holding it; nil once released.
     public var holder: String?
     public var epoch: Int
-    /// The session open on the machine when the claim was made, if any.
+    /// On a take, the session the new holder adopts (nil for none); on a release, the session
+    /// open on the machine.
     public var sessionID: String?
     public var reason: Reason
 

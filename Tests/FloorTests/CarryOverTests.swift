@@ -1,0 +1,84 @@
+import Floor
+import Testing
+import Workout
+
+/// Sessions carry over (docs/fleet.md): what a taking gateway adopts, when a ride splits, and
+/// what a gateway back from the dead learns of its own session.
+@Suite struct CarryOverTests {
+    static let bike = PlacementTests.bike
+    static let home = GatewayPresence(gateway: "floor-1", home: [bike], freeSlots: 3, heard: [bike: -50], holding: [bike])
+    static let neighbour = GatewayPresence(gateway: "floor-2", freeSlots: 3, heard: [bike: -70])
+
+    /// floor-2's view: floor-1 held the bike under epoch 4 with session `session`, mirrored
+    /// (or not) at 5 s, and went silent; its last will arrives at `willAt`.
+    static func neighbourView(session: String, mirrored: MirroredCheckpoint?, willAt: Duration = .seconds(8)) -> FloorView {
+        var view = FloorView(gateway: "floor-2")
+        view.receive(presence: home, at: .zero)
+        view.receive(claim: MachineClaim(machine: bike, holder: "floor-1", epoch: 4, sessionID: session, reason: .home), at: .zero)
+        if let mirrored { view.receive(checkpoint: mirrored, at: .seconds(5)) }
+        view.receive(presence: .will(gateway: "floor-1"), at: willAt)
+        return view
+    }
+
+    @Test func theNeighbourAdoptsTheNewestOpenCheckpointWithinTheGrace() throws {
+        let snapshot = try SnapshotMaker.ridden()
+        let checkpoint = MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: snapshot.sessionID, state: .open, snapshot: snapshot)
+        let view = Self.neighbourView(session: snapshot.sessionID, mirrored: checkpoint)
+        let own = GatewayState(presence: Self.neighbour)
+        #expect(view.decide(for: own, at: .seconds(9)) == [.take(machine: Self.bike, epoch: 5, adopt: checkpoint, splitFrom: nil, reason: .adopted)])
+        #expect(view.adoptable(machine: Self.bike, at: .seconds(64), disconnectGrace: .seconds(60)) == checkpoint)
+        // Past the grace (60 s from the checkpoint's arrival) the session has ended at it.
+        #expect(view.adoptable(machine: Self.bike, at: .seconds(65), disconnectGrace: .seconds(60)) == nil)
+        #expect(view.decide(for: own, at: .seconds(65)) == [.take(machine: Self.bike, epoch: 5, adopt: nil, splitFrom: nil, reason: .adopted)])
+    }
+
+    @Test func aFinishedOrOwnCheckpointIsNotAdopted() throws {
+        let snapshot = try SnapshotMaker.ridden()
+        var finished = MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: snapshot.sessionID, state: .finished, endEpoch: 1_764_400_000)
+        var view = Self.neighbourView(session: snapshot.sessionID, mirrored: finished)
+        #expect(view.adoptable(machine: Self.bike, at: .seconds(9), disconnectGrace: .seconds(60)) == nil)
+        #expect(view.decide(for: GatewayState(presence: Self.neighbour), at: .seconds(9)).first == .take(machine: Self.bike, epoch: 5, adopt: nil, splitFrom: nil, reason: .adopted))
+        finished.holder = "floor-2"
+        finished.state = .open
+        finished.snapshot = snapshot
+        finished.epoch = 5
+        view.receive(checkpoint: finished, at: .seconds(9))
+        #expect(view.adoptable(machine: Self.bike, at: .seconds(9), disconnectGrace: .seconds(60)) == nil)
+    }
+
+    /// The replaced claim named a session no checkpoint of which reached the broker: the new
+    /// session says it split from that one.
+    @Test func aRideWithoutAMirroredCheckpointSplits() {
+        let view = Self.neighbourView(session: "s-lost", mirrored: nil)
+        #expect(
+            view.decide(for: GatewayState(presence: Self.neighbour), at: .seconds(9))
+                == [.take(machine: Self.bike, epoch: 5, adopt: nil, splitFrom: "s-lost", reason: .adopted)])
+    }
+
+    @Test func aReturningGatewayLearnsItsSessionsFate() throws {
+        let snapshot = try SnapshotMaker.ridden()
+        var view = FloorView(gateway: "floor-1")
+        #expect(view.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .unknown)
+        // Its own claim came back from the broker, nothing newer: not adopted.
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: "s-1", reason: .home), at: .zero)
+        #expect(view.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
+        // A neighbour's newer claim of another session (the ride split): still not adopted.
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 5, sessionID: "s-2", reason: .adopted), at: .zero)
+        #expect(view.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
+        // A neighbour's newer checkpoint of the same session: adopted.
+        view.receive(
+            checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-2", epoch: 5, sessionID: "s-1", state: .open, snapshot: snapshot), at: .zero)
+        #expect(view.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .adopted(by: "floor-2"))
+        // A newer claim naming it proves nothing (its connect may have failed): not adopted.
+        var claimOnly = FloorView(gateway: "floor-1")
+        claimOnly.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-1", reason: .adopted), at: .zero)
+        #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
+        // With a checkpoint mirrored under that claim since (of a later session): adopted.
+        claimOnly.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-9", state: .open), at: .zero)
+        #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .adopted(by: "floor-3"))
+        // Its own checkpoint echoed back is no adoption.
+        var own = FloorView(gateway: "floor-1")
+        own.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: "s-1", state: .open), at: .zero)
+        #expect(own.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
+    }
+}
