@@ -145,4 +145,27 @@ struct SessionMirrorTests {
         let plain = Self.ride().events[0]
         #expect(!String(decoding: MetricsPayloads.sessionState(plain).bytes, as: UTF8.self).contains("splitFrom"))
     }
+
+    /// A session the store refused (held in memory) that turns out to be carried on elsewhere:
+    /// handing it over lets it go from memory too, so it is never written once the store takes
+    /// writes again. A handover the store refuses throws and keeps the held session: nothing
+    /// is dropped on a failed write.
+    @Test func aHeldSessionHandedOverIsLetGo() async throws {
+        let rig = try Rig()
+        let keeper = rig.keeper()
+        let machine = MachineIdentity(name: "SF-Bike-0001", address: "C0:11:22:33:44:01", type: .bike)
+        let summary = try #require(SessionEngine.closing(try FinishedSessionKeeperTests.snapshot(1, seconds: 70))?.summary)
+        try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        #expect(await keeper.finish(summary, machine: machine) == .held)
+        try await rig.sql("CREATE TRIGGER refuseMark BEFORE INSERT ON handed_over BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+        await #expect(throws: (any Error).self) { try await keeper.handOver(sessionID: summary.sessionID, machine: machine, to: "floor-2") }
+        #expect(await keeper.heldCount == 1)
+        try await rig.sql("DROP TRIGGER refuseMark;")
+        try await keeper.handOver(sessionID: summary.sessionID, machine: machine, to: "floor-2")
+        #expect(await keeper.heldCount == 0)
+        try await rig.sql("DROP TRIGGER refuse;")
+        await keeper.flush()
+        #expect(try await rig.store.counts() == QueueCounts())
+        #expect(try await rig.store.handedOver().map(\.sessionID) == [summary.sessionID])
+    }
 }
