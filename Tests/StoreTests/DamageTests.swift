@@ -199,8 +199,8 @@ struct DamageTests {
             try db.execute(sql: "UPDATE account SET access_issued_at = 'not a time'")
             try db.execute(
                 sql: """
-                    INSERT INTO sessions VALUES ('bad-1', 0, 0, 0, 0, 0, x'00ff', 'gateway', 'pending', 0, 0, NULL, 0, 0, 'true', NULL, NULL);
-                    INSERT INTO sessions VALUES ('bad-2', 0, 0, 0, 0, 0, '{"session_id":"bad-2"}', 'gateway', 'pending', 0, 0, NULL, 0, 0, 'true', NULL, NULL);
+                    INSERT INTO sessions VALUES ('bad-1', 0, 0, 0, 0, 0, x'00ff', 'gateway', 'pending', 0, 0, NULL, 0, 0, 'true', NULL, NULL, NULL);
+                    INSERT INTO sessions VALUES ('bad-2', 0, 0, 0, 0, 0, '{"session_id":"bad-2"}', 'gateway', 'pending', 0, 0, NULL, 0, 0, 'true', NULL, NULL, NULL);
                     INSERT INTO checkpoints VALUES ('bad-3', 'C0:11:22:33:44:07', x'00ff', 0);
                     INSERT INTO checkpoints VALUES ('bad-4', 'C0:11:22:33:44:08', '{"version":1}', 0);
                     """)

@@ -26,7 +26,7 @@ struct PageScanTests {
         try await store.database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO sessions VALUES (?, 0, 0, 0, 0, 0, ?, 'gateway', 'uploaded', 0, 0, NULL, 0, 0, 'true', NULL, NULL)
+                    INSERT INTO sessions VALUES (?, 0, 0, 0, 0, 0, ?, 'gateway', 'uploaded', 0, 0, NULL, 0, 0, 'true', NULL, NULL, NULL)
                     """,
                 arguments: [long, #"{"session_id":"\#(long)","started_at":"2026-11-21T08:00:00Z","ended_at":"2026-11-21T08:30:00Z","duration":1800,"total_energy":1,"total_distance":2,"padding":"\#(padding)"}"#])
         }

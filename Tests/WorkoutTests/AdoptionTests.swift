@@ -177,4 +177,22 @@ struct AdoptionTests {
         #expect(first.allSatisfy { $0.progress.splitFrom == "4b1d6c2e-0000-4000-8000-00000000000a" })
         #expect(ride.events.suffix(2).allSatisfy { $0.progress.splitFrom == nil })
     }
+
+    /// A retained checkpoint delivered only when B subscribed, 80 s after A saved it: its
+    /// arrival says nothing of its age, but both wall clocks are true and say it is older than
+    /// the grace, so the session ends at it rather than being carried on across a gap nobody
+    /// measured. With either clock not true, only the arrival can count.
+    @Test func trueClocksOnBothSidesSayARetainedCheckpointsAge() throws {
+        let (snapshot, _) = try Self.rideOnA(Self.trueA)
+        let (_, events) = SessionEngine.adopting(
+            snapshot, arrivedAt: Self.trueB.monotonic(120), ids: RandomSessionIDs(using: SplitMix64(seed: 2)), at: Self.trueB.time(121))
+        #expect(events.map(\.state.description) == ["paused", "finished"])
+        #expect(events.last?.summary?.totalDistance == 340)
+        var untrue = Self.trueB
+        untrue.wallIsTrue = false
+        let (engine, carried) = SessionEngine.adopting(
+            snapshot, arrivedAt: untrue.monotonic(120), ids: RandomSessionIDs(using: SplitMix64(seed: 2)), at: untrue.time(121))
+        #expect(carried.map(\.state.description) == ["paused"])
+        #expect(engine.openSessionID == snapshot.sessionID)
+    }
 }

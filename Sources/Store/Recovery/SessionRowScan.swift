@@ -7,7 +7,7 @@ import Workout
 /// page, interior pages and the file's end may all be gone.
 ///
 /// A row is a session row by its shape, since the schema may be unreadable: 14 or more values
-/// (14 before the dates columns were added, 17 after), a text id, a summary that parses as a
+/// (14 before the dates columns were added, 17 after, 18 since `split_from`), a text id, a summary that parses as a
 /// session whose id is that id, and an origin and a status this store writes. Nothing else in
 /// the schema has that shape.
 ///

@@ -242,7 +242,8 @@ extension GatewayStore {
                 rejection_count, last_error, origin = \(SessionOrigin.server) AS downloaded,
                 CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.name') = 'text' THEN json_extract(summary, '$.detail.name') END AS machine_name,
                 CASE WHEN json_valid(summary) AND json_type(summary, '$.detail.type') = 'text' THEN json_extract(summary, '$.detail.type') END AS machine_type,
-                EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id) AS has_series
+                EXISTS (SELECT 1 FROM session_series WHERE session_series.session_id = sessions.session_id) AS has_series,
+                split_from
                 FROM sessions \(clauses)
                 """))
     }

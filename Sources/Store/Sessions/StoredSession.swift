@@ -27,6 +27,9 @@ public struct StoredSession: Sendable, Hashable, Decodable, FetchableRecord {
     public var machineType: String?
     /// Whether the store holds a plot series for it (``GatewayStore/series(sessionID:)``).
     public var hasSeries: Bool = false
+    /// The session this one continues in part: another gateway's ride this one could not carry
+    /// on (issue 37), so the ride is split in two sessions; `nil` for almost every session.
+    public var splitFrom: String?
 
     /// The columns of ``GatewayStore``'s listing query.
     enum CodingKeys: String, CodingKey {
@@ -43,6 +46,7 @@ public struct StoredSession: Sendable, Hashable, Decodable, FetchableRecord {
         case machineName = "machine_name"
         case machineType = "machine_type"
         case hasSeries = "has_series"
+        case splitFrom = "split_from"
     }
 }
 

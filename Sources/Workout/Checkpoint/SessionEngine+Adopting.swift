@@ -13,9 +13,14 @@ extension SessionEngine {
     /// never negative; the session is paused there as disconnected; the disconnect grace
     /// decides the rest (ended at its last movement, as a restart after the grace, when the
     /// checkpoint arrived longer than the grace ago); the machine's own distance and energy
-    /// counters span the gap when it moves again. The snapshot's boot and wall clock are not
-    /// read: the snapshot's dates move with its instants, so a session dated by a true clock
-    /// on the other box keeps its dates, and one dated by a true clock here is dated again.
+    /// counters span the gap when it moves again. The snapshot's boot is not read, nor a wall
+    /// clock that is not true on either box: the snapshot's dates move with its instants, so a
+    /// session dated by a true clock on the other box keeps its dates, and one dated by a true
+    /// clock here is dated again.
+    ///
+    /// One exception makes the gap longer, never shorter: when both wall clocks are true and
+    /// say the checkpoint was saved longer ago than it arrived (a retained message the broker
+    /// delivered only when this gateway subscribed, its age otherwise unknown), that age counts.
     ///
     /// `time` is when this gateway takes the machine over (before it connects); the caller then
     /// feeds the engine as any other: ``connected(at:)``, samples, ticks.
@@ -24,7 +29,11 @@ extension SessionEngine {
         ids: some SessionIDSource, at time: Timestamp
     ) -> (engine: SessionEngine, events: SessionEvents) {
         let engine = SessionEngine(machine: snapshot.machine, rules: rules, ids: ids)
-        let downtime = max(0, Nanoseconds.subtract(Nanoseconds.of(time.monotonic), Nanoseconds.of(arrival)))
+        var downtime = max(0, Nanoseconds.subtract(Nanoseconds.of(time.monotonic), Nanoseconds.of(arrival)))
+        if snapshot.savedWallIsTrue, time.wallIsTrue {
+            let age = Nanoseconds.subtract(time.wall.millisecondsSince1970, snapshot.savedAt.millisecondsSince1970)
+            downtime = max(downtime, Nanoseconds.multiply(age, Nanoseconds.perMillisecond))
+        }
         return resuming(snapshot, after: downtime, engine: engine, at: time)
     }
 }
