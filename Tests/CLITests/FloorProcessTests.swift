@@ -68,8 +68,6 @@ struct FloorProcessTests {
                 home_assistant = false
                 [fleet]
                 enabled = true
-                heartbeat = 1
-                lease = 4
 
                 """.utf8
             ).write(to: URL(fileURLWithPath: config))

@@ -5,7 +5,7 @@ package import MQTT
 package import Telemetry
 package import Workout
 
-/// This gateway's seat on the floor (contract §11, docs/mqtt.md "The floor"): it tells the
+/// This gateway's seat on the floor (contract §11, docs/fleet.md; its topics in docs/mqtt.md): it tells the
 /// broker who this gateway is and what it hears and holds (``GatewayPresence``, every heartbeat
 /// and at once on a change, with a last will that says offline), feeds every floor message into
 /// its ``FloorView`` with the instant it arrived on this gateway's monotonic clock, and carries
@@ -102,7 +102,7 @@ package actor FloorCoordinator: FloorHooks {
             logger.error("floor: the MQTT connection cannot start (\(error)): this gateway stays an island")
             return
         }
-        logger.info("floor: gateway \(gateway) on \(client.configuration.broker) under \(topics.prefix)/\(FloorModule.topicLevel)/")
+        logger.info("floor: gateway \(gateway) on \(client.configuration.broker) on \(topics.presence(gateway: gateway))")
         let streams = topics.filters.map { client.subscribe($0, qos: .atLeastOnce) }
         let events = client.events
         await withTaskGroup(of: Void.self) { group in
@@ -238,8 +238,12 @@ package actor FloorCoordinator: FloorHooks {
                 } else {
                     await take(machine, epoch: epoch, reason: reason, name: state.names[machine], adopt: adopt, splitFrom: splitFrom)
                 }
-            case .release(let machine, _):
-                await release(machine, reason: .released, why: "its home gateway can hold it again")
+            case .release(let machine, let reason):
+                let why = switch reason {
+                case .home: "its home gateway can hold it again"
+                case .unheard: "this gateway neither holds a link to it nor hears it"
+                }
+                await release(machine, reason: .released, why: why)
             }
         }
         await publishPresence(force: false)

@@ -153,7 +153,7 @@ enum ConfigKeys {
     private static let fleet: [ConfigKey] = [
         ConfigKey(
             "fleet", "enabled", "boolean",
-            "Share the floor with the gym's other gateways through the [mqtt] broker (which must be on): one holder per machine, sessions carried over (docs/mqtt.md).",
+            "Share the floor with the gym's other gateways through the [mqtt] broker (which must be on): one holder per machine, sessions carried over (docs/fleet.md).",
             \.fleet.enabled, read: { v throws(ValueProblem) in try v.boolean() }, render: { String($0) }),
         ConfigKey(
             "fleet", "gateway", "string", "This gateway's name on the floor (letters, digits, - _ .); empty: [mqtt] gateway, itself the host name when empty.",
