@@ -248,7 +248,12 @@ struct FloorProcessTests {
 
         let start = ContinuousClock.now
         let answer = try await ProcessRunner.run(["handover", "--json", "--control-socket", floor.first.control], timeout: .seconds(30))
-        let delay = try await TwoGateways.firstSample(watch, after: start)
+        let delay: Duration
+        do {
+            delay = try await TwoGateways.firstSample(watch, after: start)
+        } catch {
+            throw Stuck(description: "\(error)\nhandover: \(answer.stdout) \(answer.stderr)\nfloor-1: \(floor.first.daemon.stderr.suffix(4000))\nfloor-2: \(floor.second.daemon.stderr.suffix(4000))")
+        }
         print("floor: neighbour's first sample \(delay) after handover")
 
         let second = floor.second
