@@ -239,6 +239,9 @@ package actor FloorCoordinator: FloorHooks {
                     await take(machine, epoch: epoch, reason: reason, name: state.names[machine], adopt: adopt, splitFrom: splitFrom)
                 }
             case .release(let machine, let reason):
+                // Decided on a state read before an await: a take that ran meanwhile (an adopted
+                // session now open here) must not be undone. Release only if it still holds.
+                guard !taking.contains(machine), await stillDecided(decision) else { continue }
                 let why = switch reason {
                 case .home: "its home gateway can hold it again"
                 case .unheard: "this gateway neither holds a link to it nor hears it"
@@ -247,6 +250,11 @@ package actor FloorCoordinator: FloorHooks {
             }
         }
         await publishPresence(force: false)
+    }
+
+    /// Whether the view, asked again on this gateway's state as it is now, makes `decision`.
+    private func stillDecided(_ decision: PlacementDecision) async -> Bool {
+        view.decide(for: await ownState(), at: now()).contains(decision)
     }
 
     /// Publishes the claim and records it in the view at once (not waiting for its echo).
