@@ -221,5 +221,7 @@ import Testing
         var releasing = own
         releasing.releasing = [Self.bike]
         #expect(view.decide(for: GatewayState(presence: releasing), at: Self.t1) == [])
+        // Still connecting, it leaves the race to the link lock.
+        #expect(view.decide(for: GatewayState(presence: own, connecting: [Self.bike]), at: Self.t1) == [])
     }
 }

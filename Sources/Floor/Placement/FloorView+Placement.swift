@@ -42,6 +42,8 @@ extension FloorView {
         }
         if own.presence.holding.contains(machine) {
             // On a link here while the claim names another (or nobody): the link is the lock.
+            // Still connecting: the lock decides who gets the link, and the winner claims again.
+            guard !own.connecting.contains(machine) else { return nil }
             return .take(
                 machine: machine, epoch: nextEpoch(for: machine), adopt: nil, splitFrom: nil,
                 reason: reason(taking: machine, name: name, own: own.presence, live: live))

@@ -9,11 +9,15 @@ public struct GatewayState: Sendable, Hashable {
     public var names: [String: String]
     /// Machines (addresses) with a session open on this gateway: never handed back mid-ride.
     public var openSessions: Set<String>
+    /// Machines of `presence.holding` still connecting (claimed, no link yet): a newer claim by
+    /// another gateway is left to the link lock, not answered with a claim above it.
+    public var connecting: Set<String>
 
-    public init(presence: GatewayPresence, names: [String: String] = [:], openSessions: Set<String> = []) {
+    public init(presence: GatewayPresence, names: [String: String] = [:], openSessions: Set<String> = [], connecting: Set<String> = []) {
         self.presence = presence
         self.names = names
         self.openSessions = openSessions
+        self.connecting = connecting
     }
 
     public var gateway: String { presence.gateway }
@@ -25,6 +29,6 @@ extension GatewayState {
         GatewayState(
             presence: presence.keyed(),
             names: Dictionary(names.map { (FloorTopics.machineKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }),
-            openSessions: Set(openSessions.map(FloorTopics.machineKey)))
+            openSessions: Set(openSessions.map(FloorTopics.machineKey)), connecting: Set(connecting.map(FloorTopics.machineKey)))
     }
 }

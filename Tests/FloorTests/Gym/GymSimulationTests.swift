@@ -46,6 +46,14 @@ import Testing
             "  rides \(rides.count), adoptions \(world.adoptions), handed over \(world.handedOver), splits \(world.splits.count)"
                 + " (after a mirrored checkpoint: \(world.splits.filter(\.mirrored).count)), lock refusals \(world.lockRefusals),"
                 + " home checks \(world.homeChecksPassed) passed, second summaries \(doubleUploads.count)")
+        for silent in [false, true] {
+            let gaps = world.adoptionGaps.filter { $0.silent == silent }.map(\.gap).sorted()
+            guard !gaps.isEmpty else { continue }
+            let at = { (q: Double) in gaps[min(gaps.count - 1, Int(Double(gaps.count) * q))] }
+            lines.append(
+                "  death to the adopter's link, \(silent ? "silent (lease)" : "last will"): \(gaps.count) adoptions,"
+                    + " p50 \(at(0.5)), p95 \(at(0.95)), max \(gaps.last ?? .zero)")
+        }
         print(lines.joined(separator: "\n"))
 
         #expect(world.farTakes.isEmpty, "\(world.farTakes.prefix(5))")

@@ -84,6 +84,11 @@ struct GymWorld {
     var adoptions = 0
     var handedOver = 0
     var adoptedIDs: Set<String> = []
+    /// When each gateway last died, and whether silently.
+    var deaths: [String: Duration] = [:]
+    var silentDeaths: [String: Bool] = [:]
+    /// From a holder's death to the adopter's link, for each adoption after a death.
+    var adoptionGaps: [(gap: Duration, silent: Bool)] = []
     var handedOverIDs: Set<String> = []
     var splits: [(ride: Int, mirrored: Bool, at: Duration, by: String)] = []
     var uploads: [String: [String]] = [:]
@@ -154,6 +159,8 @@ struct GymWorld {
         switch event {
         case .dieWithWill, .dieSilently:
             guard gateway.alive else { return }
+            deaths[id] = now
+            silentDeaths[id] = event == .dieSilently
             gateway.alive = false
             gateway.brokerUp = false
             broker.disconnect(id)
@@ -246,6 +253,9 @@ struct GymWorld {
                     session = Session(id: adopt.sessionID, ride: ride.number, lastCheckpoint: now)
                     adoptions += 1
                     adoptedIDs.insert(adopt.sessionID)
+                    if let death = deaths[adopt.holder], let silent = silentDeaths[adopt.holder] {
+                        adoptionGaps.append((now - death, silent))
+                    }
                 } else if let restored = gateway.leftOpen.firstIndex(where: { $0.machine == address && now - $0.savedAt < rules.disconnectGrace }) {
                     session = gateway.leftOpen.remove(at: restored).session
                 } else {
@@ -322,7 +332,7 @@ struct GymWorld {
             gateways[id] = gateway
             return
         }
-        let state = GatewayState(presence: current, names: names, openSessions: Set(gateway.sessions.keys))
+        let state = GatewayState(presence: current, names: names, openSessions: Set(gateway.sessions.keys), connecting: Set(gateway.connecting.keys))
         let decisions = gateway.view.decide(for: state, at: now)
         gateways[id] = gateway
         for decision in decisions { apply(decision, by: id) }
