@@ -28,36 +28,43 @@ extension FloorView {
         guard !own.presence.releasing.contains(machine) else { return nil }
         let name = own.names[machine] ?? names[machine]
         let holder = holder(of: machine, at: now)
+        if holder == gateway, !own.presence.holding.contains(machine) {
+            // Claimed here but neither linked nor connecting: a claim from before a restart, or
+            // a link this gateway lost. Claim it afresh if it is still this gateway's to take.
+            guard own.presence.heard[machine] != nil else { return .release(machine: machine, reason: .unheard) }
+            guard takingHome(machine, name: name, live: live) == gateway else { return .release(machine: machine, reason: .home) }
+            return .take(
+                machine: machine, epoch: nextEpoch(for: machine), adopt: nil, splitFrom: nil,
+                reason: reason(taking: machine, name: name, own: own.presence, live: live))
+        }
         if holder == gateway {
-            if !own.presence.holding.contains(machine), own.presence.heard[machine] == nil { return .release(machine: machine, reason: .unheard) }
             return handsBack(machine, name: name, own: own, live: live) ? .release(machine: machine, reason: .home) : nil
         }
         if own.presence.holding.contains(machine) {
             // On a link here while the claim names another (or nobody): the link is the lock.
             return .take(
                 machine: machine, epoch: nextEpoch(for: machine), adopt: nil, splitFrom: nil,
-                reason: reason(taking: machine, name: name, own: own.presence))
+                reason: reason(taking: machine, name: name, own: own.presence, live: live))
         }
         guard holder == nil, takingHome(machine, name: name, live: live) == gateway else { return nil }
         let adopt = adoptable(machine: machine, at: now, disconnectGrace: rules.disconnectGrace)
         return .take(
             machine: machine, epoch: nextEpoch(for: machine), adopt: adopt, splitFrom: splitFrom(machine, adopting: adopt),
-            reason: reason(taking: machine, name: name, own: own.presence))
+            reason: reason(taking: machine, name: name, own: own.presence, live: live))
     }
 
-    /// `home` when this gateway is the machine's home whatever the slots and whoever is gone (its
-    /// `home` names it, or none does and no gateway ever reported it louder), `adopted` when it
-    /// stands in for one that cannot hold it now.
-    private func reason(taking machine: String, name: String?, own: GatewayPresence) -> MachineClaim.Reason {
+    /// `home` when this gateway is the machine's home: its `home` names it, or none does and the
+    /// gateway that last held it as home is this one, or cannot hear it any more; `adopted` when
+    /// it stands in for a home that is gone, full, or named by an allow list.
+    private func reason(taking machine: String, name: String?, own: GatewayPresence, live: [GatewayPresence]) -> MachineClaim.Reason {
         if own.namesHome(machine: machine, name: name) { return .home }
-        let known = presences.values.map(\.message).filter { $0.gateway != gateway }
-        if known.contains(where: { $0.namesHome(machine: machine, name: name) }) { return .adopted }
-        let mine = own.heard[machine] ?? remembered[machine]?[gateway] ?? Int.min / 2
-        let louder = known.contains { other in
-            let theirs = remembered[machine]?[other.gateway] ?? Int.min / 2
-            return theirs > mine || (theirs == mine && other.gateway < gateway)
-        }
-        return louder ? .adopted : .home
+        if presences.values.contains(where: { $0.message.gateway != gateway && $0.message.namesHome(machine: machine, name: name) }) { return .adopted }
+        guard let home = homes[machine], home != gateway else { return .home }
+        guard let presence = live.first(where: { $0.gateway == home }) else { return .adopted }
+        // Its home is live. Taking an advertising machine its home does not hear: that is no
+        // longer its home. Otherwise (the home is full, or this is a link's reassertion) stand in.
+        let advertising = !own.holding.contains(machine)
+        return advertising && presence.heard[machine] == nil && !presence.holding.contains(machine) ? .home : .adopted
     }
 
     /// home(M) for a machine nobody holds: the candidate whose `home` names it (lowest id), else
@@ -69,34 +76,24 @@ extension FloorView {
     }
 
     /// Whether this gateway, holding the machine, gives it back: never mid-session; to a gateway
-    /// whose `home` names it and can hold it; else to one that hears it `rssi_margin` dB better.
-    /// A gateway can hear a machine on another's link only from before (it stops advertising),
-    /// so here the RSSI a gateway last reported counts too.
+    /// whose `home` names it and can hold it; else to the gateway that last held it as home,
+    /// live again with a free slot (it cannot hear the machine while it is on this link); else
+    /// to one that hears it `rssi_margin` dB better than this one does.
     private func handsBack(_ machine: String, name: String?, own: GatewayState, live: [GatewayPresence]) -> Bool {
         guard !own.openSessions.contains(machine), !own.presence.namesHome(machine: machine, name: name) else { return false }
-        let others = live.filter { $0.gateway != gateway && couldHold($0, machine) }
+        let others = live.filter { $0.gateway != gateway && $0.freeSlots > 0 && !$0.releasing.contains(machine) }
         if others.contains(where: { $0.namesHome(machine: machine, name: name) }) { return true }
-        if live.contains(where: { $0.gateway != gateway && $0.namesHome(machine: machine, name: name) }) {
-            // Its home is live but cannot hold it: a stand-in keeps it rather than pass it along.
-            return false
-        }
-        let mine = own.presence.heard[machine] ?? remembered[machine]?[gateway] ?? Int.min / 2
-        return others.contains { (signal(of: machine, at: $0) ?? Int.min / 2) > mine + rules.rssiMargin }
+        // A home named by an allow list is live but cannot hold it: a stand-in keeps it rather than pass it along.
+        if live.contains(where: { $0.gateway != gateway && $0.namesHome(machine: machine, name: name) }) { return false }
+        if let home = homes[machine], home != gateway, others.contains(where: { $0.gateway == home }) { return true }
+        guard let mine = own.presence.heard[machine] else { return false }
+        return others.contains { ($0.heard[machine] ?? Int.min / 2) > mine + rules.rssiMargin }
     }
 
     /// candidates(M).
     func isCandidate(_ presence: GatewayPresence, _ machine: String) -> Bool {
         let holds = presence.holding.contains(machine)
         return (presence.heard[machine] != nil || holds) && (presence.freeSlots > 0 || holds) && !presence.releasing.contains(machine)
-    }
-
-    /// A candidate for a machine on another's link: it need not hear it now, only have heard it.
-    private func couldHold(_ presence: GatewayPresence, _ machine: String) -> Bool {
-        presence.freeSlots > 0 && !presence.releasing.contains(machine) && signal(of: machine, at: presence) != nil
-    }
-
-    private func signal(of machine: String, at presence: GatewayPresence) -> Int? {
-        presence.heard[machine] ?? remembered[machine]?[presence.gateway]
     }
 
     /// The best RSSI wins; ties go to the lowest gateway id. A holder without a reading counts

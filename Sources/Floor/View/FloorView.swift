@@ -17,10 +17,10 @@ public struct FloorView: Sendable {
     public private(set) var checkpoints: [String: Arrived<MirroredCheckpoint>] = [:]
     /// The highest epoch seen in any claim or checkpoint of each machine.
     public private(set) var highestEpochs: [String: Int] = [:]
-    /// The last RSSI each gateway reported for each machine (machine → gateway → dBm), kept after
-    /// the machine went quiet: a machine on a link stops advertising, so a home gateway that
-    /// comes back cannot hear it until it is released. See ``forgetUnheard(by:at:)``.
-    private(set) var remembered: [String: [String: Int]] = [:]
+    /// The gateway that last claimed each machine as its home (reason `home`): where a stand-in
+    /// gives the machine back. A machine on a link stops advertising, so a home back from the
+    /// dead cannot hear it until it is released; this is how the floor remembers whose it is.
+    public private(set) var homes: [String: String] = [:]
     /// Advertised names learnt from claims, by machine key.
     private(set) var names: [String: String] = [:]
 
@@ -30,11 +30,10 @@ public struct FloorView: Sendable {
     }
 
     public mutating func receive(presence: GatewayPresence, at now: Duration) {
-        let presence = presence.keyed()
+        var presence = presence.keyed()
+        // A last will carries no home list; the gateway's machines are still its own while it is gone.
+        if !presence.online, let last = presences[presence.gateway]?.message { presence.home = last.home }
         presences[presence.gateway] = Arrived(presence, at: now)
-        guard presence.online else { return }
-        for (machine, rssi) in presence.heard { remembered[machine, default: [:]][presence.gateway] = rssi }
-        forgetUnheard(by: presence, at: now)
     }
 
     /// Records a claim; false (and no change) when its epoch is below the newest claim seen for
@@ -47,6 +46,7 @@ public struct FloorView: Sendable {
         claims[claim.machine] = Arrived(claim, at: now)
         highestEpochs[claim.machine] = max(highestEpochs[claim.machine] ?? 0, claim.epoch)
         if let name = claim.name { names[claim.machine] = name }
+        if claim.reason == .home, let holder = claim.holder { homes[claim.machine] = holder }
         return true
     }
 
@@ -82,16 +82,4 @@ public struct FloorView: Sendable {
         return holder
     }
 
-    /// A gateway that reports a machine unheard while the machine is advertising (no live holder,
-    /// another live gateway hears it) is out of its range: its remembered RSSI goes.
-    private mutating func forgetUnheard(by presence: GatewayPresence, at now: Duration) {
-        for (machine, byGateway) in remembered where byGateway[presence.gateway] != nil && presence.heard[machine] == nil {
-            guard holder(of: machine, at: now) == nil else { continue }
-            let advertising = presences.values.contains { other in
-                other.message.gateway != presence.gateway && other.message.online && now - other.at < rules.lease
-                    && other.message.heard[machine] != nil
-            }
-            if advertising { remembered[machine]?[presence.gateway] = nil }
-        }
-    }
 }

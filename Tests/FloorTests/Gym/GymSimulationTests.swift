@@ -1,0 +1,68 @@
+import Floor
+import Testing
+
+/// The floor on a simulated gym (issue 37's bar): 60 machines on 6 gateways whose radios
+/// overlap (each machine heard by 2 or 3 of them, home by the best signal or by an allow list),
+/// every gateway deciding on its own view fed by a broker with small delays and a retained
+/// store, the Bluetooth link as the lock, riders, and 20 gateway deaths and returns (last will,
+/// or silent and found by the lease) plus 3 cut-offs from the broker with the links kept.
+@Suite struct GymSimulationTests {
+    static let hours = 2
+
+    static func events() -> [(at: Duration, gateway: String, event: GymWorld.GatewayEvent)] {
+        var events: [(at: Duration, gateway: String, event: GymWorld.GatewayEvent)] = []
+        for death in 0..<20 {
+            let at = Duration.seconds(300 + death * 300)
+            let gateway = "floor-\((death * 5) % 6 + 1)"
+            events.append((at, gateway, death % 4 == 3 ? .dieSilently : .dieWithWill))
+            events.append((at + .seconds(90 + (death * 37) % 150), gateway, .returns))
+        }
+        for (index, minute) in [12, 52, 97].enumerated() {
+            let gateway = "floor-\((index * 2 + 3) % 6 + 1)"
+            events.append((.seconds(minute * 60), gateway, .cutOff))
+            events.append((.seconds(minute * 60 + 90), gateway, .rejoin))
+        }
+        return events
+    }
+
+    @Test func aSixtyMachineGymThroughTwentyDeaths() throws {
+        var world = try GymWorld(seed: 37, rules: FloorRules(), snapshot: try SnapshotMaker.ridden(seconds: 600))
+        let end = Duration.seconds(Self.hours * 3600)
+        world.run(until: end, events: Self.events())
+
+        let seconds = Double(Self.hours * 3600)
+        var lines = ["gym simulation: 60 machines, 6 gateways, \(Self.hours) h, 20 deaths and returns, 3 cut-offs"]
+        for kind in GymMessage.Kind.allCases {
+            let sent = world.broker.published[kind] ?? (0, 0)
+            let fanned = world.broker.delivered[kind] ?? (0, 0)
+            lines.append(
+                "  \(kind.rawValue): published \(rate(sent.messages, seconds)) msg/s, \(rate(sent.bytes, seconds)) B/s"
+                    + " (\(sent.messages) msgs, \(sent.bytes / max(1, sent.messages)) B each); delivered \(rate(fanned.messages, seconds)) msg/s, \(rate(fanned.bytes, seconds)) B/s")
+        }
+        let rides = world.finishedRides
+        let rideSessions = rides.map(\.sessions.count)
+        let doubleUploads = world.uploads.filter { $0.value.count > 1 }
+        lines.append(
+            "  rides \(rides.count), adoptions \(world.adoptions), handed over \(world.handedOver), splits \(world.splits.count)"
+                + " (after a mirrored checkpoint: \(world.splits.filter(\.mirrored).count)), lock refusals \(world.lockRefusals),"
+                + " home checks \(world.homeChecksPassed) passed, second summaries \(doubleUploads.count)")
+        print(lines.joined(separator: "\n"))
+
+        #expect(world.farTakes.isEmpty, "\(world.farTakes.prefix(5))")
+        #expect(world.strandedAway.isEmpty, "\(world.strandedAway.prefix(5))")
+        #expect(world.doubleStreams.isEmpty, "\(world.doubleStreams.prefix(5))")
+        #expect(world.splits.filter(\.mirrored).isEmpty, "\(world.splits)")
+        // The run did what it claims: deaths displaced rides, neighbours adopted them, and the
+        // homes got their machines back.
+        #expect(rides.count > 60)
+        #expect(world.adoptions >= 10)
+        #expect(world.handedOver >= 5)
+        #expect(world.homeChecksPassed > 50)
+        #expect(rideSessions.allSatisfy { $0 >= 1 })
+    }
+
+    private func rate(_ count: Int, _ seconds: Double) -> String {
+        let value = Double(count) / seconds
+        return value >= 100 ? String(Int(value.rounded())) : String(Double(Int(value * 100)) / 100)
+    }
+}
