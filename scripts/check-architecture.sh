@@ -156,6 +156,10 @@ only "strerror (ProcessOutput.errnoText)" '(?<![_A-Za-z])strerror(_r)?\(' Source
 only "SplitMix64's constants" '(?i:0x9e37_?79b9_?7f4a_?7c15)' "Sources Tests" Sources/DeterministicRandom/
 only "a finished session is queued by its one owner (Store.FinishedSessionKeeper)" '\b\w*(?i:store)\.enqueue\(' Sources \
   Sources/Store/Keeper/FinishedSessionKeeper.swift
+only "a session handed over to another gateway, through the one owner of finished sessions (Store.FinishedSessionKeeper)" '\b\w*(?i:store)\.handOver\(' Sources \
+  Sources/Store/Keeper/FinishedSessionKeeper.swift
+only "a checkpointed session moved onto this clock (Workout.SessionEngine.resuming: a restart, another gateway's session adopted)" '\bsession\.shifted\(by:' Sources \
+  Sources/Workout/Checkpoint/SessionEngine+Checkpoint.swift
 only "migrations" '\bregisterMigration\(' Sources Sources/Store/Database/StoreSchema.swift
 only "a GRDB record (Store's Codable records, one per table)" '\b(FetchableRecord|PersistableRecord|TableRecord)\b' Sources Sources/Store/
 only "a GRDB connection opened (Store.StoreBacking; the store's open and the damaged file's reader)" '\bDatabase(Queue|Pool)\s*\(' Sources \
