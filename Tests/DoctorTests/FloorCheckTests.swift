@@ -1,5 +1,6 @@
 import DaemonConfig
 import Floor
+import Foundation
 import MQTT
 import MQTTTesting
 import TestSupport
@@ -80,6 +81,33 @@ struct FloorCheckTests {
         island.mqtt.enabled = false
         let results = await FloorCheck(config: island, timeout: .seconds(1), listen: .zero).run()
         #expect(results.map(\.status) == [.failed])
+    }
+
+    /// Through the whole doctor: the floor's lines come after the MQTT check, only with `[fleet]`
+    /// on, and are skipped when the broker is not there.
+    @Test func theReportHasTheFloorsLinesAfterMQTTOnlyWithTheFloorOn() async throws {
+        let broker = try await PrivateBroker()
+        defer { broker.stop() }
+        let directory = try TemporaryDirectory()
+        func report(fleet: Bool) async throws -> [String] {
+            try directory.write("etc/config.toml", """
+                [mqtt]
+                enabled = true
+                broker = "\(broker.url)"
+                username = "\(broker.username)"
+                password_file = "\(broker.passwordFile)"
+
+                [fleet]
+                enabled = \(fleet)
+                """)
+            var inputs = DoctorInputs.isolated(in: directory)
+            inputs.timeouts.floorListen = .zero
+            return await Doctor(inputs: inputs).run().checks.map { "\($0.id) \($0.status)" }
+        }
+        #expect(try await report(fleet: false).last == "mqtt ok")
+        #expect(try await Array(report(fleet: true).suffix(3)) == ["mqtt ok", "floor.broker ok", "floor.settings ok"])
+        await broker.kill()
+        #expect(try await Array(report(fleet: true).suffix(2)) == ["mqtt failed", "floor.broker skipped"])
     }
 
     @Test func twoGatewaysUnderOneNameShowInTheirPresences() {

@@ -3,14 +3,12 @@ import DaemonConfig
 import Floor
 import JSON
 import MQTT
-import RetryTiming
 
 /// Check 6c, with `[fleet]` on only: can this gateway do its part of the floor on the broker
 /// (docs/fleet.md), and do the gateways there agree on how to place machines
 /// (``FloorSettingsReview``)?
 ///
-/// One connection with the daemon's `[mqtt]` settings (password from its 0600 file) and a probe
-/// client id, subscribed to `PREFIX/floor/#` at QoS 1: it publishes a retained QoS 1 message
+/// One connection as the `mqtt` check makes it (``ProbeConnection``), subscribed to `PREFIX/floor/#` at QoS 1: it publishes a retained QoS 1 message
 /// on `PREFIX/floor/doctor/CLIENT` (a level the daemons ignore) and waits to read it back,
 /// which is what the floor needs of the broker's ACL (write and read, retained, under
 /// `PREFIX/floor/`); then clears it with an empty retained message, and reads the retained
@@ -39,12 +37,7 @@ struct FloorCheck: Sendable {
         var data: [String: JSONValue] = ["broker": .string(settings.broker), "topic": .string(testTopic)]
         let client: MQTTClient
         do {
-            let broker = try BrokerURL(parsing: settings.broker)
-            let password = settings.passwordFile.isEmpty ? nil : try PasswordFile.read(settings.passwordFile)
-            client = try MQTTClient(MQTTConfiguration(
-                broker: broker, clientID: clientID, username: settings.username.isEmpty ? nil : settings.username, password: password,
-                caFile: settings.caFile.isEmpty ? nil : settings.caFile, keepalive: 10,
-                backoff: Backoff(initial: timeout * 2, maximum: timeout * 2)))
+            client = try MQTTClient(ProbeConnection.configuration(settings, clientID: clientID, timeout: timeout))
         } catch {
             return [CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "cannot connect: \(error) (see mqtt)")]
         }
@@ -55,11 +48,7 @@ struct FloorCheck: Sendable {
             return [CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "cannot connect: \(error) (see mqtt)")]
         }
         let started = ContinuousClock.now
-        let connected = await withTimeout(timeout) {
-            var events = client.events.makeAsyncIterator()
-            return await events.next()
-        } ?? nil
-        guard case .connected? = connected else {
+        guard case .connected? = await ProbeConnection.firstOutcome(client, timeout: timeout) else {
             await client.stop(flushTimeout: .zero)
             return [CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "the broker did not accept the connection (see mqtt)")]
         }
