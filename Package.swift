@@ -240,7 +240,7 @@ let package = Package(
             name: "Doctor",
             dependencies: [
                 "CBluetooth", "DBus", "BlueZ", "Store", "Upload", "DaemonConfig", "MQTT", "RetryTiming", "JSON", "LocalSocket", "ProcessOutput",
-                "Clocks", "OwnThread", "Publish",
+                "Clocks", "OwnThread", "Publish", "Floor",
             ],
             swiftSettings: strict
         ),
@@ -250,6 +250,7 @@ let package = Package(
             name: "Dashboard",
             dependencies: [
                 "Publish",
+                "Floor",
                 "MetricsClient",
                 "MQTT",
                 "Workout",
@@ -422,11 +423,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "BlueZTesting", "TestSupport", "JSON", "LocalSocket", "Store", "MQTTTesting", "Clocks", "Floor", "MQTT", "RetryTiming"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["DeterministicRandom", "Daemon", "Publish", "CivilTime", "Clocks", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "BlueZTesting", "TestSupport", "DBus", "Store", "Workout", "Training", "FTMS", "JSON", .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: strict),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["Dashboard", "Publish", "MetricsClient", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Dashboard", "Floor", "Publish", "MetricsClient", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Store", "Workout", "Clocks", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         // The MQTT client against a real mosquitto.

@@ -101,6 +101,8 @@ TILES = """return [...document.querySelectorAll('article.tile')].map(t => ({
   primary: t.querySelector('[data-field=primary]').textContent, secondary: t.querySelector('[data-field=secondary]').textContent,
   distance: t.querySelector('[data-field=distance]').textContent, time: t.querySelector('[data-field=time]').textContent,
   spark: t.querySelector('polyline').getAttribute('points')}));"""
+HOLDERS = """return Object.fromEntries([...document.querySelectorAll('article.tile')].map(t => {
+  const h = t.querySelector('[data-field=holder]'); return [t.dataset.machine, h.hidden ? '' : h.textContent]; }));"""
 
 
 
@@ -291,6 +293,20 @@ def main():
         # Every machine as the gateway says: the two riding ready, the one dropped in 4. not.
         wait_for("the MQTT floor: three tiles as the gateway says", lambda: (lambda t: len(t) == 3 and all(x["pill"] == x["state"] for x in t)
                  and [x["state"] for x in t].count("ready") == 2)([x for x in driver.js(TILES) if x["machine"] in names]), 60)
+        # The floor's labels (docs/fleet.md): none without claims; a claim by gym-a, adopted, of
+        # a machine whose home is gym-b (its presence says so) labels that machine's tile.
+        holders = lambda: driver.js(HOLDERS)
+        if any(holders().values()):
+            raise Failure(f"holder labels without a floor: {holders()}")
+        adopted, floor_env = names[0], broker.client_env("floor")
+        adopted_address = _address(work, adopted).upper()
+        for topic, message in (("ftms-bridge/floor/gateways/gym-b", {"gateway": "gym-b", "online": True, "home": [adopted], "free_slots": 0,
+                                                                    "heard": {}, "holding": [], "releasing": [], "beat": 1}),
+                               (f"ftms-bridge/floor/machines/{adopted_address}/claim", {"machine": adopted_address, "name": adopted, "holder": "gym-a",
+                                                                                       "epoch": 1, "session_id": None, "reason": "adopted"})):
+            subprocess.run(["mosquitto_pub", "-r", "-q", "1", "-t", topic, "-m", json.dumps(message)], env=floor_env, check=True, capture_output=True, timeout=10)
+        wait_for(f"{adopted}'s tile held by gym-a, adopted from gym-b", lambda: holders().get(adopted) == "held by gym-a \u00b7 adopted from gym-b", 30)
+        step(f"floor claim: {adopted}'s tile says {holders()[adopted]!r}, the others nothing")
         daemon.kill()
         killed_at = time.monotonic()
         def all_offline(tiles):

@@ -35,7 +35,12 @@ public final class PrivateBroker: @unchecked Sendable {
     /// `queueQoS0`: a persistent session that is away also keeps the QoS 0 messages it would
     /// have got (mosquitto's `queue_qos0_messages`), so a test can count what was published
     /// while its subscriber could not be there.
-    public init(tls: Bool = false, persistent: Bool = false, queueQoS0: Bool = false, username: String = "gateway", password: String? = nil) async throws {
+    /// `acl`: the text of a mosquitto ACL file (`user gateway` / `topic read gym/#`); nil grants
+    /// every client everything.
+    public init(
+        tls: Bool = false, persistent: Bool = false, queueQoS0: Bool = false, username: String = "gateway", password: String? = nil,
+        acl: String? = nil
+    ) async throws {
         directory = try TemporaryDirectory(prefix: "ftms-broker")
         directoryPath = directory.path
         self.username = username
@@ -51,6 +56,7 @@ public final class PrivateBroker: @unchecked Sendable {
         try await Self.run(["/usr/bin/mosquitto_passwd", "-U", passwords])
         try Self.writeSecret(self.password + "\n", to: passwordFile)
         if tls { try await makeCertificates() }
+        if let acl { try acl.write(toFile: directoryPath + "/acl", atomically: true, encoding: .utf8) }
 
         func writeConfig(port: Int, tlsPort: Int?) throws {
             var config = """
@@ -69,6 +75,7 @@ public final class PrivateBroker: @unchecked Sendable {
                 listener \(port) 127.0.0.1
 
                 """
+            if acl != nil { config += "acl_file \(directoryPath)/acl\n" }
             if let tlsPort {
                 config += """
                     listener \(tlsPort) 127.0.0.1

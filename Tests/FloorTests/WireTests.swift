@@ -17,6 +17,22 @@ import Workout
         #expect(try GatewayPresence(payload: presence.payload) == presence)
     }
 
+    @Test func presenceCarriesItsRulesWhenToldAndReadsWithoutThem() throws {
+        let rules = FloorRules(heartbeat: .milliseconds(2500), lease: .seconds(12), rssiMargin: 8)
+        let presence = GatewayPresence(gateway: "floor-1", home: [], freeSlots: 1, rules: rules)
+        let text = String(decoding: presence.payload, as: UTF8.self)
+        #expect(
+            text.hasSuffix(
+                #""beat":0,"rules":{"heartbeat_ms":2500,"lease_ms":12000,"rssi_margin":8,"heard_window_ms":15000,"hold_unconfirmed_ms":120000,"disconnect_grace_ms":60000}}"#),
+            "\(text)")
+        #expect(try GatewayPresence(payload: presence.payload).rules == rules)
+        let without = #"{"gateway":"floor-1","online":true,"home":[],"free_slots":1,"heard":{},"holding":[],"releasing":[],"beat":0}"#
+        #expect(try GatewayPresence(payload: Array(without.utf8)).rules == nil)
+        #expect(throws: FloorWireError("gateway presence rules: no lease_ms")) {
+            try GatewayPresence(payload: Array(#"{"gateway":"g","online":true,"rules":{"heartbeat_ms":1}}"#.utf8))
+        }
+    }
+
     @Test func theLastWillIsTwoMembersAndReadsAsAnEmptyPresence() throws {
         let will = GatewayPresence.will(gateway: "floor-1")
         #expect(String(decoding: will.payload, as: UTF8.self) == #"{"gateway":"floor-1","online":false}"#)

@@ -52,6 +52,8 @@ section.gateway { margin-top: 0.8rem; }
 .tile .name { font-weight: 650; font-size: 1.35rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .tile .name { flex-shrink: 0; max-width: 70%; }
 .tile .kind { color: var(--dim); font-size: 0.9rem; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.tile .holder { color: var(--dim); font-size: 0.9rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.tile .holder.adopted { color: var(--warn); }
 .pill { margin-left: auto; font-size: 0.85rem; padding: 0.1rem 0.55rem; border-radius: 1rem; background: var(--line); text-transform: uppercase; letter-spacing: 0.04em; white-space: nowrap; }
 .pill.ready { background: var(--ok); color: #000; }
 .pill.connecting, .pill.discovered { background: var(--warn); color: #000; }
@@ -126,6 +128,7 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     for (const t of dash.tiles.values()) if (t.gateway === g.name) renderTile(t);
   }
   const TILE = '<div class="top"><span class="name" data-field="name"></span><span class="kind" data-field="kind"></span><span class="pill" data-field="state"></span></div>' +
+    '<div class="holder" data-field="holder" hidden></div>' +
     '<div class="main"><span class="big" data-field="primary"></span><span class="mid" data-field="secondary"></span></div>' +
     '<div class="cells"><span class="cell"><span class="label">speed</span><span data-field="speed"></span></span>' +
     '<span class="cell"><span class="label">heart rate</span><span data-field="hr"></span></span>' +
@@ -157,6 +160,10 @@ svg.spark polyline { fill: none; stroke: var(--bike); stroke-width: 2; vector-ef
     el.classList.toggle("offline", stale);
     f.name.textContent = t.name; f.kind.textContent = (t.model || t.type);
     f.state.textContent = shown; f.state.className = "pill " + shown;
+    // With the floor on: who holds the machine, and whose it is while a neighbour stands in.
+    f.holder.hidden = !t.holder;
+    f.holder.textContent = t.holder ? "held by " + t.holder + (t.adoptedFrom ? " · adopted from " + t.adoptedFrom : "") : "";
+    f.holder.classList.toggle("adopted", !!t.adoptedFrom);
     f.primary.innerHTML = rower ? fmt.pace(t.pace) + "<small>/500m</small>" : fmt.int(t.power) + "<small>W</small>";
     f.secondary.innerHTML = rower ? fmt.int(t.strokeRate) + "<small>spm</small>" : fmt.int(t.cadence) + "<small>rpm</small>";
     f.speed.innerHTML = fmt.one(t.speed) + "<small>km/h</small>";

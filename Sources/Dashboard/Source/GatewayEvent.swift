@@ -1,3 +1,4 @@
+public import Floor
 public import Publish
 
 /// What a ``DashboardSource`` delivers: the dashboard's whole input protocol.
@@ -17,10 +18,19 @@ public enum GatewayEvent: Sendable, Equatable {
     case online(gateway: String)
     /// The gateway stopped answering: the socket closed, or its MQTT status went `offline`.
     case offline(gateway: String, reason: String)
+    /// With the floor on (docs/fleet.md), a gateway's retained presence on
+    /// `PREFIX/floor/gateways/GATEWAY`: which machines are its home. No sign of life for the
+    /// strip: the gateway's `status` says that.
+    case presence(GatewayPresence)
+    /// With the floor on, who holds a machine, from `PREFIX/floor/machines/ADDRESS/claim`.
+    case claim(MachineClaim)
 
+    /// The gateway the event is about; for a claim its holder (empty once released).
     public var gateway: String {
         switch self {
         case .snapshot(let gateway, _, _, _), .message(let gateway, _), .online(let gateway), .offline(let gateway, _): gateway
+        case .presence(let presence): presence.gateway
+        case .claim(let claim): claim.holder ?? ""
         }
     }
 

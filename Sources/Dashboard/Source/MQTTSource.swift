@@ -1,3 +1,4 @@
+import Floor
 import Foundation
 public import MQTT
 import Publish
@@ -9,7 +10,11 @@ import Publish
 /// - `PREFIX/GATEWAY/status`: retained `online` / `offline` (the gateway's last will), as
 ///   ``GatewayEvent/online(gateway:)`` and ``GatewayEvent/offline(gateway:reason:)``;
 /// - `PREFIX/GATEWAY/upload` and `PREFIX/GATEWAY/machines/MACHINE/state|sample|session|open_session`:
-///   contract §7 envelopes, each a ``GatewayEvent/message(gateway:_:)``.
+///   contract §7 envelopes, each a ``GatewayEvent/message(gateway:_:)``;
+/// - with the floor on (docs/fleet.md), `PREFIX/floor/gateways/GATEWAY` and
+///   `PREFIX/floor/machines/ADDRESS/claim`, as ``GatewayEvent/presence(_:)`` and
+///   ``GatewayEvent/claim(_:)``: who holds each machine, and whose home it is. The floor's other
+///   messages (mirrored checkpoints) are no business of the page and are passed over quietly.
 ///
 /// There is no `hello` on MQTT: the broker's retained `status`, `state`, `open_session` and
 /// `upload` messages,
@@ -56,7 +61,7 @@ public struct MQTTSource: DashboardSource {
             for await message in messages {
                 if let event = Self.event(for: message, prefix: prefix) {
                     await deliver(event)
-                } else {
+                } else if !message.topic.hasPrefix("\(prefix)/\(FloorModule.topicLevel)/") {
                     log("dashboard: \(description): skipped a message on \(message.topic)")
                 }
             }
@@ -68,6 +73,12 @@ public struct MQTTSource: DashboardSource {
     /// What one MQTT message means, or nil for a topic or payload this reader does not know.
     public static func event(for message: MQTTMessage, prefix: String) -> GatewayEvent? {
         guard message.topic.hasPrefix(prefix + "/") else { return nil }
+        switch FloorTopics(prefix: prefix).parse(message.topic) {
+        case .presence?: return (try? GatewayPresence(payload: message.payload)).map { .presence($0) }
+        case .claim?: return (try? MachineClaim(payload: message.payload)).map { .claim($0) }
+        case .checkpoint?: return nil
+        case nil: break
+        }
         let parts = message.topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard let gateway = parts.first, !gateway.isEmpty else { return nil }
         switch parts.dropFirst().first {

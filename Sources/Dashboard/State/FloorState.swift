@@ -1,3 +1,4 @@
+import Floor
 import Publish
 
 /// The gym floor as the dashboard knows it: every gateway and every machine tile, folded from
@@ -6,6 +7,14 @@ import Publish
 public struct FloorState: Sendable, Equatable {
     public private(set) var gateways: [String: GatewayStatus] = [:]
     public private(set) var tiles: [TileKey: MachineTile] = [:]
+    /// With the floor on: the newest claim of each machine (by upper-cased address), the holder
+    /// before it, and each gateway's last online presence (its home list).
+    private var claims: [String: MachineClaim] = [:]
+    private var previousHolders: [String: String] = [:]
+    private var presences: [String: GatewayPresence] = [:]
+    /// Each tile's machine address, as its `machine` messages say: how a claim without a name
+    /// finds its tiles.
+    private var addresses: [TileKey: String] = [:]
 
     public init() {}
 
@@ -46,6 +55,24 @@ public struct FloorState: Sendable, Equatable {
     /// Applies one event; `now` is the dashboard's clock (Unix seconds), for the gateway strip.
     @discardableResult
     public mutating func apply(_ event: GatewayEvent, now: Double) -> [Change] {
+        switch event {
+        case .presence(let presence):
+            // A last will keeps the home list the gateway last said: its config has not changed.
+            guard presence.online else { return [] }
+            presences[presence.gateway] = presence
+            return relabel()
+        case .claim(let claim):
+            let machine = FloorTopics.machineKey(claim.machine)
+            if let old = claims[machine] {
+                // Epochs only grow (docs/fleet.md): an older claim arriving late changes nothing.
+                guard claim.epoch > old.epoch else { return [] }
+                if let holder = old.holder, holder != claim.holder { previousHolders[machine] = holder }
+            }
+            claims[machine] = claim
+            return relabel()
+        default:
+            break
+        }
         let name = event.gateway
         var gateway = gateways[name] ?? GatewayStatus(name: name, seen: now)
         gateway.seen = now
@@ -66,7 +93,10 @@ public struct FloorState: Sendable, Equatable {
             // Machines the gateway no longer knows go; the others keep their sparkline and
             // last values, which the next sample refreshes.
             let known = Set(machines.compactMap(\.envelope.machine))
-            for key in tiles.keys where key.gateway == name && !known.contains(key.machine) { tiles[key] = nil }
+            for key in tiles.keys where key.gateway == name && !known.contains(key.machine) {
+                tiles[key] = nil
+                addresses[key] = nil
+            }
             for message in machines { applyMachine(message, gateway: name) }
             for key in tiles.keys where key.gateway == name { tiles[key]?.session = nil }
             for message in sessions { applySession(message, gateway: name) }
@@ -94,15 +124,54 @@ public struct FloorState: Sendable, Equatable {
             default:
                 return []
             }
+        case .presence, .claim:
+            return []
         }
+    }
+
+    /// Every tile whose floor labels changed, relabelled.
+    private mutating func relabel() -> [Change] {
+        var changes: [Change] = []
+        for (key, tile) in tiles {
+            let labelled = labelled(tile)
+            guard labelled != tile else { continue }
+            tiles[key] = labelled
+            changes.append(.tile(labelled, point: nil, live: false))
+        }
+        return changes.sorted { lhs, rhs in
+            guard case .tile(let left, _, _) = lhs, case .tile(let right, _, _) = rhs else { return false }
+            return TileKey(gateway: left.gateway, machine: left.name) < TileKey(gateway: right.gateway, machine: right.name)
+        }
+    }
+
+    /// The tile with its holder, and whom it was adopted from while the holder is not its home:
+    /// the gateway whose presence names it home, else the holder before.
+    private func labelled(_ tile: MachineTile) -> MachineTile {
+        var tile = tile
+        let claim = claims.values.first { claim in
+            claim.name.map { $0.lowercased() == tile.name.lowercased() } ?? false
+                || addresses[TileKey(gateway: tile.gateway, machine: tile.name)].map { FloorTopics.machineKey($0) == FloorTopics.machineKey(claim.machine) } ?? false
+        }
+        tile.holder = claim?.holder
+        tile.adoptedFrom = nil
+        if let claim, let holder = claim.holder, claim.reason == .adopted {
+            let home = presences.values.sorted { $0.gateway < $1.gateway }
+                .first { $0.gateway != holder && $0.namesHome(machine: claim.machine, name: claim.name ?? tile.name) }
+            tile.adoptedFrom = home?.gateway ?? previousHolders[FloorTopics.machineKey(claim.machine)]
+        }
+        return tile
     }
 
     private mutating func tile(_ gateway: String, _ machine: String, at time: Double) -> MachineTile {
         tiles[TileKey(gateway: gateway, machine: machine)] ?? MachineTile(gateway: gateway, name: machine, updated: time)
     }
 
-    private mutating func store(_ tile: MachineTile) {
-        tiles[TileKey(gateway: tile.gateway, machine: tile.name)] = tile
+    /// Keeps the tile, labelled with the floor's claims when there are any; returns it as kept.
+    @discardableResult
+    private mutating func store(_ tile: MachineTile) -> MachineTile {
+        let kept = claims.isEmpty ? tile : labelled(tile)
+        tiles[TileKey(gateway: tile.gateway, machine: tile.name)] = kept
+        return kept
     }
 
     @discardableResult
@@ -114,6 +183,7 @@ public struct FloorState: Sendable, Equatable {
         tile.reason = payload["reason"]?.string
         if let type = payload["type"]?.string { tile.type = type }
         if let model = payload["model"]?.string { tile.model = model }
+        if let address = payload["address"]?.string { addresses[TileKey(gateway: gateway, machine: machine)] = address }
         if tile.state != "ready" {
             // Nothing is live on a machine that is not connected: keep totals, drop readings.
             tile.power = nil
@@ -124,8 +194,7 @@ public struct FloorState: Sendable, Equatable {
             tile.strokeRate = nil
         }
         tile.updated = max(tile.updated, message.envelope.timestamp.seconds)
-        store(tile)
-        return tile
+        return store(tile)
     }
 
     @discardableResult
@@ -138,8 +207,7 @@ public struct FloorState: Sendable, Equatable {
         if let distance = message.payload["distanceM"]?.double { tile.distance = distance }
         if let energy = message.payload["energyKcal"]?.double { tile.energy = energy }
         tile.updated = max(tile.updated, message.envelope.timestamp.seconds)
-        store(tile)
-        return tile
+        return store(tile)
     }
 
     private mutating func applySample(_ message: MetricsMessage, gateway: String) -> (tile: MachineTile, point: SparkPoint?)? {
@@ -186,8 +254,7 @@ public struct FloorState: Sendable, Equatable {
             if let first = tile.spark.firstIndex(where: { $0.t >= horizon }), first > 0 { tile.spark.removeFirst(first) }
             point = added
         }
-        store(tile)
-        return (tile, point)
+        return (store(tile), point)
     }
 
     /// Everything, for a new browser or a resync.

@@ -21,6 +21,10 @@ public struct MachineTile: Sendable, Equatable, Codable {
     public var pace: Double?
     public var strokeRate: Double?
     public var session: SessionClock?
+    /// With the floor on, the gateway holding the machine now (docs/fleet.md); nil without a claim.
+    public var holder: String?
+    /// With the floor on, the home gateway the holder adopted the machine from, while it is away.
+    public var adoptedFrom: String?
     /// The gateway's timestamp of the last message about this machine.
     public var updated: Double
     public var spark: [SparkPoint]

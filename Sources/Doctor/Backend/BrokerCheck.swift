@@ -3,7 +3,6 @@ import BlueZ
 import Clocks
 import DaemonConfig
 import MQTT
-import RetryTiming
 
 /// Check 6b: the MQTT broker of `[mqtt]` (docs/mqtt.md): reachable, TLS accepted, login
 /// accepted. One real connection with the daemon's own client and settings (password from
@@ -21,29 +20,25 @@ struct BrokerCheck: Sendable {
         guard settings.enabled else {
             return CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "MQTT is off ([mqtt] enabled = false)", data: data)
         }
-        let broker: BrokerURL
-        let password: String?
+        let configuration: MQTTConfiguration
         do {
-            broker = try BrokerURL(parsing: settings.broker)
-            password = settings.passwordFile.isEmpty ? nil : try PasswordFile.read(settings.passwordFile)
+            configuration = try ProbeConnection.configuration(
+                settings, clientID: "ftms-bridge-doctor-\(UInt32.random(in: 0...UInt32.max))", timeout: timeout)
         } catch {
             return CheckResult(id: Self.id, title: Self.title, status: .failed, detail: "\(error)", hint: "fix [mqtt] in the config", data: data)
         }
+        let broker = configuration.broker
         data["tls"] = .bool(broker.tls)
         data["authenticated_as"] = .optional(settings.username.isEmpty ? nil : settings.username)
         let client: MQTTClient
         do {
-            client = try MQTTClient(MQTTConfiguration(
-                broker: broker, clientID: "ftms-bridge-doctor-\(UInt32.random(in: 0...UInt32.max))",
-                username: settings.username.isEmpty ? nil : settings.username, password: password,
-                caFile: settings.caFile.isEmpty ? nil : settings.caFile, keepalive: 10,
-                backoff: Backoff(initial: timeout * 2, maximum: timeout * 2)))
+            client = try MQTTClient(configuration)
             try client.start()
         } catch {
             return CheckResult(id: Self.id, title: Self.title, status: .failed, detail: "\(error)", data: data)
         }
         let started = ContinuousClock.now
-        let outcome = await Self.firstOutcome(client, timeout: timeout)
+        let outcome = await ProbeConnection.firstOutcome(client, timeout: timeout)
         let elapsed = ContinuousClock.now - started
         await client.stop(flushTimeout: .zero)
         data["elapsed_ms"] = .integer(Int64(Seconds.milliseconds(elapsed)))
@@ -67,12 +62,5 @@ struct BrokerCheck: Sendable {
                 id: Self.id, title: Self.title, status: .failed, detail: "no answer from \(broker) in \(Seconds.text(timeout))",
                 hint: "check the broker's host, port and the firewall", data: data)
         }
-    }
-
-    private static func firstOutcome(_ client: MQTTClient, timeout: Duration) async -> MQTTEvent? {
-        await withTimeout(timeout) {
-            var events = client.events.makeAsyncIterator()
-            return await events.next()
-        } ?? nil
     }
 }

@@ -4,7 +4,7 @@ import DaemonConfig
 import Store
 
 /// `ftms-bridge doctor`: every check, in the order an operator reads them (config, then
-/// Bluetooth from the kernel up, then the D-Bus policy, the state, the sockets, the backend, the MQTT broker).
+/// Bluetooth from the kernel up, then the D-Bus policy, the state, the sockets, the backend, the MQTT broker, and with `[fleet]` on the floor).
 ///
 /// The config is read first because it says where everything else is; then the independent
 /// groups of probes run side by side, each under its own time limit, so the whole run takes
@@ -30,7 +30,11 @@ package struct Doctor: Sendable {
         async let broker = BrokerCheck(settings: settings.config.mqtt, timeout: inputs.timeouts.backend).run()
         let policy = PolicyCheck(directories: inputs.policyDirectories, user: inputs.serviceUser, group: inputs.serviceGroup).run()
         let (stateResults, secrets) = await state
-        let checks = [configResult] + (await bluetooth) + [policy] + stateResults + [await metrics, await control, await backend, await broker]
+        let brokerResult = await broker
+        let floor = brokerResult.status == .failed && settings.config.fleet.enabled
+            ? [CheckResult.skipped(id: FloorCheck.id, title: FloorCheck.title, because: "no broker (see \(BrokerCheck.id))")]
+            : await FloorCheck(config: settings.config, timeout: inputs.timeouts.backend, listen: inputs.timeouts.floorListen).run()
+        let checks = [configResult] + (await bluetooth) + [policy] + stateResults + [await metrics, await control, await backend, brokerResult] + floor
         return DoctorReport(version: inputs.version, checks: checks).redacted(by: SecretRedactor(secrets: secrets))
     }
 

@@ -14,6 +14,9 @@ package struct DoctorTimeouts: Sendable, Hashable {
     package var backend: Duration = .seconds(3)
     /// Opening, checking and counting the database (another process may hold its lock).
     package var database: Duration = .seconds(5)
+    /// With `[fleet]` on, how long the floor check reads the gateways' presences after the MQTT
+    /// check: a heartbeat (3 s) and a bit, so each live gateway sends a fresh one.
+    package var floorListen: Duration = .seconds(4)
 
     package init() {}
 }

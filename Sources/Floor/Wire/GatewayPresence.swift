@@ -21,10 +21,13 @@ public struct GatewayPresence: Sendable, Hashable {
     public var releasing: [String]
     /// Counts the presences this gateway has sent since it started: a reader can see one missed.
     public var beat: Int
+    /// The gateway's `[fleet]` timings and margins, so `doctor` can tell gateways that place
+    /// machines by different rules; nil from a gateway that does not say (and in a last will).
+    public var rules: FloorRules?
 
     public init(
         gateway: String, online: Bool = true, home: [String] = [], freeSlots: Int = 0, heard: [String: Int] = [:],
-        holding: [String] = [], releasing: [String] = [], beat: Int = 0
+        holding: [String] = [], releasing: [String] = [], beat: Int = 0, rules: FloorRules? = nil
     ) {
         self.gateway = gateway
         self.online = online
@@ -34,6 +37,7 @@ public struct GatewayPresence: Sendable, Hashable {
         self.holding = holding
         self.releasing = releasing
         self.beat = beat
+        self.rules = rules
     }
 
     /// The last will a gateway sets on its MQTT connection: `{"gateway":"floor-1","online":false}`.
@@ -57,13 +61,14 @@ public struct GatewayPresence: Sendable, Hashable {
         object["holding"] = .array(holding.map { .string($0) })
         object["releasing"] = .array(releasing.map { .string($0) })
         object["beat"] = .integer(Int64(beat))
+        if let rules { object["rules"] = rules.json }
         return .object(object)
     }
 
     /// The payload as published.
     public var payload: [UInt8] { JSONWriter.bytes(json) }
 
-    /// Reads a payload; members a last will leaves out read as empty.
+    /// Reads a payload; members a last will leaves out read as empty, `rules` as nil.
     public init(payload: [UInt8]) throws(FloorWireError) {
         let wire = try WireObject(payload, what: "gateway presence")
         gateway = try wire.string("gateway")
@@ -74,5 +79,6 @@ public struct GatewayPresence: Sendable, Hashable {
         holding = try wire.strings("holding")
         releasing = try wire.strings("releasing")
         beat = try wire.optionalInteger("beat") ?? 0
+        rules = try wire.optionalObject("rules").map { (rules) throws(FloorWireError) in try FloorRules(wire: rules) }
     }
 }

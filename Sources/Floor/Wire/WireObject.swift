@@ -18,6 +18,18 @@ struct WireObject {
         self.what = what
     }
 
+    private init(object: JSONObject, what: String) {
+        self.object = object
+        self.what = what
+    }
+
+    /// A nested object, read with errors naming it as `what.key`; nil when missing or null.
+    func optionalObject(_ key: String) throws(FloorWireError) -> WireObject? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let members = value.object else { throw FloorWireError("\(what): \(key) is \(value.kind), expected an object") }
+        return WireObject(object: members, what: "\(what) \(key)")
+    }
+
     func string(_ key: String) throws(FloorWireError) -> String {
         guard let value = object[key] else { throw FloorWireError("\(what): no \(key)") }
         guard let text = value.string else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a string") }
