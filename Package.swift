@@ -134,6 +134,10 @@ let package = Package(
         .target(name: "FTMS", dependencies: ["JSON"], swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // Pure workout engine: samples and a clock in, session events out (contract §5).
         .target(name: "Workout", dependencies: ["FTMS", "JSON", "CivilTime"], swiftSettings: strict),
+        // The floor (contract §11): which gateway of a gym holds which machine, the claims, presences
+        // and mirrored checkpoints the gateways share through the broker. Pure, as Workout is: the
+        // daemon's FloorCoordinator feeds it messages and the time they arrived.
+        .target(name: "Floor", dependencies: ["Workout", "JSON"], swiftSettings: strict),
         // Capture formats: btsnoop (hand-written reader) and .ftmscap JSON lines (contract §8).
         .target(name: "Capture", dependencies: ["FTMS", "JSON", "CivilTime", "ProcessOutput"], swiftSettings: strict),
         // The local metrics socket (contract §7): NDJSON envelopes fanned out to many readers on SwiftNIO,
@@ -276,7 +280,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "FTMS", "JSON", "DBus", "BlueZ", "Workout", "Store", "Upload", "Publish", "Control", "Training",
-                "DaemonConfig", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime", "Clocks", "OwnThread",
+                "DaemonConfig", "Floor", "Telemetry", "Systemd", "MQTT", "ProcessOutput", "RetryTiming", "CClock", "CivilTime", "Clocks", "OwnThread",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -386,6 +390,8 @@ let package = Package(
         .testTarget(name: "HostPortTests", dependencies: ["HostPort"], swiftSettings: strict),
         // The first of an operation or a timeout, and the manual clock the other tests run on.
         .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
+        // The placement rules one by one, the wire against garbage, and a simulated 60-machine gym.
+        .testTarget(name: "FloorTests", dependencies: ["Floor", "Workout", "JSON", "DeterministicRandom", "CivilTime"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",
@@ -425,6 +431,6 @@ let package = Package(
         // The MQTT client against a real mosquitto.
         .testTarget(name: "MQTTTests", dependencies: ["DeterministicRandom", "MQTT", "MQTTTesting", "RetryTiming", "BlueZ", "TestSupport", "Workout"], swiftSettings: strict),
         // Runs the built `ftms-bridge` as a real process over real pipes and files.
-        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "TestSupport", "OwnThread", "JSON"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["DeterministicRandom", "ftms-bridge", "ftms-bridged", "BlueZTesting", "MQTTTesting", "TestSupport", "OwnThread", "JSON"], swiftSettings: strict),
     ]
 )

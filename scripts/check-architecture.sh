@@ -143,10 +143,12 @@ never "a delay doubled by hand (RetryTiming.Backoff)" '(?i)\b\w*(backoff|delay)\
 # JSON: one writer, one reader, one value. Foundation's coders only where a library hands us
 # Codable (Hummingbird's request and response coders, the control protocol's Codable answer),
 # the encoder made and configured in one place; tests may use them freely as an independent oracle.
-only "Foundation's JSONEncoder, configured once (ProcessOutput.ReportJSON)" '\bJSONEncoder\(|\.outputFormatting\b' Sources Sources/ProcessOutput/ReportJSON.swift
+only "Foundation's JSONEncoder, configured once (ProcessOutput.ReportJSON)" '\bJSONEncoder\(|\.outputFormatting\b' Sources Sources/ProcessOutput/ReportJSON.swift \
+  Sources/Floor/Wire/SnapshotJSON.swift # the pure floor links no ProcessOutput: a snapshot's Codable bytes, unformatted
 only "Foundation's JSONDecoder" '\bJSONDecoder\(' Sources \
   Sources/ReferenceBackend/Wire/JSONCoding.swift \
-  Sources/Training/Parsing/TrainingPlan+Parsing.swift
+  Sources/Training/Parsing/TrainingPlan+Parsing.swift \
+  Sources/Floor/Wire/SnapshotJSON.swift # a mirrored checkpoint's SessionSnapshot, Codable as the store keeps it
 never "JSONSerialization (JSON's reader and writer instead)" '\bJSONSerialization\b' Sources
 
 # Errors, randomness, the store.
@@ -154,6 +156,10 @@ only "strerror (ProcessOutput.errnoText)" '(?<![_A-Za-z])strerror(_r)?\(' Source
 only "SplitMix64's constants" '(?i:0x9e37_?79b9_?7f4a_?7c15)' "Sources Tests" Sources/DeterministicRandom/
 only "a finished session is queued by its one owner (Store.FinishedSessionKeeper)" '\b\w*(?i:store)\.enqueue\(' Sources \
   Sources/Store/Keeper/FinishedSessionKeeper.swift
+only "a session handed over to another gateway, through the one owner of finished sessions (Store.FinishedSessionKeeper)" '\b\w*(?i:store)\.handOver\(' Sources \
+  Sources/Store/Keeper/FinishedSessionKeeper.swift
+only "a checkpointed session moved onto this clock (Workout.SessionEngine.resuming: a restart, another gateway's session adopted)" '\bsession\.shifted\(by:' Sources \
+  Sources/Workout/Checkpoint/SessionEngine+Checkpoint.swift
 only "migrations" '\bregisterMigration\(' Sources Sources/Store/Database/StoreSchema.swift
 only "a GRDB record (Store's Codable records, one per table)" '\b(FetchableRecord|PersistableRecord|TableRecord)\b' Sources Sources/Store/
 only "a GRDB connection opened (Store.StoreBacking; the store's open and the damaged file's reader)" '\bDatabase(Queue|Pool)\s*\(' Sources \
@@ -173,10 +179,11 @@ never "fatalError" '\bfatalError\(' Sources
 never "try!" '\btry!' Sources
 
 # The pure core reads no clock and does no I/O.
-never "a clock in the pure core (time comes in with each input)" '\b(Date\(\)|ContinuousClock\(\)|SuspendingClock\(\)|clock_gettime|\.now\(\))' "Sources/FTMS Sources/Workout"
-never "I/O in the pure core" '\b(FileManager|FileHandle|fopen\(|fread\(|fwrite\(|Glibc\.\w+\(|socket\(|URLSession)' "Sources/FTMS Sources/Workout"
+never "a clock in the pure core (time comes in with each input)" '\b(Date\(\)|ContinuousClock\(\)|SuspendingClock\(\)|clock_gettime|\.now\(\))' "Sources/FTMS Sources/Workout Sources/Floor"
+never "I/O in the pure core" '\b(FileManager|FileHandle|fopen\(|fread\(|fwrite\(|Glibc\.\w+\(|socket\(|URLSession)' "Sources/FTMS Sources/Workout Sources/Floor"
 only "imports in the pure core (FoundationEssentials for value types; Glibc where the hex decoder scans bytes)" '^\s*(public |package |@preconcurrency )?import (?!(JSON|FTMS|CivilTime|FoundationEssentials)\b)' "Sources/FTMS Sources/Workout" \
   Sources/FTMS/Stream/HexLineDecoder.swift
+only "imports in the floor (pure: the session snapshot it mirrors, JSON, FoundationEssentials for Codable)" '^\s*(public |package |internal |@preconcurrency )?import (?!(JSON|Workout|FoundationEssentials)\b)' Sources/Floor
 
 wait
 for file in "$outputs"/*; do
@@ -215,6 +222,7 @@ rules = [
     ("FTMS", {"JSON"}, set(), "the codec is pure"),
     ("Workout", {"FTMS", "JSON", "CivilTime"}, set(), "the engine is pure"),
     ("JSON", set(), set(), "the JSON value depends on nothing"),
+    ("Floor", {"Workout", "JSON"}, set(), "the floor's placement is pure"),
     ("TestSupport", None, {"DBus", "CDBus", "BlueZTesting", "MQTT", "CMosquitto"}, "generic test helpers link no libdbus and no broker"),
     ("MQTTTesting", None, {"BlueZTesting", "DBus", "CDBus"}, "a private broker needs no libdbus"),
     ("Dashboard", None, {"Daemon", "BlueZ", "DBus"}, "the dashboard is a reader of the sockets and the broker"),

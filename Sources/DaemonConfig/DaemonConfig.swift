@@ -16,6 +16,7 @@ package struct DaemonConfig: Sendable, Equatable {
     package var log = Log()
     package var bluetooth = Bluetooth()
     package var mqtt = MQTT()
+    package var fleet = Fleet()
 
     /// The keys the file set (`"state.directory"`, `"metrics_socket.path"`…), whatever their
     /// value: a key set to its default is still the operator's choice, so systemd's
@@ -30,7 +31,7 @@ package struct DaemonConfig: Sendable, Equatable {
         lhs.machines == rhs.machines && lhs.sessions == rhs.sessions && lhs.backend == rhs.backend
             && lhs.state == rhs.state && lhs.metricsSocket == rhs.metricsSocket && lhs.controlSocket == rhs.controlSocket
             && lhs.prometheus == rhs.prometheus && lhs.log == rhs.log && lhs.bluetooth == rhs.bluetooth
-            && lhs.mqtt == rhs.mqtt
+            && lhs.mqtt == rhs.mqtt && lhs.fleet == rhs.fleet
     }
 
     /// `[machines]`: which machines the gateway keeps connected.

@@ -15,7 +15,7 @@ struct FTMSBridge: AsyncParsableCommand {
         commandName: "ftms-bridge",
         abstract: "Bridge SolidFocus FTMS bikes and rowers to sessions, uploads and live metrics.",
         version: version,
-        subcommands: [RunCommand.self, DecodeCommand.self, ScanCommand.self, MonitorCommand.self, ControlCommand.self, ReplayCommand.self, LoginCommand.self, LogoutCommand.self, StatusCommand.self, QueueCommand.self, SalvageCommand.self, UploadCommand.self, WatchCommand.self, DemoCommand.self, DoctorCommand.self, DashboardCommand.self]
+        subcommands: [RunCommand.self, DecodeCommand.self, ScanCommand.self, MonitorCommand.self, ControlCommand.self, ReplayCommand.self, LoginCommand.self, LogoutCommand.self, StatusCommand.self, QueueCommand.self, SalvageCommand.self, UploadCommand.self, HandoverCommand.self, WatchCommand.self, DemoCommand.self, DoctorCommand.self, DashboardCommand.self]
     )
 
     static func main() async {

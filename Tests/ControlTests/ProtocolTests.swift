@@ -10,6 +10,7 @@ struct ProtocolTests {
         .status, .machines, .setResistance(machine: "SF-Bike-0001", level: 5.5), .setPower(machine: "SF-Bike-0001", watts: 150),
         .start(machine: "C0:11:22:33:44:01"), .stop(machine: "m"), .pause(machine: "m"), .reset(machine: "m"), .upload,
         .startTraining(machine: "SF-Rower-0001", training: "tr-rower-steady-15"), .stopTraining(machine: "SF-Rower-0001"),
+        .handover(machines: ["SF-Bike-0001", "C0:11:22:33:44:02"]),
     ]
 
     @Test func everyCommandIsCovered() {
@@ -30,6 +31,8 @@ struct ProtocolTests {
         (#"{"command":"upload","id":"u-1"}"#, .upload),
         (#"{"command":"start_training","machine":"r","training":"tr-x"}"#, .startTraining(machine: "r", training: "tr-x")),
         (#"{"command":"stop_training","machine":"r"}"#, .stopTraining(machine: "r")),
+        (#"{"command":"handover"}"#, .handover(machines: [])),
+        (#"{"command":"handover","machines":["b","r"]}"#, .handover(machines: ["b", "r"])),
         (#"{"command":"start","machine":"Caf\u00e9 \ud83d\udeb2"}"#, .start(machine: "Café 🚲")),
     ])
     func readsEachCommand(line: String, expected: ControlRequest) throws {
@@ -60,9 +63,9 @@ struct ProtocolTests {
         (#"{"command":"start","machine":"\ud800"}"#, "not JSON: high surrogate without its low half at byte 36"),
         (#"{"command":"status"} {}"#, "not JSON: more after the value at byte 21"),
         (#"[{"command":"status"}]"#, #"a request is a JSON object such as {"command":"status"}"#),
-        (#"{"machine":"b"}"#, #"no "command" (one of status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training)"#),
+        (#"{"machine":"b"}"#, #"no "command" (one of status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training, handover)"#),
         (#"{"command":5}"#, #""command" must be a string, not a number"#),
-        (#"{"command":"launch"}"#, #"unknown command "launch" (known: status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training)"#),
+        (#"{"command":"launch"}"#, #"unknown command "launch" (known: status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training, handover)"#),
         (#"{"command":"set_resistance","machine":"b"}"#, #"set_resistance needs "level" (a number)"#),
         (#"{"command":"set_resistance","level":3}"#, #"set_resistance needs "machine" (a non-empty string)"#),
         (#"{"command":"set_resistance","machine":"b","level":"3"}"#, #""level" must be a number, not a string"#),

@@ -36,6 +36,9 @@ struct DefaultsTests {
             "mqtt.password_file": "\"\"", "mqtt.ca_file": "\"\"", "mqtt.keepalive": "30", "mqtt.sample_rate": "1.0",
             "mqtt.publish": #"["state", "sample", "session", "upload"]"#, "mqtt.home_assistant": "true",
             "mqtt.discovery_prefix": "\"homeassistant\"", "mqtt.queue_capacity": "1000",
+            "fleet.enabled": "false", "fleet.gateway": "\"\"", "fleet.heartbeat": "3", "fleet.lease": "10",
+            "fleet.rssi_margin": "10", "fleet.heard_window": "15", "fleet.hold_unconfirmed": "120",
+            "fleet.handover_on_stop": "false",
         ]
         let documented = DaemonConfig.documentedKeys
         #expect(Set(documented.map(\.key)) == Set(expected.keys))

@@ -64,6 +64,14 @@ struct KeyTests {
         Case("mqtt.home_assistant", "false") { !$0.mqtt.homeAssistant },
         Case("mqtt.discovery_prefix", #""ha""#) { $0.mqtt.discoveryPrefix == "ha" },
         Case("mqtt.queue_capacity", "50") { $0.mqtt.queueCapacity == 50 },
+        Case("fleet.enabled", "true") { $0.fleet.enabled },
+        Case("fleet.gateway", #""floor-2""#) { $0.fleet.gateway == "floor-2" },
+        Case("fleet.heartbeat", "1.5") { $0.fleet.heartbeat == .milliseconds(1500) },
+        Case("fleet.lease", "20") { $0.fleet.lease == .seconds(20) },
+        Case("fleet.rssi_margin", "6") { $0.fleet.rssiMargin == 6 },
+        Case("fleet.heard_window", "30") { $0.fleet.heardWindow == .seconds(30) },
+        Case("fleet.hold_unconfirmed", "300") { $0.fleet.holdUnconfirmed == .seconds(300) },
+        Case("fleet.handover_on_stop", "true") { $0.fleet.handoverOnStop },
     ]
 
     @Test func everyKeyHasACase() {

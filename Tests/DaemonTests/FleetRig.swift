@@ -40,7 +40,7 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, metricsServer: MetricsServer? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, metricsServer: MetricsServer? = nil, floor: (any FloorHooks)? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
         bus = try existingBus ?? PrivateBus()
         if let reuse {
             sim = reuse
@@ -65,7 +65,7 @@ final class FleetRig: @unchecked Sendable {
         let loop = metricsServer?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         fleet = MachineFleet(
             settings: settings, sink: sink, clock: .system(), rules: rules, logger: logger, eventLoop: loop,
-            datagramReader: eventLoopReads ? EventLoopDatagramReader(loop: loop) : nil)
+            datagramReader: eventLoopReads ? EventLoopDatagramReader(loop: loop) : nil, floor: floor)
     }
 
     func start(restoring: Bool = false) async throws {

@@ -33,7 +33,7 @@ struct MigrationTests {
 
         let store = try GatewayStore(directory: directory.path)
         #expect(try await store.appliedMigrations() == StoreSchema.knownMigrations)
-        #expect(StoreSchema.knownMigrations.last == "v4-session-dates")
+        #expect(StoreSchema.knownMigrations.last == "v5-floor-sessions")
         #expect(try await store.integrityCheck() == ["ok"])
         #expect([store.deviceID] == device)
         #expect(try await store.sessions().map { "\($0.sessionID)|\($0.status.rawValue)" } == sessions)

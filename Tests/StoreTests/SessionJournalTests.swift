@@ -115,7 +115,7 @@ struct SessionJournalTests {
         let directory = try TemporaryDirectory(prefix: "ftms-journal")
         try FileManager.default.createDirectory(atPath: directory.file(SessionJournal.fileName), withIntermediateDirectories: false)
         let store = try GatewayStore(directory: directory.path)
-        #expect(try await store.enqueue(Sessions.summary(1, offset: 0)))
+        #expect(try await store.enqueue(Sessions.summary(1, offset: 0)) == .added)
         #expect(try await store.counts().pending == 1)
         #expect(store.journal?.lastFailure?.contains("session journal") == true)
         try store.close()

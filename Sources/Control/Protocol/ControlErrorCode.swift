@@ -34,6 +34,8 @@ package struct ControlErrorCode: RawRepresentable, Sendable, Hashable, CustomStr
     package static let timeout = ControlErrorCode(rawValue: "timeout")
     /// `upload` on a daemon with no backend configured.
     package static let noBackend = ControlErrorCode(rawValue: "no_backend")
+    /// `handover` on a daemon without the floor (`[fleet]` off).
+    package static let noFloor = ControlErrorCode(rawValue: "no_floor")
     /// A fault in the daemon itself; the message says what.
     package static let internalError = ControlErrorCode(rawValue: "internal_error")
 }

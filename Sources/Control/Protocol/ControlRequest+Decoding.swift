@@ -40,6 +40,9 @@ extension ControlRequest {
             case "reset": .reset(machine: machine)
             default: .stopTraining(machine: machine)
             }
+        case "handover":
+            try fields.only(["machines"])
+            self = .handover(machines: try fields.names("machines"))
         case "start_training":
             try fields.only(["machine", "training"])
             self = .startTraining(machine: try fields.name("machine"), training: try fields.name("training"))
@@ -81,6 +84,20 @@ private struct RequestFields {
         case let other:
             throw .wrongType(field: field, expected: expected, found: other.kind)
         }
+    }
+
+    /// An optional array of names (absent: none), each as ``name(_:)`` takes it.
+    func names(_ field: String) throws(ControlRequestError) -> [String] {
+        guard let value = object[field] else { return [] }
+        guard case .array(let values) = value else { throw .wrongType(field: field, expected: "an array of strings", found: value.kind) }
+        var names: [String] = []
+        for element in values {
+            guard case .string(let text) = element, !text.isEmpty, text.utf8.count <= ControlRequest.maximumNameLength else {
+                throw .wrongType(field: field, expected: "an array of non-empty strings", found: element.kind)
+            }
+            names.append(text)
+        }
+        return names
     }
 
     func number(_ field: String, in range: ClosedRange<Double>) throws(ControlRequestError) -> Double {

@@ -11,6 +11,7 @@ extension ControlRequest {
         case .setResistance(_, let level): members.append(("level", .number(level)))
         case .setPower(_, let watts): members.append(("watts", .integer(Int64(watts))))
         case .startTraining(_, let training): members.append(("training", .string(training)))
+        case .handover(let machines): if !machines.isEmpty { members.append(("machines", .array(machines.map { .string($0) }))) }
         case .status, .machines, .upload, .start, .stop, .pause, .reset, .stopTraining: break
         }
         return JSONWriter.text(.object(JSONObject(members)))

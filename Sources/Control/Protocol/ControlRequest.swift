@@ -19,6 +19,9 @@ package enum ControlRequest: Sendable, Equatable, Hashable {
     /// Run a cached training (by its `id`) on a machine.
     case startTraining(machine: String, training: String)
     case stopTraining(machine: String)
+    /// Hand machines to the gym's floor (`[fleet]`): each named one (all held when empty) is
+    /// released with a fresh mirrored checkpoint, so a neighbour takes it within seconds.
+    case handover(machines: [String])
 
     /// The bounds of Set Target Resistance Level's sint16 form at 0.1, as `ftms-bridge control` checks.
     package static let levelRange: ClosedRange<Double> = -3276.7...3276.7
@@ -30,7 +33,7 @@ package enum ControlRequest: Sendable, Equatable, Hashable {
     /// Every command's wire name, in the order the protocol document lists them.
     package static let commandNames = [
         "status", "machines", "set_resistance", "set_power", "start", "stop", "pause", "reset", "upload",
-        "start_training", "stop_training",
+        "start_training", "stop_training", "handover",
     ]
 
     /// The wire name: `"command"` in the request line.
@@ -47,13 +50,14 @@ package enum ControlRequest: Sendable, Equatable, Hashable {
         case .upload: "upload"
         case .startTraining: "start_training"
         case .stopTraining: "stop_training"
+        case .handover: "handover"
         }
     }
 
     /// The machine the request is about, for the commands that name one.
     package var machine: String? {
         switch self {
-        case .status, .machines, .upload: nil
+        case .status, .machines, .upload, .handover: nil
         case .setResistance(let machine, _), .setPower(let machine, _), .start(let machine), .stop(let machine),
             .pause(let machine), .reset(let machine), .startTraining(let machine, _), .stopTraining(let machine):
             machine

@@ -30,6 +30,7 @@ struct ControlEndpoint: ControlHandler {
         case .upload: outcome = await control.uploadNow()
         case .startTraining(let machine, let training): outcome = await control.startTraining(training, machine: machine)
         case .stopTraining(let machine): outcome = await control.stopTraining(machine: machine)
+        case .handover(let machines): outcome = await control.handover(machines)
         }
         switch outcome {
         case .ok(let json):

@@ -32,12 +32,16 @@ package actor DaemonControl {
     let clockSyncWait: Duration
     /// The clock service, woken by an operator's `upload` so waiting sessions are dated first.
     let clockWakes: ClockWakes?
+    /// The floor's coordinator when `[fleet]` is on.
+    let floor: FloorCoordinator?
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
         publisher: LivePublisher, mqtt: MQTTPublisher? = nil, version: String, backend: String?, clock: WallClock = .system, metrics: DaemonMetrics? = nil,
-        storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero, clockWakes: ClockWakes? = nil
+        storeWatch: StoreWatch? = nil, wallClock: SystemWallClock? = nil, clockSyncWait: Duration = .zero, clockWakes: ClockWakes? = nil,
+        floor: FloorCoordinator? = nil
     ) {
+        self.floor = floor
         self.clockWakes = clockWakes
         self.storeWatch = storeWatch
         self.wallClock = wallClock
@@ -89,7 +93,8 @@ package actor DaemonControl {
                 oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
             account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
             lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
-            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status(), clock: try await wallClockStatus())
+            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status(), clock: try await wallClockStatus(),
+            floor: await floor?.report())
     }
 
     private func wallClockStatus() async throws -> DaemonStatus.WallClockState? {
@@ -102,6 +107,20 @@ package actor DaemonControl {
             floor: judge.floor.iso8601,
             sessionsWaiting: undated.waiting, sessionsEstimated: undated.estimated,
             waitSeconds: Int(clockSyncWait.components.seconds), waitLeftSeconds: Int(max(.zero, clockSyncWait - boottime).components.seconds))
+    }
+
+    /// Hands the named machines (all held when none) to the floor (`ftms-bridge handover`).
+    package func handover(_ machines: [String]) async -> ControlOutcome {
+        guard let floor else { return .failed(code: "no_floor", message: "handover needs the floor: [fleet] enabled = true (with [mqtt] on)") }
+        for machine in machines where !(await fleet.knows(machine)) {
+            return .failed(code: "unknown_machine", message: "no machine \(machine) is held by this gateway")
+        }
+        let handed = await floor.handover(machines)
+        do {
+            return .ok(json: try Self.json(["handed_over": handed]))
+        } catch {
+            return .failed(code: "failed", message: "handover: \(error)")
+        }
     }
 
     package func machines() async -> ControlOutcome {

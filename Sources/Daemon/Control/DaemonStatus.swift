@@ -152,6 +152,8 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
     package var mqtt: Broker?
     package var store: Store?
     package var clock: WallClockState?
+    /// The gym's floor (`[fleet]` on): absent when this gateway is an island.
+    package var floor: FloorReport? = nil
 
     enum CodingKeys: String, CodingKey {
         case version
@@ -160,6 +162,6 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         case backend, bus, machines, queue, account
         case lastUpload = "last_upload"
         case metricsReaders = "metrics_readers"
-        case mqtt, store, clock
+        case mqtt, store, clock, floor
     }
 }

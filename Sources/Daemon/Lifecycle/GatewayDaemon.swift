@@ -2,6 +2,7 @@ import BlueZ
 import Control
 import DBus
 package import DaemonConfig
+import Floor
 import FoundationEssentials
 package import Logging
 import MQTT
@@ -122,8 +123,9 @@ package struct GatewayDaemon: Sendable {
         let storeWatch: StoreWatch
         let keeper: StoreKeeper
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
+        let floor: FloorCoordinator?
         do {
-            (fleet, storeWatch, keeper, services) = try await assemble(
+            (fleet, storeWatch, keeper, services, floor) = try await assemble(
                 store: store, movedAside: movedAside, wallClock: wallClock, loops: loops, timers: timers, notifier: notifier,
                 watchdog: watchdog, logger: logger)
         } catch {
@@ -131,7 +133,15 @@ package struct GatewayDaemon: Sendable {
             if ownsLoops { try? await loops.shutdownGracefully() }
             throw error
         }
-        await fleet.restore(try await store.loadAll())
+        let checkpoints = try await store.loadAll()
+        if let floor {
+            // The broker may know that a neighbour carried these sessions on: ask it first.
+            await floor.hold(checkpoints, restore: { await fleet.restore($0) }, handOver: { snapshot, gateway in
+                await fleet.handedOver(snapshot, to: gateway)
+            })
+        } else {
+            await fleet.restore(checkpoints)
+        }
 
         try? notifier.send(.ready, .status("ready: store open, sockets bound; finding machines"))
         logger.info("ready: metrics on \(config.metricsSocket.path), control on \(config.controlSocket.path)")
@@ -170,7 +180,7 @@ package struct GatewayDaemon: Sendable {
     private func assemble(
         store: GatewayStore, movedAside: MovedAside?, wallClock: SystemWallClock, loops: MultiThreadedEventLoopGroup,
         timers: EventLoopClock, notifier: SystemdNotifier, watchdog: WatchdogSettings?, logger: Logger
-    ) async throws -> (MachineFleet, StoreWatch, StoreKeeper, [ServiceGroupConfiguration.ServiceConfiguration]) {
+    ) async throws -> (MachineFleet, StoreWatch, StoreKeeper, [ServiceGroupConfiguration.ServiceConfiguration], FloorCoordinator?) {
         let clock = DaemonClock.judged(by: wallClock)
         let clockWakes = ClockWakes()
         // What can fail without holding anything open comes first: the broker's and the
@@ -192,6 +202,7 @@ package struct GatewayDaemon: Sendable {
             }
         }
         let metrics = DaemonMetrics(version: version)
+        let floor = try floorCoordinator(deviceID: store.deviceID, clock: clock, timers: timers, metrics: metrics, logger: logger)
 
         // Then the listening ends, each closed again if a later one fails.
         let metricsGroup = config.metricsSocket.group.isEmpty ? nil : config.metricsSocket.group
@@ -265,8 +276,8 @@ package struct GatewayDaemon: Sendable {
             sessionStored: {
                 clockWakes.wake()
                 await scheduler?.sessionFinished()
-            }
-        ) { event in
+            },
+            observe: { event in
             switch event {
             case .started: metrics.sessionOpened()
             case .finished(let progress, let summary):
@@ -275,11 +286,12 @@ package struct GatewayDaemon: Sendable {
             case .dropped(_, let reason, _): metrics.sessionDropped(reason: reason.rawValue)
             case .paused, .resumed: break
             }
-        }
+            }, mirror: floor?.mirrorHook)
         let fleet = MachineFleet(
             settings: FleetSettings(config: config, environment: environment), sink: sink, clock: clock,
             rules: config.sessions.rules, logger: logger, eventLoop: server.eventLoop, metrics: metrics, timers: timers,
-            datagramReader: EventLoopDatagramReader(loop: server.eventLoop))
+            datagramReader: EventLoopDatagramReader(loop: server.eventLoop), floor: floor)
+        await floor?.attach(fleet)
         let trainings = TrainingRunner(timers: timers, logger: logger, send: { command, machine in
             try await fleet.send(command, to: machine).0
         }, report: { machine, plan, command, result in
@@ -299,7 +311,7 @@ package struct GatewayDaemon: Sendable {
         let control = DaemonControl(
             fleet: fleet, store: store, scheduler: scheduler, trainings: trainings, publisher: publisher, mqtt: mqtt,
             version: version, backend: config.backend.url.isEmpty ? nil : config.backend.url, metrics: metrics, storeWatch: storeWatch,
-            wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait), clockWakes: clockWakes)
+            wallClock: wallClock, clockSyncWait: .seconds(config.backend.clockSyncWait), clockWakes: clockWakes, floor: floor)
         let controlSocket: ControlServer
         do {
             controlSocket = try await ControlEndpoint.listen(config.controlSocket, control: control, on: loops)
@@ -329,6 +341,9 @@ package struct GatewayDaemon: Sendable {
                     serviceName: "upload"))
         }
         services.append(.init(service: FleetService(fleet: fleet, trainings: trainings, tokens: tokens), serviceName: "machines"))
+        if let floor {
+            services.append(.init(service: FloorService(coordinator: floor, handoverOnStop: config.fleet.handoverOnStop), serviceName: "floor"))
+        }
         // The backend is asked for its time only if its `Date` is believed (contract §5).
         var askBackend: (@Sendable () async throws -> Void)?
         if let sync, BackendDateSample.trusts(baseURL: config.backend.url) {
@@ -344,7 +359,30 @@ package struct GatewayDaemon: Sendable {
         services.append(.init(service: StoreService(keeper: storeKeeper), serviceName: "store"))
         services.append(.init(service: ReloadService(reload: reload), serviceName: "reload"))
         services.append(.init(service: WatchdogService(notifier: notifier, watchdog: watchdog, timers: timers, probe: probe), serviceName: "watchdog"))
-        return (fleet, storeWatch, storeKeeper, services)
+        return (fleet, storeWatch, storeKeeper, services, floor)
+    }
+
+    /// The floor's coordinator when `[fleet]` is on; the floor needs `[mqtt]`, and without it
+    /// the gateway says so and runs as an island.
+    private func floorCoordinator(
+        deviceID: String, clock: DaemonClock, timers: any Clock<Duration>, metrics: DaemonMetrics, logger: Logger
+    ) throws -> FloorCoordinator? {
+        guard config.fleet.enabled else { return nil }
+        guard config.mqtt.enabled else {
+            logger.warning("[fleet] is on but [mqtt] is off: the floor needs the broker; this gateway runs as an island")
+            return nil
+        }
+        let gateway = config.fleet.gateway.isEmpty ? MQTTStartup.gatewayName(config.mqtt) : config.fleet.gateway
+        let client = try MQTTStartup.client(
+            config.mqtt, deviceID: deviceID, will: FloorCoordinator.will(gateway: gateway, prefix: config.mqtt.topicPrefix),
+            suffix: "-floor", keepalive: FloorCoordinator.keepalive)
+        let rules = FloorRules(
+            heartbeat: config.fleet.heartbeat, lease: config.fleet.lease, rssiMargin: config.fleet.rssiMargin,
+            heardWindow: config.fleet.heardWindow, holdUnconfirmed: config.fleet.holdUnconfirmed,
+            disconnectGrace: config.sessions.rules.disconnectGrace)
+        return FloorCoordinator(
+            gateway: gateway, prefix: config.mqtt.topicPrefix, home: config.machines.allow, rules: rules, client: client,
+            now: { clock.now().monotonic }, timers: timers, logger: logger, metrics: FloorMetrics(registry: metrics.registry))
     }
 
     /// No true date is earlier than this build's release (``ProductVersion/released``).

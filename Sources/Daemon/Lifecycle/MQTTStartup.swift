@@ -19,14 +19,27 @@ enum MQTTStartup {
     static func publisher(
         _ settings: DaemonConfig.MQTT, deviceID: String, clock: DaemonClock, timers: any Clock<Duration>
     ) throws -> MQTTPublisher {
+        let topics = MQTTTopics(prefix: settings.topicPrefix, gateway: gatewayName(settings))
+        let client = try client(settings, deviceID: deviceID, will: MQTTPublisher.will(topics))
+        let interval = Duration.milliseconds(Int64((1000 / settings.sampleRate).rounded()))
+        return MQTTPublisher(
+            client: client, topics: topics, kinds: Set(settings.publish), sampleInterval: interval,
+            discovery: settings.homeAssistant ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, topics: topics) : nil,
+            now: { clock.now().monotonic }, timers: timers)
+    }
+
+    /// The MQTT client `[mqtt]` describes, with `will` as its last will; `suffix` is added to the
+    /// client id (a second connection of the same gateway needs an id of its own) and
+    /// `keepalive` overrides the configured one.
+    static func client(
+        _ settings: DaemonConfig.MQTT, deviceID: String, will: OutgoingMessage, suffix: String = "", keepalive: Int? = nil
+    ) throws -> MQTTClient {
         let broker: BrokerURL
         do {
             broker = try BrokerURL(parsing: settings.broker)
         } catch {
             throw DaemonError("mqtt.broker: \(error)")
         }
-        let gateway = settings.gateway.isEmpty ? hostName() : settings.gateway
-        let topics = MQTTTopics(prefix: settings.topicPrefix, gateway: gateway)
         let password: String?
         do {
             password = settings.passwordFile.isEmpty ? nil : try PasswordFile.read(settings.passwordFile)
@@ -37,21 +50,20 @@ enum MQTTStartup {
             throw DaemonError("mqtt.ca_file \(settings.caFile): \(errnoText(errno))")
         }
         let configuration = MQTTConfiguration(
-            broker: broker, clientID: settings.clientID.isEmpty ? "ftms-bridge-\(deviceID)" : settings.clientID,
+            broker: broker, clientID: (settings.clientID.isEmpty ? "ftms-bridge-\(deviceID)" : settings.clientID) + suffix,
             username: settings.username.isEmpty ? nil : settings.username, password: password,
-            caFile: settings.caFile.isEmpty ? nil : settings.caFile, keepalive: settings.keepalive,
-            will: MQTTPublisher.will(topics), queueCapacity: settings.queueCapacity)
-        let client: MQTTClient
+            caFile: settings.caFile.isEmpty ? nil : settings.caFile, keepalive: keepalive ?? settings.keepalive,
+            will: will, queueCapacity: settings.queueCapacity)
         do {
-            client = try MQTTClient(configuration)
+            return try MQTTClient(configuration)
         } catch {
             throw DaemonError("mqtt: \(error)")
         }
-        let interval = Duration.milliseconds(Int64((1000 / settings.sampleRate).rounded()))
-        return MQTTPublisher(
-            client: client, topics: topics, kinds: Set(settings.publish), sampleInterval: interval,
-            discovery: settings.homeAssistant ? HomeAssistantDiscovery(prefix: settings.discoveryPrefix, topics: topics) : nil,
-            now: { clock.now().monotonic }, timers: timers)
+    }
+
+    /// This gateway's name on MQTT: `[mqtt] gateway`, else the host name.
+    static func gatewayName(_ settings: DaemonConfig.MQTT) -> String {
+        settings.gateway.isEmpty ? hostName() : settings.gateway
     }
 
     /// Connects in the background, says `online`, watches the connection and clears the

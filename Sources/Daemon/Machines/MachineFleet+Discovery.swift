@@ -21,6 +21,8 @@ extension MachineFleet {
 
     /// Whether some machine is missing: room for one not yet found, or one not linked.
     var wantsDiscovery: Bool {
+        // The floor hears machines it does not hold: a neighbour's, to stand in when it dies.
+        if floor != nil { return true }
         if settings.allow.isEmpty, supervised.count < settings.maxConnected { return true }
         return supervised.values.contains { !$0.link.isLinked }
     }
@@ -33,8 +35,18 @@ extension MachineFleet {
         // The adapters to stop and start again: every one at the refresh, or those not scanning.
         var restart: Set<String>?
         var check = settings.discoveryCheck
+        var reported: [MachineSighting] = []
         while !Task.isCancelled {
-            if settings.allow.isEmpty { _ = await adoptKnown(client) }
+            if let floor {
+                let sightings = MachineSighting.all(in: await client.tree, filter: settings.filter)
+                if sightings != reported {
+                    reported = sightings
+                    await floor.heard(sightings)
+                }
+                await offerHeard(client, floor: floor)
+            } else if settings.allow.isEmpty {
+                _ = await adoptKnown(client)
+            }
             let generation = await client.generation
             let adapters = Self.adapterSignature(await client.tree)
             if wantsDiscovery, !supervised.values.contains(where: { $0.link.holdsDiscovery }) {
@@ -88,7 +100,9 @@ extension MachineFleet {
     private func waitForChange(_ client: BlueZClient, adapters: AdapterSignature, refresh: Duration?) async -> Bool {
         let known = Set(supervised.keys)
         let settings = settings
-        let adopting = settings.allow.isEmpty && supervised.count < settings.maxConnected
+        let adopting = floor == nil && settings.allow.isEmpty && supervised.count < settings.maxConnected
+        let listening = floor != nil
+        let sightings = listening ? MachineSighting.all(in: await client.tree, filter: settings.filter) : []
         let waiting = await waitingTargets()
         let heard = Self.advertisements(of: waiting, in: await client.tree, filter: settings.filter)
         if fleetChange.take() { return true }
@@ -97,6 +111,7 @@ extension MachineFleet {
             {
                 _ = await client.wait(until: { tree in
                     if Self.adapterSignature(tree) != adapters { return true }
+                    if listening, MachineSighting.all(in: tree, filter: settings.filter) != sightings { return true }
                     if adopting, tree.machines(passing: settings.filter).contains(where: {
                         !known.contains($0.address.uppercased())
                     }) { return true }

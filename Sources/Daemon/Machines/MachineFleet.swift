@@ -24,16 +24,16 @@ import RetryTiming
 /// arrival makes, as a call between actors on the same executor is no hop.
 package actor MachineFleet {
     package private(set) var settings: FleetSettings
-    private let sink: SessionSink
+    let sink: SessionSink
     let clock: DaemonClock
-    private let rules: SessionRules
+    let rules: SessionRules
     let logger: Logger
     private let resistanceForms: ResistanceFormMemory
     private let random: @Sendable () -> Double
     /// Every pause and timeout of the fleet, its BlueZ client and its machines (see ``EventLoopClock``).
     let timers: any Clock<Duration>
     /// Workers by upper-cased address: they outlive connections and bus restarts.
-    private var workers: [String: MachineWorker] = [:]
+    var workers: [String: MachineWorker] = [:]
     /// Each supervised machine, by key, with where its link stands.
     var supervised: [String: Supervised] = [:]
     /// When each machine waiting to reconnect was last heard (see ``AdvertisementLog``).
@@ -48,18 +48,25 @@ package actor MachineFleet {
     /// Times the bus connection was (re)made, for status and the tests of bus restarts.
     package private(set) var busConnections = 0
     /// Machines ready, notifications and decode errors, for Prometheus.
-    private let metrics: DaemonMetrics?
+    let metrics: DaemonMetrics?
     /// The one timer that ticks every open session.
-    private let ticker: SessionTicker
+    let ticker: SessionTicker
     /// Who reads AcquireNotify's sockets (the daemon's event loop); `nil`: the bus thread.
     private let datagramReader: (any DatagramReader)?
     /// New machine settings (SIGHUP): the bus connection's supervisors stop and start again.
     private var restart = WakeSignal.quiet
+    /// The gym's floor (`[fleet]` on), which places machines among the gateways; nil: this
+    /// gateway is an island and connects what its allow list names (see ``FloorHooks``).
+    let floor: (any FloorHooks)?
+    /// The BlueZ client of the current bus connection, for ``take(_:)`` and ``sightings()``.
+    var client: BlueZClient?
+    /// Why each machine being released stops (``release(_:reason:)``), for its worker's last word.
+    var releasing: [String: String] = [:]
 
     /// The loop the fleet and its workers run on (see the type's comment).
     private nonisolated let executor: any SerialExecutor
     package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-    private let eventLoop: any EventLoop
+    let eventLoop: any EventLoop
 
     struct Supervised {
         let supervisor: MachineSupervisor
@@ -75,8 +82,9 @@ package actor MachineFleet {
         eventLoop: any EventLoop, resistanceForms: ResistanceFormMemory = ResistanceFormMemory(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         metrics: DaemonMetrics? = nil, timers: any Clock<Duration> = ContinuousClock(),
-        datagramReader: (any DatagramReader)? = nil
+        datagramReader: (any DatagramReader)? = nil, floor: (any FloorHooks)? = nil
     ) {
+        self.floor = floor
         self.timers = timers
         self.datagramReader = datagramReader
         self.eventLoop = eventLoop
@@ -240,7 +248,12 @@ package actor MachineFleet {
     private func manage(_ client: BlueZClient) async {
         let settings = settings
         budget = AdapterBudget(perAdapter: settings.maxPerAdapter, allows: { settings.filter.allows(adapter: $0) }, timers: timers)
-        if !settings.allow.isEmpty {
+        self.client = client
+        defer { self.client = nil }
+        if floor != nil {
+            // The floor places every machine, the allow list's and restored ones too: the fleet
+            // asks it for each machine it hears (``offerHeard(_:)``), and the floor takes others.
+        } else if !settings.allow.isEmpty {
             // Sessions restored for machines no longer on the list close by their timers.
             for entry in settings.allow.prefix(settings.maxConnected) {
                 startSupervisor(key: entry.uppercased(), target: MachineTarget(entry), client: client)
@@ -274,7 +287,7 @@ package actor MachineFleet {
     /// could not write its last checkpoint (GRDB refuses a cancelled task). So
     /// ``stopSupervisors(reason:)`` cancels only the supervisors, from a task of its own, and
     /// waits for every route to drain its stream to the end.
-    private func startSupervisor(key: String, target: MachineTarget, client: BlueZClient) {
+    func startSupervisor(key: String, target: MachineTarget, client: BlueZClient) {
         let supervisor = MachineSupervisor(
             client: client, target: target, filter: settings.filter, resistanceForms: resistanceForms,
             backoff: settings.reconnectBackoff, timing: settings.supervisorTiming, random: random, allocator: budget, allocationKey: key)
@@ -312,6 +325,7 @@ package actor MachineFleet {
                 await current.waiting(target, reason: reason)
             case .ready(let info):
                 noteLink(key) { $0.linkUp() }
+                await floor?.linked(MachineTarget(name: info.name, address: info.address))
                 logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
                 await worker?.ready(info)
                 await reportReady()
@@ -322,6 +336,7 @@ package actor MachineFleet {
                 let name = await worker?.name ?? key
                 logger.warning("\(name) disconnected: \(reason)")
                 await worker?.disconnected(reason: reason)
+                await floor?.dropped(MachineTarget(name: name, address: key), reason: reason)
                 await reportReady()
             case .retrying(let delay, let reason):
                 noteLink(key) { $0.retrying() }
@@ -331,7 +346,7 @@ package actor MachineFleet {
             }
         }
         noteGone(key)
-        await worker?.disconnected(reason: "the daemon stopped watching it")
+        await worker?.disconnected(reason: releasing.removeValue(forKey: key) ?? "the daemon stopped watching it")
         await reportReady()
     }
 
@@ -345,7 +360,7 @@ package actor MachineFleet {
         return worker
     }
 
-    private func reportReady() async {
+    func reportReady() async {
         var ready = 0
         for worker in workers.values where await worker.state == .ready { ready += 1 }
         metrics?.setMachinesConnected(ready)

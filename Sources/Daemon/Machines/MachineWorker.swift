@@ -35,6 +35,8 @@ package actor MachineWorker {
     /// Whether ``ticker`` ticks this worker (an open session).
     private var ticked = false
     private var restoredEvents = SessionEvents()
+    /// A split the floor asked for before the machine said what it is (``splitting(from:)``).
+    private var pendingSplit: String?
     private let metrics: DaemonMetrics?
     /// Prometheus' notification counters by characteristic, resolved on first use.
     private var notificationCounters: [Characteristic: CounterHandle] = [:]
@@ -74,6 +76,51 @@ package actor MachineWorker {
         identity = snapshot.machine
         state = .disconnected
         restoredEvents = restored.events
+    }
+
+    /// A worker carrying on another gateway's session from its mirrored checkpoint, which
+    /// arrived at `arrival` on this gateway's monotonic clock (the floor's adoption): the same
+    /// session id, the time without a holder an outage. Call ``start()`` as for a restored one.
+    init(
+        adopting snapshot: SessionSnapshot, arrivedAt arrival: Duration, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
+        ticker: SessionTicker, eventLoop: any EventLoop, metrics: DaemonMetrics? = nil
+    ) {
+        executor = eventLoop.executor
+        self.metrics = metrics
+        self.ticker = ticker
+        name = snapshot.machine.name
+        address = snapshot.machine.address
+        self.sink = sink
+        self.clock = clock
+        self.rules = rules
+        let adopted = MachinePipeline.adopting(
+            snapshot, arrivedAt: arrival, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()), at: clock.now())
+        pipeline = adopted.pipeline
+        identity = snapshot.machine
+        state = .disconnected
+        restoredEvents = adopted.events
+    }
+
+    /// The next session started here continues a ride another gateway held whose checkpoint
+    /// never reached the broker: it says it split from `sessionID`.
+    func splitting(from sessionID: String) {
+        if pipeline == nil { pendingSplit = sessionID } else { pipeline?.splitting(from: sessionID) }
+    }
+
+    /// The open session as it stands now (a fresh checkpoint to mirror before a handover).
+    func snapshotNow() -> SessionSnapshot? {
+        pipeline?.engine.snapshot(at: clock.now())
+    }
+
+    /// Lets the open session go without ending it: another gateway carries it on. Returns the
+    /// machine it was on; the worker is then idle and is dropped by the fleet.
+    func letGo() async -> MachineIdentity? {
+        if ticked {
+            ticked = false
+            await ticker.unregister(self)
+        }
+        pipeline = nil
+        return identity
     }
 
     /// Delivers a restored session's first events and starts its timer.
@@ -227,6 +274,8 @@ package actor MachineWorker {
         identity = machine
         if pipeline == nil {
             pipeline = MachinePipeline(machine: machine, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()))
+            if let pendingSplit { pipeline?.splitting(from: pendingSplit) }
+            pendingSplit = nil
         } else {
             pipeline?.identify(machine)
         }

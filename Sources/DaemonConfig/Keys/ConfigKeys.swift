@@ -1,6 +1,6 @@
 /// Every key of `config.toml`, in the order the file, the example and the docs list them.
 enum ConfigKeys {
-    static let tables = ["machines", "sessions", "backend", "state", "metrics_socket", "control_socket", "prometheus", "log", "bluetooth", "mqtt"]
+    static let tables = ["machines", "sessions", "backend", "state", "metrics_socket", "control_socket", "prometheus", "log", "bluetooth", "mqtt", "fleet"]
     /// Tables the daemon once read and what replaced each: a config that still has one is
     /// refused with this line rather than "unknown table", so the operator learns where it went.
     static let retired: [String: String] = [
@@ -8,7 +8,7 @@ enum ConfigKeys {
             + "(unit ftms-bridge-dashboard.service, flags --listen, --token-file, --title, --gateway); delete [dashboard] here",
     ]
 
-    static let all: [ConfigKey] = machines + sessions + backend + state + sockets + prometheus + log + bluetooth + mqtt
+    static let all: [ConfigKey] = machines + sessions + backend + state + sockets + prometheus + log + bluetooth + mqtt + fleet
 
     static func named(_ path: String) -> ConfigKey? { all.first { $0.path == path } }
 
@@ -150,6 +150,30 @@ enum ConfigKeys {
             \.mqtt.queueCapacity, read: { v throws(ValueProblem) in try v.integer(in: 10...100_000) }, render: { String($0) }),
     ]
 
+    private static let fleet: [ConfigKey] = [
+        ConfigKey(
+            "fleet", "enabled", "boolean",
+            "Share the floor with the gym's other gateways through the [mqtt] broker (which must be on): one holder per machine, sessions carried over (docs/mqtt.md).",
+            \.fleet.enabled, read: { v throws(ValueProblem) in try v.boolean() }, render: { String($0) }),
+        ConfigKey(
+            "fleet", "gateway", "string", "This gateway's name on the floor (letters, digits, - _ .); empty: [mqtt] gateway, itself the host name when empty.",
+            \.fleet.gateway, read: { v throws(ValueProblem) in try checked(v, StringRules.topicLevel) }, render: TOMLLiteral.string),
+        floorSeconds("heartbeat", "How often this gateway's presence is published; also at once on a change.", \.fleet.heartbeat),
+        floorSeconds("lease", "A gateway not heard from this long (on the receiver's clock) is gone, and so are its claims; more than heartbeat.", \.fleet.lease),
+        ConfigKey(
+            "fleet", "rssi_margin", "integer",
+            "dB (0 to 100) by which another gateway must hear a machine better before the machine's home moves to it: hysteresis against flapping.",
+            \.fleet.rssiMargin, read: { v throws(ValueProblem) in try v.integer(in: 0...100) }, render: { String($0) }),
+        floorSeconds("heard_window", "A machine counts as heard by this gateway while its last advertisement is this recent.", \.fleet.heardWindow),
+        floorSeconds(
+            "hold_unconfirmed",
+            "After a restart, open checkpoints wait this long for the broker to say whether a neighbour adopted them before they are restored as usual.",
+            \.fleet.holdUnconfirmed),
+        ConfigKey(
+            "fleet", "handover_on_stop", "boolean", "On stop (systemctl stop or restart), hand each held machine to a neighbour first, as ftms-bridge handover does.",
+            \.fleet.handoverOnStop, read: { v throws(ValueProblem) in try v.boolean() }, render: { String($0) }),
+    ]
+
     private static func optionalPath(_ text: String) throws(ValueProblem) {
         guard !text.isEmpty else { return }
         try StringRules.absolutePath(text)
@@ -157,6 +181,10 @@ enum ConfigKeys {
 
     private static func seconds(_ name: String, _ summary: String, _ field: any WritableKeyPath<DaemonConfig, Duration> & Sendable) -> ConfigKey {
         ConfigKey("sessions", name, "seconds", summary, field, read: { v throws(ValueProblem) in try v.seconds() }, render: TOMLLiteral.seconds)
+    }
+
+    private static func floorSeconds(_ name: String, _ summary: String, _ field: any WritableKeyPath<DaemonConfig, Duration> & Sendable) -> ConfigKey {
+        ConfigKey("fleet", name, "seconds", summary, field, read: { v throws(ValueProblem) in try v.seconds() }, render: TOMLLiteral.seconds)
     }
 
     private static func checked(_ value: ConfigValue, _ rule: (String) throws(ValueProblem) -> Void) throws(ValueProblem) -> String {

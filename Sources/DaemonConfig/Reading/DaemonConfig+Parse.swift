@@ -73,5 +73,10 @@ extension DaemonConfig {
             let key = explicitKeys.contains("control_socket.path") ? "control_socket.path" : "metrics_socket.path"
             throw ConfigError(.invalidValue, source: source, key: key, problem: "must differ from the other socket's path, got \(OneLine.quoted(controlSocket.path))")
         }
+        // A lease no longer than the heartbeat would expire every gateway between two beats.
+        if fleet.lease <= fleet.heartbeat {
+            let key = explicitKeys.contains("fleet.lease") ? "fleet.lease" : "fleet.heartbeat"
+            throw ConfigError(.invalidValue, source: source, key: key, problem: "fleet.lease must be longer than fleet.heartbeat, got \(TOMLLiteral.seconds(fleet.lease)) and \(TOMLLiteral.seconds(fleet.heartbeat))")
+        }
     }
 }

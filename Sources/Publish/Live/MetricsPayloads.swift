@@ -77,7 +77,9 @@ package enum MetricsPayloads {
     /// `session_state`: `started`, `paused`, `resumed` or `finished`, with `startEpoch` and
     /// `elapsedMs` (contract §7's names); a pause says why, a dropped session says why too.
     /// `distanceM` and `energyKcal` are the session's own totals so far (what the floor shows
-    /// is the ride, not the machine's lifetime counters, which stay in `sample`).
+    /// is the ride, not the machine's lifetime counters, which stay in `sample`). `splitFrom`:
+    /// the session a session continues in part, on every state of it (issue 37: another
+    /// gateway's ride this one could not carry on); absent for a session that did not split.
     package static func sessionState(_ event: SessionEvent) -> JSONPayload {
         written(state: "\(event.state)") { writeSessionState(event, into: &$0) }
     }
@@ -99,6 +101,10 @@ package enum MetricsPayloads {
             if let energy = event.progress.energy {
                 json.appendKey("energyKcal")
                 json.appendInteger(energy)
+            }
+            if let splitFrom = event.progress.splitFrom {
+                json.appendKey("splitFrom")
+                json.appendString(splitFrom)
             }
             switch event {
             case .paused(_, let reason):

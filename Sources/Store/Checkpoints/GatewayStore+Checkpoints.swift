@@ -18,7 +18,8 @@ extension GatewayStore: SessionCheckpointStore {
     /// each), with the plot points gathered since the last batch: all of them or, if it fails,
     /// none, so the caller can keep them all for the next try. A checkpoint of a session the
     /// queue already holds is not written: it would bring a finished session back at the next
-    /// start.
+    /// start. A session handed over to another gateway and checkpointed here again is carried
+    /// on here again: its handed-over mark goes (``handOver(sessionID:machineAddress:to:)``).
     ///
     /// A periodic write: while the reserve is given back for finished sessions, it is refused
     /// before it is tried (``StoreReserve``).
@@ -35,10 +36,12 @@ extension GatewayStore: SessionCheckpointStore {
             if !rows.isEmpty {
                 let queued = try db.cachedStatement(sql: Self.queuedSQL)
                 let upsert = try db.cachedStatement(sql: Self.upsertCheckpointSQL)
+                let carriedOn = try db.cachedStatement(sql: Self.carriedOnAgainSQL)
                 let json = CheckpointRow.databaseJSONEncoder(for: CheckpointRow.Columns.snapshot.rawValue)
                 for row in rows where try Int.fetchOne(queued, arguments: [row.sessionID]) == nil {
                     let snapshot = String(decoding: try json.encode(row.snapshot), as: UTF8.self)
                     try upsert.execute(arguments: [row.sessionID, row.machineAddress, snapshot, row.savedAt.millisecondsSince1970])
+                    try carriedOn.execute(arguments: [row.sessionID])
                 }
             }
             for chunk in series { try Self.appendSeries(chunk, finished: false, now: now, db) }

@@ -22,6 +22,9 @@ enum StoreSchema {
         migrator.registerMigration("v4-session-dates") { db in
             try db.execute(sql: sessionDates)
         }
+        migrator.registerMigration("v5-floor-sessions") { db in
+            try db.execute(sql: floorSessions)
+        }
         return migrator
     }
 
@@ -142,6 +145,20 @@ enum StoreSchema {
             trusted_offset_ms INTEGER,
             trust TEXT,
             updated_at INTEGER NOT NULL
+        );
+        """
+
+    /// Sessions on a floor of gateways (issue 37). `split_from`: the session a queued session
+    /// continues in part, another gateway's that this one could not carry on. `handed_over`:
+    /// open sessions another gateway adopted, so this one removed their checkpoints and never
+    /// uploads them; kept so that `status` can say which went where.
+    private static let floorSessions = """
+        ALTER TABLE sessions ADD COLUMN split_from TEXT;
+        CREATE TABLE handed_over (
+            session_id TEXT PRIMARY KEY NOT NULL,
+            machine_address TEXT NOT NULL,
+            gateway TEXT NOT NULL,
+            handed_over_at INTEGER NOT NULL
         );
         """
 }

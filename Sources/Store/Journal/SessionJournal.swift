@@ -252,13 +252,21 @@ public final class SessionJournal: Sendable {
         return (frames, warnings)
     }
 
-    /// Every record's session decoded; a session found twice is kept once.
+    /// Every record's session decoded; a session found twice is kept once, the summary that
+    /// ends later (seed 002 §7.3: a session the gateway carried on after closing it), else the
+    /// first.
     static func decode(_ bytes: [UInt8], name: String) -> Contents {
         let (frames, warnings) = frames(bytes, name: name)
         var contents = Contents(warnings: warnings)
-        var seen = Set<String>()
-        for frame in live(frames) where seen.insert(frame.sessionID).inserted {
+        var seen: [String: Int] = [:]
+        for frame in live(frames) {
             guard let entry = entry(Array(bytes[frame.json])) else { continue }
+            if let index = seen[frame.sessionID] {
+                let kept = contents.entries[index].record.endedAt.secondsSince1970
+                if entry.record.endedAt.secondsSince1970 > kept { contents.entries[index] = entry }
+                continue
+            }
+            seen[frame.sessionID] = contents.entries.count
             contents.entries.append(entry)
         }
         return contents

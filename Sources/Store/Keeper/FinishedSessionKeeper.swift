@@ -41,6 +41,7 @@ package actor FinishedSessionKeeper {
         var series: SeriesChunk?
         /// Where it lay on its boot's monotonic clock, so it is dated as it would have been.
         var timing: SessionTiming?
+        var splitFrom: String?
         var since: ContinuousClock.Instant
     }
 
@@ -94,34 +95,72 @@ package actor FinishedSessionKeeper {
     package enum Outcome: Sendable, Equatable {
         /// Stored now, and new to the queue.
         case queued
-        /// Stored now, and the queue held it already (a replayed capture, a retried hand-off).
+        /// Stored now, and the queue held it already (a replayed capture, a retried hand-off),
+        /// ending as late or later: the first is kept.
         case alreadyQueued
+        /// Stored now in place of the queued summary of the same session, which ended earlier
+        /// (seed 002 §7.3: the later `endEpoch` wins); sent again if that one was uploaded.
+        case replaced
+        /// Not stored: another gateway carries the session on (``handOver(sessionID:machine:to:)``).
+        case handedOver
         /// Refused by the store: held in memory, written when the store takes writes again.
         case held
 
         /// Whether the session is in the store now.
-        package var isStored: Bool { self != .held }
+        package var isStored: Bool { self != .held && self != .handedOver }
     }
 
     /// The one way a finished session goes to the store's queue: its pending checkpoint and
     /// plot points are taken out of the next batch (waiting for a batch being written), and it
     /// is stored with those points, after any of its machine's sessions still held; if the store
     /// refuses it, it is held. Returns whether it is stored now, and whether it was new there
-    /// (`replay --queue` counts the captures' sessions the queue held already).
+    /// (`replay --queue` counts the captures' sessions the queue held already). A second
+    /// summary of a queued session replaces it only if it ends later; one of a session handed
+    /// over to another gateway is not stored (``Outcome``). `splitFrom`: the session it
+    /// continues in part (``SessionProgress/splitFrom``), kept on its row for `status`.
     @discardableResult
-    package func finish(_ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil) async -> Outcome {
+    package func finish(
+        _ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil, splitFrom: String? = nil
+    ) async -> Outcome {
         let series = await discard(machineAddress: machine.address, sessionID: summary.sessionID)
-        held.append(Held(summary: summary, machine: machine, series: series, timing: timing, since: .now))
+        held.append(Held(summary: summary, machine: machine, series: series, timing: timing, splitFrom: splitFrom, since: .now))
         // The caller wakes the uploader for this one; earlier ones stored on the way count here.
         let storedNow = await writeHeld()
         if storedNow.keys.contains(where: { $0 != summary.sessionID }) { await self.stored() }
-        guard let new = storedNow[summary.sessionID] else {
+        guard let admission = storedNow[summary.sessionID] else {
             logger.error(
                 "session \(summary.sessionID) finished on \(machine.name) (\(summary.duration) s) but could not be stored: held in memory, written when the store takes writes again (\(store.health.failure.map { "\($0)" } ?? "store refused it"))")
             scheduleFlush()
             return .held
         }
-        return new ? .queued : .alreadyQueued
+        return switch admission {
+        case .added: .queued
+        case .replaced: .replaced
+        case .kept: .alreadyQueued
+        case .handedOver: .handedOver
+        }
+    }
+
+    /// The open session `sessionID` on `machine` is carried on by another gateway, `gateway`
+    /// (issue 37: it adopted the machine from this gateway's mirrored checkpoint): its pending
+    /// checkpoint and plot points go (waiting for a batch being written), a summary of it held
+    /// in memory goes, and the store removes its checkpoint, its open series and a pending
+    /// summary of it and remembers where it went (``GatewayStore/handOver(sessionID:machineAddress:to:)``).
+    /// It is never uploaded from here; a later ``finish(_:machine:timing:splitFrom:)`` of it is
+    /// not stored, unless this gateway checkpoints it again first (it took it back). Throws
+    /// when the store refuses the write: the session is then kept as it was, and the caller
+    /// tries again (a session is never dropped on a failed write).
+    package func handOver(sessionID: String, machine: MachineIdentity, to gateway: String) async throws {
+        await discard(machineAddress: machine.address, sessionID: sessionID)
+        let before = held
+        held.removeAll { $0.summary.sessionID == sessionID }
+        do {
+            try await store.handOver(sessionID: sessionID, machineAddress: machine.address, to: gateway)
+        } catch {
+            held = before
+            throw error
+        }
+        logger.notice("session \(sessionID) on \(machine.name) is carried on by gateway \(gateway): handed over, not uploaded from here")
     }
 
     /// A session dropped by the engine (too short, say): its pending checkpoint and points go,
@@ -185,21 +224,27 @@ package actor FinishedSessionKeeper {
     }
 
     /// Stores the held sessions, oldest first; a machine whose oldest is refused keeps the rest
-    /// of its own behind it, and the others go on. Returns the ids stored, each with whether it
-    /// was new to the queue. The only call of the store's queueing of a summary.
-    private func writeHeld() async -> [String: Bool] {
+    /// of its own behind it, and the others go on. Returns the ids stored, each with what it
+    /// did to the queue. The only call of the store's queueing of a summary.
+    private func writeHeld() async -> [String: QueueAdmission] {
         guard !held.isEmpty else { return [:] }
         var refused: Set<String> = []
         var kept: [Held] = []
-        var storedIDs: [String: Bool] = [:]
+        var storedIDs: [String: QueueAdmission] = [:]
         for session in held {
             guard !refused.contains(session.machine.address) else {
                 kept.append(session)
                 continue
             }
             do {
-                storedIDs[session.summary.sessionID] = try await store.enqueue(
-                    session.summary, machineAddress: session.machine.address, series: session.series, timing: session.timing)
+                let admission = try await store.enqueue(
+                    session.summary, machineAddress: session.machine.address, series: session.series, timing: session.timing,
+                    splitFrom: session.splitFrom)
+                storedIDs[session.summary.sessionID] = admission
+                guard admission != .handedOver else {
+                    logger.info("session \(session.summary.sessionID) finished on \(session.machine.name) after it was handed over to another gateway: not uploaded from here")
+                    continue
+                }
                 let dates = session.timing?.datesAreTrue == false ? "; its dates wait for a synchronised clock (contract §5)" : ""
                 logger.info(
                     "session \(session.summary.sessionID) finished on \(session.machine.name): \(session.summary.duration) s, queued for upload\(dates)")

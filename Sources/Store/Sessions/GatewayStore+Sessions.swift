@@ -6,8 +6,13 @@ extension GatewayStore {
     /// transaction removes the checkpoint of the machine it was recorded on if the checkpoint
     /// still holds it: a crash between the two can neither lose the session nor resume it.
     ///
-    /// Idempotent by `session_id`: storing a session again (a replayed capture, a retried
-    /// hand-off) changes nothing. Returns whether the session was new.
+    /// One row per `session_id`: storing a session again (a replayed capture, a retried
+    /// hand-off) changes nothing, unless the new summary ends later (seed 002 §7.3, as the
+    /// backend judges it: a later `endEpoch`), which then takes the stored one's place, pending
+    /// again even if that one was uploaded. A session handed over to another gateway
+    /// (``handOver(sessionID:machineAddress:to:)``) is not stored. Returns which of these it was.
+    ///
+    /// `splitFrom`: the session this one continues in part (``SessionProgress/splitFrom``).
     ///
     /// `series`: the session's plot points not yet stored; they are appended and the session's
     /// series is bound to it in the same transaction, so a crash keeps both or neither.
@@ -19,25 +24,35 @@ extension GatewayStore {
     /// returns (``SessionJournal``): a ride is never in one file only.
     @discardableResult
     public func enqueue(
-        _ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil, timing: SessionTiming? = nil
-    ) async throws -> Bool {
+        _ summary: SessionSummary, machineAddress: String? = nil, series: SeriesChunk? = nil, timing: SessionTiming? = nil,
+        splitFrom: String? = nil
+    ) async throws -> QueueAdmission {
         var record = SessionRecord(summary)
         record.timing = timing
         let now = clock.now()
-        let session = QueuedSession(record, origin: .gateway, status: .pending, at: now)
+        let session = {
+            var session = QueuedSession(record, origin: .gateway, status: .pending, at: now)
+            session.splitFrom = splitFrom
+            return session
+        }()
         let chunk = series ?? SeriesChunk(sessionID: summary.sessionID, machine: summary.detail.machine, points: [])
-        let added = try await write { db in
+        let admission = try await write { db -> QueueAdmission in
             if let machineAddress {
                 try Self.removeCheckpoint(db, machineAddress: machineAddress, sessionID: summary.sessionID)
             }
-            let added = try session.insertIfNew(db)
+            if try HandedOverRow.exists(db, key: summary.sessionID) {
+                try Self.removeOpenSeries(db, sessionID: summary.sessionID)
+                return .handedOver
+            }
+            let admission: QueueAdmission =
+                if try session.insertIfNew(db) { .added } else if try session.supersede(db) { .replaced } else { .kept }
             if try series != nil || SeriesRow.exists(db, key: summary.sessionID) {
                 try Self.appendSeries(chunk, finished: true, now: now, db)
             }
-            return added
+            return admission
         }
-        if added { await keepSecondCopy([SessionJournal.Entry(record: record)]) }
-        return added
+        if admission == .added || admission == .replaced { await keepSecondCopy([SessionJournal.Entry(record: record)]) }
+        return admission
     }
 
     /// Stores many finished sessions as pending in one transaction, each with its plot series

@@ -30,6 +30,8 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
     /// start in milliseconds (``SessionTiming``).
     var bootID: BootID?
     var bootStart: Int64?
+    /// The session this one continues in part (``SessionProgress/splitFrom``).
+    var splitFrom: String?
 
     enum CodingKeys: String, ColumnKey {
         case sessionID = "session_id"
@@ -48,6 +50,7 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
         case dates
         case bootID = "boot_id"
         case bootStart = "boot_start"
+        case splitFrom = "split_from"
     }
 
     init(_ record: SessionRecord, origin: SessionOrigin, status: UploadStatus, at now: UTCTime) {
@@ -72,5 +75,21 @@ struct QueuedSession: Hashable, Codable, FetchableRecord, PersistableRecord {
     func insertIfNew(_ db: Database) throws -> Bool {
         try insert(db, onConflict: .ignore)
         return db.changesCount > 0
+    }
+
+    /// Takes the place of the stored row of the same session if this one ends later, by whole
+    /// seconds as the backend compares `endEpoch` (seed 002 §7.3): pending, with fresh retry
+    /// counts, so that it goes up even if the stored one did. Where it was recorded, when it
+    /// was first stored and what it split from stay. Returns whether it replaced the row.
+    func supersede(_ db: Database) throws -> Bool {
+        guard let stored = try QueuedSession.fetchOne(db, key: sessionID),
+              endedAt.secondsSince1970 > stored.endedAt.secondsSince1970
+        else { return false }
+        var replacement = self
+        replacement.origin = stored.origin
+        replacement.createdAt = stored.createdAt
+        replacement.splitFrom = splitFrom ?? stored.splitFrom
+        try replacement.update(db)
+        return true
     }
 }

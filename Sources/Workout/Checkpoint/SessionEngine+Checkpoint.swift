@@ -67,8 +67,20 @@ extension SessionEngine {
             events.append(contentsOf: engine.tick(at: time))
             return (engine, events)
         }
+        return resuming(snapshot, after: downtime, engine: engine, at: time)
+    }
+
+    /// The session of `snapshot` carried on by `engine`, the gateway having been gone for
+    /// `downtime` nanoseconds before `time`: the snapshot's instants are moved onto this clock
+    /// (the snapshot taken `downtime` before `time`), the session paused there as disconnected,
+    /// and the grace lets it resume or ends it (``restoring(_:rules:ids:at:)``,
+    /// ``adopting(_:arrivedAt:rules:ids:at:)``).
+    static func resuming(
+        _ snapshot: SessionSnapshot, after downtime: Int64, engine: SessionEngine, at time: Timestamp
+    ) -> (engine: SessionEngine, events: SessionEvents) {
+        var engine = engine
         let savedAt = Nanoseconds.subtract(Nanoseconds.of(time.monotonic), downtime)
-        let offset = Nanoseconds.subtract(savedAt, saved)
+        let offset = Nanoseconds.subtract(savedAt, snapshot.savedMonotonic)
         engine.session = snapshot.session.shifted(by: offset)
         engine.now = savedAt
         engine.read(time)

@@ -33,6 +33,10 @@ struct OpenSession: Sendable, Hashable, Codable {
     /// after the outage has told whether the rider rode through it. Optional and defaulted,
     /// so checkpoints written before it existed still decode.
     var outageSince: Int64?
+    /// The session this one continues in part: another gateway's, which this gateway could not
+    /// carry on because no checkpoint of it reached it (issue 37: the ride split in two). Kept
+    /// in the checkpoint, so a restored session still says it; `nil` for almost every session.
+    var splitFrom: String?
 
     init(id: String, at time: Int64, anchor: Int64?) {
         self.id = id
@@ -96,7 +100,8 @@ struct OpenSession: Sendable, Hashable, Codable {
             moving: Nanoseconds.duration(moving),
             distance: distance,
             energy: energy,
-            timing: SessionTiming(boot: boot, start: Nanoseconds.duration(startedAt), datesAreTrue: anchor != nil)
+            timing: SessionTiming(boot: boot, start: Nanoseconds.duration(startedAt), datesAreTrue: anchor != nil),
+            splitFrom: splitFrom
         )
     }
 

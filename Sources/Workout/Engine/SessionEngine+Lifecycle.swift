@@ -63,7 +63,8 @@ extension SessionEngine {
     }
 
     mutating func start(at now: Int64, into events: inout SessionEvents) {
-        let opened = OpenSession(id: ids.nextSessionID(), at: now, anchor: wallIsTrue ? wallOffset : nil)
+        var opened = OpenSession(id: ids.nextSessionID(), at: now, anchor: wallIsTrue ? wallOffset : nil)
+        opened.splitFrom = splitFrom.take()
         session = opened
         lastCheckpoint = nil
         events.append(.started(opened.progress(at: now, rules: resolved, offset: wallOffset, boot: boot)))

@@ -34,12 +34,23 @@ public struct SessionEngine: Sendable {
     /// nobody rides.
     var needsStillness = false
     var lastCheckpoint: CheckpointMark?
+    /// What the next session started says it split from (``splitting(from:)``).
+    var splitFrom: String?
 
     public init(machine: MachineIdentity, rules: SessionRules = SessionRules(), ids: some SessionIDSource) {
         self.machine = machine
         self.rules = rules
         resolved = ResolvedRules(rules)
         self.ids = ids
+    }
+
+    /// The next session this engine starts continues, in part, the session `sessionID` of
+    /// another gateway that this one could not carry on (no checkpoint of it reached the
+    /// broker): it says so in its progress (``SessionProgress/splitFrom``) from its `started`
+    /// event on, and in its checkpoints. Taken by that one start; a later `splitting(from:)`
+    /// before it replaces the id.
+    public mutating func splitting(from sessionID: String) {
+        splitFrom = sessionID
     }
 
     /// The open session's id, if one is open.

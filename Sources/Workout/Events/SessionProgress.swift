@@ -17,12 +17,16 @@ public struct SessionProgress: Sendable, Hashable {
     /// Where the session lies on the monotonic clock, and whether ``startedAt`` is a true date:
     /// what the store keeps to date a finished session again once the wall clock is known.
     public var timing: SessionTiming?
+    /// The session this one split from (``SessionEngine/splitting(from:)``): the MQTT `session`
+    /// topic's and the metrics socket's `split_from`; `nil` for a session that did not split.
+    public var splitFrom: String?
 
     public init(
         sessionID: String, startedAt: UTCTime, elapsed: Duration, moving: Duration, distance: Int? = nil, energy: Int? = nil,
-        timing: SessionTiming? = nil
+        timing: SessionTiming? = nil, splitFrom: String? = nil
     ) {
         self.timing = timing
+        self.splitFrom = splitFrom
         self.sessionID = sessionID
         self.startedAt = startedAt
         self.elapsed = elapsed

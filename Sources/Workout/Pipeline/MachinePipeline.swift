@@ -90,6 +90,24 @@ public struct MachinePipeline: Sendable {
         return (pipeline, restored.events)
     }
 
+    /// A pipeline that carries on another gateway's session from its mirrored checkpoint, which
+    /// arrived at `arrival` on this gateway's monotonic clock; the events are what the time
+    /// without a holder already decided (see ``SessionEngine/adopting(_:arrivedAt:rules:ids:at:)``).
+    public static func adopting(
+        _ snapshot: SessionSnapshot, arrivedAt arrival: Duration, rules: SessionRules = SessionRules(),
+        ids: some SessionIDSource, at time: Timestamp
+    ) -> (pipeline: MachinePipeline, events: SessionEvents) {
+        var pipeline = MachinePipeline(machine: snapshot.machine, rules: rules, ids: ids)
+        let adopted = SessionEngine.adopting(snapshot, arrivedAt: arrival, rules: rules, ids: ids, at: time)
+        pipeline.engine = adopted.engine
+        return (pipeline, adopted.events)
+    }
+
+    /// The next session started says it split from `sessionID` (``SessionEngine/splitting(from:)``).
+    public mutating func splitting(from sessionID: String) {
+        engine.splitting(from: sessionID)
+    }
+
     /// Takes what a fresh connection learned (model, name) without touching the session.
     public mutating func identify(_ machine: MachineIdentity) {
         engine.machine = machine

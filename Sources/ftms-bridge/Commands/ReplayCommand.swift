@@ -115,7 +115,7 @@ struct ReplayCommand: AsyncParsableCommand {
                     if let keeper, let machine, refused == nil {
                         switch await keeper.finish(summary, machine: machine) {
                         case .queued: queued = (queued.kept + 1, queued.new + 1)
-                        case .alreadyQueued: queued.kept += 1
+                        case .alreadyQueued, .replaced, .handedOver: queued.kept += 1
                         case .held: refused = summary
                         }
                     }

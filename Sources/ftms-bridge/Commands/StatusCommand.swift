@@ -119,6 +119,9 @@ struct StatusCommand: AsyncParsableCommand {
         if let mqtt = status["mqtt"], mqtt.isObject {
             rows.append(("mqtt", Self.brokerLine(mqtt)))
         }
+        if let floor = status["floor"], floor.isObject {
+            rows.append(contentsOf: Self.floorRows(floor))
+        }
         rows.append(("machines", machines.isEmpty ? "none yet" : "\(machines.count)"))
         for machine in machines {
             let state = machine["state"]?.string
@@ -158,6 +161,28 @@ struct StatusCommand: AsyncParsableCommand {
         if waiting > 0 { line += "; \(waiting) waiting" }
         if estimated > 0 { line += "; \(estimated) pending with estimated dates" }
         return line
+    }
+
+    /// The floor (`[fleet]`): this gateway and the live ones, then who holds each machine,
+    /// whose session is carried on here, which ride split and which sessions were handed over.
+    static func floorRows(_ floor: JSONValue) -> [(String, String)] {
+        let live = floor["live_gateways"]?.array?.compactMap(\.string) ?? []
+        let counters = floor["counters"]
+        var rows: [(String, String)] = [(
+            "floor",
+            "gateway \(floor["gateway"]?.string ?? "?")\(floor["broker_heard"]?.bool == true ? "" : " (broker not heard yet)"); "
+                + "live: \(live.isEmpty ? "none other" : live.joined(separator: ", ")); \(counters?["adoptions"]?.integer ?? 0) adopted, "
+                + "\(counters?["handovers"]?.integer ?? 0) handed over, \(counters?["split_sessions"]?.integer ?? 0) split")]
+        for machine in floor["machines"]?.array ?? [] {
+            var line = "held by \(machine["holder"]?.string ?? "nobody") (epoch \(machine["epoch"]?.integer ?? 0), \(machine["reason"]?.string ?? "?"))"
+            if let from = machine["adopted_from"]?.string { line += ", adopted from \(from)" }
+            if let split = machine["split_from"]?.string { line += ", split from session \(split)" }
+            rows.append(("  \(machine["name"]?.string ?? machine["machine"]?.string ?? "?")", line))
+        }
+        for handed in counters?["handed_over"]?.array ?? [] {
+            rows.append(("  handed over", "session \(handed["session_id"]?.string ?? "?") on \(handed["machine"]?.string ?? "?") to \(handed["to"]?.string ?? "?"): never uploaded from here"))
+        }
+        return rows
     }
 
     /// `connected to mqtt://broker:1883, 1520 delivered, 0 queued, 0 dropped`, or why not.

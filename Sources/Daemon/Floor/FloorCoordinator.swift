@@ -1,0 +1,486 @@
+package import BlueZ
+package import Floor
+package import Logging
+package import MQTT
+package import Telemetry
+package import Workout
+
+/// This gateway's seat on the floor (contract §11, docs/mqtt.md "The floor"): it tells the
+/// broker who this gateway is and what it hears and holds (``GatewayPresence``, every heartbeat
+/// and at once on a change, with a last will that says offline), feeds every floor message into
+/// its ``FloorView`` with the instant it arrived on this gateway's monotonic clock, and carries
+/// out the view's decisions: a take publishes the claim and THEN connects (``MachineFleet/take(_:)``),
+/// a release lists the machine in `releasing`, publishes the claim released and disconnects
+/// (``MachineFleet/release(_:reason:)``).
+///
+/// The floor talks on its own MQTT connection (the `MQTTClient` the daemon's `[mqtt]` makes,
+/// with the client id suffixed `-floor`): MQTT gives one last will per connection, the
+/// gateway's `status` topic keeps its own, and the floor's is the presence, with the short
+/// keepalive (5 s) that makes a power-cut gateway's will arrive within about 8 s.
+package actor FloorCoordinator: FloorHooks {
+    package let gateway: String
+    private let topics: FloorTopics
+    private let client: MQTTClient
+    /// `machines.allow` as written: the machines this gateway is home to.
+    private let home: [String]
+    private let now: @Sendable () -> Duration
+    private let timers: any Clock<Duration>
+    private let logger: Logger
+    private let metrics: FloorMetrics?
+    private var view: FloorView
+    private var fleet: MachineFleet?
+    /// What the adapters heard, by address, with when (this gateway's monotonic clock).
+    private var heard: [String: (name: String, rssi: Int, at: Duration)] = [:]
+    /// Machines this gateway is handing over, with when it released each: it is no candidate
+    /// for them until another gateway claims them, or a lease passes with nobody taking them
+    /// (then it may take them back).
+    private var releasing: [String: Duration] = [:]
+    /// Machines whose take is under way (claim published, not yet supervised): one take each.
+    private var taking: Set<String> = []
+    /// The epoch of this gateway's live claim of each machine it holds.
+    private var ownEpochs: [String: Int] = [:]
+    private var beat = 0
+    private var lastPresence: GatewayPresence?
+    /// When the floor's connection came up, to tell when the broker's retained messages are in.
+    private var connectedAt: Duration?
+    package private(set) var counters = FloorCounters()
+    /// Checkpoints from before this start, waiting for the broker (``hold(_:restore:handOver:)``).
+    var held: HeldCheckpoints?
+    /// The gateway each machine's adopted session came from, while this gateway holds it.
+    private var adoptedFrom: [String: String] = [:]
+    /// Machines whose next session splits from a ride no checkpoint carried over.
+    private var splits: [String: String] = [:]
+    /// The sink's checkpoints and session ends, in order, to mirror (``mirrorHook``).
+    private nonisolated let mirrored: (stream: AsyncStream<SessionMirrorEvent>, continuation: AsyncStream<SessionMirrorEvent>.Continuation)
+
+    package init(
+        gateway: String, prefix: String, home: [String], rules: FloorRules, client: MQTTClient,
+        now: @escaping @Sendable () -> Duration, timers: any Clock<Duration>, logger: Logger, metrics: FloorMetrics? = nil
+    ) {
+        self.metrics = metrics
+        self.gateway = gateway
+        topics = FloorTopics(prefix: prefix)
+        self.client = client
+        self.home = home
+        self.now = now
+        self.timers = timers
+        self.logger = logger
+        view = FloorView(gateway: gateway, rules: rules)
+        mirrored = AsyncStream.makeStream(of: SessionMirrorEvent.self, bufferingPolicy: .bufferingNewest(1000))
+    }
+
+    /// What ``SessionSink`` calls with each checkpoint and session end: queued in order, mirrored
+    /// by the coordinator's task, never waiting for the broker.
+    package nonisolated var mirrorHook: @Sendable (SessionMirrorEvent) -> Void {
+        let continuation = mirrored.continuation
+        return { event in continuation.yield(event) }
+    }
+
+    /// The floor connection's MQTT keepalive: a power-cut gateway's will comes within 1.5 times it.
+    package static let keepalive = 5
+
+    /// The presence last will for the floor's MQTT connection.
+    package static func will(gateway: String, prefix: String) -> OutgoingMessage {
+        OutgoingMessage(
+            topic: FloorTopics(prefix: prefix).presence(gateway: gateway), payload: GatewayPresence.will(gateway: gateway).payload,
+            qos: .atLeastOnce, retain: true)
+    }
+
+    /// The fleet whose machines this coordinator places (the fleet is made with this as its floor).
+    package func attach(_ fleet: MachineFleet) {
+        self.fleet = fleet
+    }
+
+    // MARK: Running
+
+    /// Connects, listens to the floor and beats until cancelled; then says offline (a clean
+    /// disconnect sends no will) and disconnects.
+    package func run() async {
+        do {
+            try client.start()
+        } catch {
+            logger.error("floor: the MQTT connection cannot start (\(error)): this gateway stays an island")
+            return
+        }
+        logger.info("floor: gateway \(gateway) on \(client.configuration.broker) under \(topics.prefix)/\(FloorModule.topicLevel)/")
+        let streams = topics.filters.map { client.subscribe($0, qos: .atLeastOnce) }
+        let events = client.events
+        await withTaskGroup(of: Void.self) { group in
+            for stream in streams {
+                group.addTask {
+                    for await message in stream { await self.receive(message) }
+                }
+            }
+            group.addTask {
+                for await event in events { await self.connection(event) }
+            }
+            group.addTask { await self.beatUntilCancelled() }
+            let mirrored = mirrored.stream
+            group.addTask {
+                for await event in mirrored { await self.mirror(event) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        var offline = GatewayPresence.will(gateway: gateway)
+        offline.beat = beat + 1
+        client.publish(OutgoingMessage(topic: topics.presence(gateway: gateway), payload: offline.payload, qos: .atLeastOnce, retain: true))
+        await client.stop()
+    }
+
+    private func beatUntilCancelled() async {
+        while !Task.isCancelled {
+            await heartbeat()
+            do {
+                try await timers.sleep(for: view.rules.heartbeat)
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func connection(_ event: MQTTEvent) {
+        switch event {
+        case .connected:
+            connectedAt = now()
+            lastPresence = nil
+            logger.info("floor: connected to \(client.configuration.broker)")
+        case .connectFailed(let reason, _), .connectionLost(let reason, _):
+            connectedAt = nil
+            logger.debug("floor: \(reason)")
+        }
+    }
+
+    /// Whether the broker's retained floor has had time to arrive: a heartbeat since the
+    /// connection came up (every live gateway republishes within one).
+    package var brokerHeard: Bool {
+        guard let connectedAt else { return false }
+        return now() - connectedAt >= view.rules.heartbeat
+    }
+
+    /// One heartbeat: what the adapters hear now, the presence published, decisions applied.
+    private func heartbeat() async {
+        let lease = view.rules.lease
+        let time = now()
+        releasing = releasing.filter { time - $0.value < lease }
+        if let fleet {
+            for sighting in await fleet.sightings() { heard[sighting.address] = (sighting.name, sighting.rssi, time) }
+        }
+        await publishPresence(force: true)
+        await settleHeld()
+        await evaluate()
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ message: MQTTMessage) async {
+        guard let about = topics.parse(message.topic) else { return }
+        let time = now()
+        do {
+            switch about {
+            case .presence:
+                guard !message.payload.isEmpty else { return }
+                view.receive(presence: try GatewayPresence(payload: message.payload), at: time)
+            case .claim:
+                guard !message.payload.isEmpty else { return }
+                let claim = try MachineClaim(payload: message.payload)
+                guard view.receive(claim: claim, at: time) else { return }
+                if let holder = claim.holder, holder != gateway { releasing[FloorTopics.machineKey(claim.machine)] = nil }
+                if claim.holder != gateway, ownEpochs[claim.machine] != nil, claim.epoch > (ownEpochs[claim.machine] ?? 0) {
+                    logger.notice("floor: \(claim.machine) claimed by \(claim.holder ?? "nobody") with epoch \(claim.epoch)")
+                }
+            case .checkpoint:
+                guard !message.payload.isEmpty else { return }
+                let checkpoint = try MirroredCheckpoint(payload: message.payload)
+                guard view.receive(checkpoint: checkpoint, at: time) else { return }
+                if checkpoint.holder != gateway, let fleet,
+                   await fleet.giveUp(checkpoint.machine, sessionID: checkpoint.sessionID, to: checkpoint.holder) {
+                    counters.handedOver.append(FloorCounters.HandedOver(sessionID: checkpoint.sessionID, machine: checkpoint.machine, to: checkpoint.holder))
+                }
+            }
+        } catch {
+            logger.debug("floor: \(message.topic): \(error)")
+            return
+        }
+        await evaluate()
+    }
+
+    // MARK: Deciding
+
+    /// This gateway as it is now.
+    private func ownState() async -> GatewayState {
+        let time = now()
+        let window = view.rules.heardWindow
+        let recent = heard.filter { time - $0.value.at < window }
+        var holding: [String] = []
+        var freeSlots = 0
+        var open: Set<String> = []
+        if let fleet {
+            holding = await fleet.heldMachines()
+            freeSlots = await fleet.freeSlots
+            for status in await fleet.statuses() where status.sessionID != nil { open.insert(status.address.uppercased()) }
+        }
+        let presence = GatewayPresence(
+            gateway: gateway, online: true, home: home, freeSlots: freeSlots,
+            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat)
+        return GatewayState(presence: presence, names: recent.mapValues(\.name), openSessions: open)
+    }
+
+    private func evaluate() async {
+        guard fleet != nil else { return }
+        let state = await ownState()
+        for decision in view.decide(for: state, at: now()) {
+            switch decision {
+            case .take(let machine, let epoch, let adopt, let splitFrom, let reason):
+                guard !taking.contains(machine) else { continue }
+                if state.presence.holding.contains(machine) {
+                    claim(machine, epoch: epoch, reason: reason)
+                } else {
+                    await take(machine, epoch: epoch, reason: reason, name: state.names[machine], adopt: adopt, splitFrom: splitFrom)
+                }
+            case .release(let machine, _):
+                await release(machine, reason: .released, why: "its home gateway can hold it again")
+            }
+        }
+        await publishPresence(force: false)
+    }
+
+    /// Publishes the claim and records it in the view at once (not waiting for its echo).
+    private func claim(_ machine: String, epoch: Int, reason: MachineClaim.Reason, name: String? = nil, sessionID: String? = nil) {
+        let claim = MachineClaim(machine: machine, name: name, holder: gateway, epoch: epoch, sessionID: sessionID, reason: reason)
+        client.publish(OutgoingMessage(topic: topics.claim(machine: machine), payload: claim.payload, qos: .atLeastOnce, retain: true))
+        view.receive(claim: claim, at: now())
+        ownEpochs[machine] = epoch
+        metrics?.setClaimsHeld(ownEpochs.count)
+    }
+
+    private func take(
+        _ machine: String, epoch: Int, reason: MachineClaim.Reason, name: String?, adopt: MirroredCheckpoint?, splitFrom: String?
+    ) async {
+        guard let fleet else { return }
+        taking.insert(machine)
+        defer { taking.remove(machine) }
+        claim(machine, epoch: epoch, reason: reason, name: name, sessionID: adopt?.sessionID)
+        await carryOn(machine, adopt: adopt, splitFrom: splitFrom)
+        logger.info("floor: taking \(name ?? machine) (\(machine)), epoch \(epoch), \(reason.rawValue)")
+        if !(await fleet.take(MachineTarget(name: name, address: machine))) {
+            logger.notice("floor: \(machine) not taken (no free link or no bus): released again")
+            releaseClaim(machine, reason: .released, sessionID: nil)
+        }
+    }
+
+    /// Before connecting a machine just claimed: carries on the session another gateway
+    /// mirrored (adoption), or notes the split, and mirrors the adopted checkpoint at once under
+    /// this gateway's epoch.
+    private func carryOn(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?) async {
+        guard let fleet, adopt != nil || splitFrom != nil else { return }
+        let arrival = view.checkpoints[machine]?.at ?? now()
+        guard await fleet.prepare(machine, adopting: adopt?.snapshot, arrivedAt: arrival, splitFrom: splitFrom) else { return }
+        if let adopt, let snapshot = adopt.snapshot {
+            counters.adoptions += 1
+            metrics?.adopted()
+            adoptedFrom[machine] = adopt.holder
+            logger.notice("floor: session \(adopt.sessionID) on \(machine) carried on from \(adopt.holder)")
+            mirror(.checkpoint(snapshot))
+        } else if let splitFrom {
+            counters.splitSessions += 1
+            metrics?.split()
+            splits[machine] = splitFrom
+            logger.notice("floor: \(machine)'s ride under session \(splitFrom) reached no broker: the next session here splits from it")
+        }
+    }
+
+    private func releaseClaim(_ machine: String, reason: MachineClaim.Reason, sessionID: String?) {
+        let released = MachineClaim(machine: machine, holder: nil, epoch: view.nextEpoch(for: machine), sessionID: sessionID, reason: reason)
+        client.publish(OutgoingMessage(topic: topics.claim(machine: machine), payload: released.payload, qos: .atLeastOnce, retain: true))
+        view.receive(claim: released, at: now())
+        ownEpochs[machine] = nil
+        metrics?.setClaimsHeld(ownEpochs.count)
+    }
+
+    /// Lists the machine in `releasing`, publishes the claim released, then disconnects it.
+    private func release(_ machine: String, reason: MachineClaim.Reason, why: String, sessionID: String? = nil) async {
+        guard let fleet, releasing[machine] == nil else { return }
+        adoptedFrom[machine] = nil
+        releasing[machine] = now()
+        await publishPresence(force: false)
+        releaseClaim(machine, reason: reason, sessionID: sessionID)
+        await fleet.release(machine, reason: why)
+        await publishPresence(force: false)
+    }
+
+    private func publishPresence(force: Bool) async {
+        var presence = await ownState().presence
+        if !force, let last = lastPresence {
+            var same = presence
+            same.beat = last.beat
+            if same == last { return }
+        }
+        beat += 1
+        presence.beat = beat
+        lastPresence = presence
+        client.publish(OutgoingMessage(topic: topics.presence(gateway: gateway), payload: presence.payload, qos: .atLeastOnce, retain: true))
+    }
+
+    // MARK: Mirroring
+
+    /// Publishes one of this gateway's checkpoints or session ends on the machine's checkpoint
+    /// topic, under this gateway's claim epoch; a machine this gateway holds no claim of (it
+    /// was handed over) is not mirrored: its new holder's checkpoints are the newer.
+    private func mirror(_ event: SessionMirrorEvent) {
+        let machine = event.machine.address.uppercased()
+        guard let epoch = ownEpochs[machine] else { return }
+        let checkpoint: MirroredCheckpoint
+        switch event {
+        case .checkpoint(let snapshot):
+            checkpoint = MirroredCheckpoint(
+                machine: machine, holder: gateway, epoch: epoch, sessionID: snapshot.sessionID, state: .open, snapshot: snapshot,
+                splitFrom: splits[machine])
+        case .finished(let sessionID, _, let endEpoch, let splitFrom):
+            checkpoint = MirroredCheckpoint(
+                machine: machine, holder: gateway, epoch: epoch, sessionID: sessionID, state: .finished, endEpoch: Int(endEpoch), splitFrom: splitFrom)
+            splits[machine] = nil
+            adoptedFrom[machine] = nil
+        case .dropped(let sessionID, _):
+            checkpoint = MirroredCheckpoint(machine: machine, holder: gateway, epoch: epoch, sessionID: sessionID, state: .finished)
+            splits[machine] = nil
+            adoptedFrom[machine] = nil
+        }
+        do {
+            client.publish(OutgoingMessage(topic: topics.checkpoint(machine: machine), payload: try checkpoint.payload(), qos: .atLeastOnce, retain: true))
+            view.receive(checkpoint: checkpoint, at: now())
+        } catch {
+            logger.warning("floor: checkpoint of \(checkpoint.sessionID) not mirrored: \(error)")
+        }
+    }
+
+    // MARK: FloorHooks
+
+    package func mayConnect(_ machine: MachineTarget) async -> Bool {
+        guard let address = machine.address?.uppercased() else { return false }
+        if let name = machine.name { noteName(address, name) }
+        let state = await ownState()
+        for case .take(let taken, let epoch, _, _, let reason) in view.decide(for: state, at: now()) where taken == address {
+            guard !taking.contains(address) else { return false }
+            taking.insert(address)
+            defer { taking.remove(address) }
+            let adopt = view.adoptable(machine: address, at: now(), disconnectGrace: view.rules.disconnectGrace)
+            claim(address, epoch: epoch, reason: reason, name: machine.name, sessionID: adopt?.sessionID)
+            await carryOn(address, adopt: adopt, splitFrom: nil)
+            return true
+        }
+        return false
+    }
+
+    package func heard(_ sightings: [MachineSighting]) async {
+        let time = now()
+        for sighting in sightings { heard[sighting.address] = (sighting.name, sighting.rssi, time) }
+        await evaluate()
+    }
+
+    package func linked(_ machine: MachineTarget) async {
+        await publishPresence(force: false)
+    }
+
+    package func dropped(_ machine: MachineTarget, reason: String) async {
+        await publishPresence(force: false)
+    }
+
+    private func noteName(_ address: String, _ name: String) {
+        if let kept = heard[address] { heard[address] = (name, kept.rssi, kept.at) }
+    }
+
+    // MARK: Handover
+
+    /// Hands `machines` (names or addresses; every held machine when empty) to the floor:
+    /// each is listed in `releasing`, its claim released with reason `handover`, and it is
+    /// disconnected, its session kept as a local checkpoint. Returns the addresses handed over.
+    package func handover(_ machines: [String]) async -> [String] {
+        guard let fleet else { return [] }
+        let held = await fleet.heldMachines()
+        var chosen: [String] = []
+        if machines.isEmpty {
+            chosen = held
+        } else {
+            let statuses = await fleet.statuses()
+            for wanted in machines {
+                let upper = wanted.uppercased()
+                if let status = statuses.first(where: { $0.address.uppercased() == upper || $0.name.uppercased() == upper }),
+                   held.contains(status.address.uppercased()) {
+                    chosen.append(status.address.uppercased())
+                }
+            }
+        }
+        let statuses = await fleet.statuses()
+        for machine in chosen {
+            let session = statuses.first { $0.address.uppercased() == machine }?.sessionID
+            if let snapshot = await fleet.snapshot(of: machine) { mirror(.checkpoint(snapshot)) }
+            await release(machine, reason: .handover, why: "handed over to the floor", sessionID: session)
+            counters.handovers += 1
+            metrics?.handedOver()
+        }
+        return chosen
+    }
+
+    // MARK: Status
+
+    /// The floor as `status` shows it, machine by machine.
+    package func report() async -> FloorReport {
+        let time = now()
+        var machines: [FloorReport.Machine] = []
+        for (machine, arrived) in view.claims.sorted(by: { $0.key < $1.key }) {
+            let claim = arrived.message
+            machines.append(FloorReport.Machine(
+                machine: machine, name: claim.name, holder: view.holder(of: machine, at: time), epoch: claim.epoch,
+                reason: claim.reason.rawValue, sessionID: claim.sessionID, adoptedFrom: adoptedFrom[machine], splitFrom: splits[machine]))
+        }
+        let live = view.presences.keys.filter { view.isLive($0, at: time) }.sorted()
+        return FloorReport(gateway: gateway, brokerHeard: brokerHeard, liveGateways: live, machines: machines, counters: counters)
+    }
+}
+
+// MARK: Checkpoints restored at start
+
+extension FloorCoordinator {
+    /// Holds the checkpoints the store kept from before this start until the broker's retained
+    /// floor has arrived (or `hold_unconfirmed` passed): a session a neighbour carried on is
+    /// handed over (`handOver`, never uploaded from here); the others are restored as without
+    /// the floor (`restore`).
+    package func hold(
+        _ snapshots: [SessionSnapshot], restore: @escaping @Sendable ([SessionSnapshot]) async -> Void,
+        handOver: @escaping @Sendable (SessionSnapshot, String) async -> Bool
+    ) {
+        guard !snapshots.isEmpty else { return }
+        held = HeldCheckpoints(snapshots: snapshots, since: now(), restore: restore, handOver: handOver)
+        logger.info("floor: \(snapshots.count) checkpoint(s) held until the broker says whether a neighbour carried them on (at most \(view.rules.holdUnconfirmed))")
+    }
+
+    /// At each heartbeat: settles the held checkpoints once the broker is heard or the hold ran out.
+    func settleHeld() async {
+        guard let pending = held else { return }
+        let timedOut = now() - pending.since >= view.rules.holdUnconfirmed
+        guard brokerHeard || timedOut else { return }
+        held = nil
+        var restoring: [SessionSnapshot] = []
+        for snapshot in pending.snapshots {
+            let fate = brokerHeard ? view.fate(ofSession: snapshot.sessionID, machine: snapshot.machine.address, ownEpoch: 0) : .unknown
+            if case .adopted(let by) = fate, await pending.handOver(snapshot, by) {
+                counters.handedOver.append(FloorCounters.HandedOver(sessionID: snapshot.sessionID, machine: snapshot.machine.address, to: by))
+                continue
+            }
+            restoring.append(snapshot)
+        }
+        if !brokerHeard {
+            logger.notice("floor: no broker within hold_unconfirmed: \(restoring.count) checkpoint(s) restored as without the floor (the later endEpoch wins at the backend)")
+        }
+        await pending.restore(restoring)
+    }
+}
+
+/// Checkpoints waiting for the broker's word (``FloorCoordinator/hold(_:restore:handOver:)``).
+struct HeldCheckpoints: Sendable {
+    var snapshots: [SessionSnapshot]
+    var since: Duration
+    var restore: @Sendable ([SessionSnapshot]) async -> Void
+    var handOver: @Sendable (SessionSnapshot, String) async -> Bool
+}

@@ -1,0 +1,75 @@
+internal import JSON
+
+/// The members of one floor message, read with the error that names the member: the one reader
+/// of ``GatewayPresence``, ``MachineClaim`` and ``MirroredCheckpoint``.
+struct WireObject {
+    let object: JSONObject
+    let what: String
+
+    init(_ bytes: [UInt8], what: String) throws(FloorWireError) {
+        let value: JSONValue
+        do {
+            value = try JSONReader.read(bytes)
+        } catch {
+            throw FloorWireError("\(what): not JSON (\(error))")
+        }
+        guard let object = value.object else { throw FloorWireError("\(what): expected an object, got \(value.kind)") }
+        self.object = object
+        self.what = what
+    }
+
+    func string(_ key: String) throws(FloorWireError) -> String {
+        guard let value = object[key] else { throw FloorWireError("\(what): no \(key)") }
+        guard let text = value.string else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a string") }
+        return text
+    }
+
+    /// A string or null (or missing).
+    func optionalString(_ key: String) throws(FloorWireError) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let text = value.string else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a string or null") }
+        return text
+    }
+
+    func integer(_ key: String) throws(FloorWireError) -> Int {
+        guard let value = object[key] else { throw FloorWireError("\(what): no \(key)") }
+        guard let integer = value.integer else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a whole number") }
+        return Int(integer)
+    }
+
+    func optionalInteger(_ key: String) throws(FloorWireError) -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let integer = value.integer else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a whole number or null") }
+        return Int(integer)
+    }
+
+    func bool(_ key: String) throws(FloorWireError) -> Bool {
+        guard let value = object[key] else { throw FloorWireError("\(what): no \(key)") }
+        guard let flag = value.bool else { throw FloorWireError("\(what): \(key) is \(value.kind), expected true or false") }
+        return flag
+    }
+
+    /// A list of strings; missing is empty (a last will carries none).
+    func strings(_ key: String) throws(FloorWireError) -> [String] {
+        guard let value = object[key], value != .null else { return [] }
+        guard let elements = value.array else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a list") }
+        var texts: [String] = []
+        for element in elements {
+            guard let text = element.string else { throw FloorWireError("\(what): \(key) holds \(element.kind), expected strings") }
+            texts.append(text)
+        }
+        return texts
+    }
+
+    /// An object of whole numbers; missing is empty.
+    func integers(_ key: String) throws(FloorWireError) -> [String: Int] {
+        guard let value = object[key], value != .null else { return [:] }
+        guard let members = value.object else { throw FloorWireError("\(what): \(key) is \(value.kind), expected an object") }
+        var result: [String: Int] = [:]
+        for (name, member) in members.members {
+            guard let integer = member.integer else { throw FloorWireError("\(what): \(key).\(name) is \(member.kind), expected a whole number") }
+            result[name] = Int(integer)
+        }
+        return result
+    }
+}
