@@ -19,10 +19,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}"
 # bluez-test-tools: btvirt (virtual controllers over hci_vhci); bluez: bluetoothd, btmgmt, btmon.
 # The libraries are what `ldd` lists for ftms-bridge, ftms-sim and ftms-backend besides the Swift runtime,
-# which the guest reads from the host's /opt/swift over 9p.
+# which the guest reads from the host's /opt/swift over 9p. mosquitto: the floor scenario's broker (two
+# gateways in one guest); curl: its questions to ftms-backend's admin API.
 packages=(linux-image-amd64 kmod udev dbus bluez bluez-test-tools procps iproute2 sqlite3
           libdbus-1-3 libsqlite3-0 libmosquitto1 libbluetooth3 libstdc++6 libgcc-s1 zlib1g
-          libsystemd0 libssl3 libcurl4 libxml2 libcap2)
+          libsystemd0 libssl3 libcurl4 libxml2 libcap2 mosquitto curl)
 # Bump when the steps below change in a way the package list and guest-init do not show.
 recipe="recipe 1: ${packages[*]}; GATT Channels=1"
 stamp="$( (echo "$recipe"; cat "$here/guest-init") | sha256sum | cut -c1-12)"
