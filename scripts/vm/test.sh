@@ -9,7 +9,7 @@
 #   scripts/vm/test.sh --bars    the full bars: 60 cold monitor runs (20 per way of ending) and 20 daemon stops
 #                                leaving bluetoothd whole under a CPU hog in the guest, 10 bluetoothd
 #                                restarts, 10 daemon restarts, and crash: 3 rides on a gateway with the package
-#                                installed, bluetoothd killed with SIGSEGV in each (about 9 minutes of TCG
+#                                installed, bluetoothd killed with SIGSEGV in each (11 minutes of TCG
 #                                guest, more than the CI step's budget)
 #
 # Needs the debug build (swift build --build-tests, as scripts/test.sh does first); the guest image is
