@@ -8,7 +8,9 @@
 #                                misses at times (bluetoothd restarts, the ride's) reported, not failed
 #   scripts/vm/test.sh --bars    the full bars: 60 cold monitor runs (20 per way of ending) and 20 daemon stops
 #                                leaving bluetoothd whole under a CPU hog in the guest, 10 bluetoothd
-#                                restarts, 10 daemon restarts
+#                                restarts, 10 daemon restarts, and crash: 3 rides on a gateway with the package
+#                                installed, bluetoothd killed with SIGSEGV in each (11 minutes of TCG
+#                                guest, more than the CI step's budget)
 #
 # Needs the debug build (swift build --build-tests, as scripts/test.sh does first); the guest image is
 # built on first use into ${FTMS_BRIDGE_CACHE:-/var/cache/ftms-bridge}. Prints the summary and figures.
@@ -18,16 +20,27 @@ for binary in ftms-bridge ftms-sim; do
   [ -x "$repo/.build/debug/$binary" ] || { echo "vm/test: no .build/debug/$binary: run swift build first" >&2; exit 1; }
 done
 # A cold start of a debug binary takes 10-20 s in a TCG guest, so CI samples what --bars runs in full.
+scenarios=(controllers scan control exits restarts run supervision cache)
 if [ "${1:-}" = --bars ]; then
-  env="EXIT_MONITORS=60,EXIT_STOPS=20,EXIT_HOGS=1,RESTARTS=10,RUN_RESTARTS=10,SCENARIO_TIMEOUT=3600"; timeout=7200
+  env="EXIT_MONITORS=60,EXIT_STOPS=20,EXIT_HOGS=1,RESTARTS=10,RUN_RESTARTS=10,CRASH_RIDES=3,SCENARIO_TIMEOUT=3600"; timeout=7200
+  scenarios+=(crash)
 else
   env="EXIT_MONITORS=6,EXIT_STOPS=4,EXIT_HOGS=1,RESTARTS=3,RUN_RESTARTS=3,FTMS_VM_MISSED=report"; timeout=1200
 fi
 started=$SECONDS
 status=0
+results="${FTMS_VM_RESULTS:-$(mktemp -d /tmp/ftms-vm.XXXXXX)}"
+mkdir -p "$results"
+# crash installs the package in the guest: the debug build packaged as scripts/test.sh's deb step
+# packages it, into the results folder, which the guest sees.
+if [[ " ${scenarios[*]} " == *" crash "* ]]; then
+  bash "$repo/scripts/package-deb.sh" --debug --no-build --no-lintian --out "$results/deb" > /dev/null 2> "$results/package-deb.log" \
+    || { echo "vm/test: scripts/package-deb.sh --debug failed: $(tail -1 "$results/package-deb.log")" >&2; exit 1; }
+  rm -rf "$results/deb/root" "$results/deb/shlibdeps"
+fi
 # exits runs `monitor` cold (the monitor scenario's checks included) and stops the daemon, each
 # leaving with acquired sockets: bluetoothd 5.66 must come through.
-FTMS_VM_ENV="$env${FTMS_VM_ENV:+,$FTMS_VM_ENV}" FTMS_VM_TIMEOUT="${FTMS_VM_TIMEOUT:-$timeout}" \
-  bash "$repo/scripts/vm/run.sh" controllers scan control exits restarts run supervision cache || status=$?
+FTMS_VM_RESULTS="$results" FTMS_VM_ENV="$env${FTMS_VM_ENV:+,$FTMS_VM_ENV}" FTMS_VM_TIMEOUT="${FTMS_VM_TIMEOUT:-$timeout}" \
+  bash "$repo/scripts/vm/run.sh" "${scenarios[@]}" || status=$?
 echo "vm/test: $((SECONDS - started)) s in all (status $status)" >&2
 exit "$status"

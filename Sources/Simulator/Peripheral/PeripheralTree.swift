@@ -71,8 +71,18 @@ struct PeripheralTree: Sendable {
     }
 
     /// `GetManagedObjects`' answer: `a{oa{sa{sv}}}`.
+    ///
+    /// The Fitness Machine service comes first. bluetoothd adds an application's services in the
+    /// order of this answer and, when the application goes, removes them in the same order, one
+    /// Service Changed indication each. A client bluetoothd 5.66 (and BlueZ's master as of 2026)
+    /// can drop the second of two such indications: when the second arrives while the first one's
+    /// Database Hash read is under way, that read already stores the final hash, the second
+    /// one's read then matches it ("DB Hash match: skipping discovery") and the services it
+    /// found gone stay in the gateway's cache for good. Seen in the VM's `cache` scenario under
+    /// load (the Fitness Machine service, then second, stayed listed). First, it always goes.
     func managedObjects() -> DBusValue {
-        var entries: [DBusDictEntry] = services.map { service in
+        let ordered = services.filter { $0.uuid == 0x1826 } + services.filter { $0.uuid != 0x1826 }
+        var entries: [DBusDictEntry] = ordered.map { service in
             DBusDictEntry(.objectPath(service.path), Self.interfaces([
                 Self.gattService: ["UUID": .string(fullUUID(service.uuid)), "Primary": .bool(true),
                                    "Includes": .array(element: "o", []), "Handle": .uint16(service.handle)],
