@@ -222,12 +222,13 @@ package actor FloorCoordinator: FloorHooks {
         }
         let presence = GatewayPresence(
             gateway: gateway, online: true, home: home, freeSlots: freeSlots,
-            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat)
+            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat,
+            rules: view.rules)
         return GatewayState(presence: presence, names: recent.mapValues(\.name), openSessions: open)
     }
 
     private func evaluate() async {
-        guard fleet != nil else { return }
+        guard fleet != nil, brokerHeard else { return }
         let state = await ownState()
         for decision in view.decide(for: state, at: now()) {
             switch decision {
@@ -371,6 +372,13 @@ package actor FloorCoordinator: FloorHooks {
     package func mayConnect(_ machine: MachineTarget) async -> Bool {
         guard let address = machine.address?.uppercased() else { return false }
         if let name = machine.name { noteName(address, name) }
+        // Until the broker's floor is heard (just started, or cut off from the broker), the
+        // view may not know a home that is alive: a gateway that started beside its neighbour
+        // would otherwise take the neighbour's machine before the neighbour's presence arrived.
+        // Meanwhile only what this gateway is sure of may connect: a machine its own
+        // `machines.allow` names, and one it claimed and still holds (a gateway cut off from
+        // the broker keeps its machines and its rides).
+        guard brokerHeard else { return isOwn(address, name: machine.name) }
         let state = await ownState()
         for case .take(let taken, let epoch, _, _, let reason) in view.decide(for: state, at: now()) where taken == address {
             guard !taking.contains(address) else { return false }
@@ -396,6 +404,16 @@ package actor FloorCoordinator: FloorHooks {
 
     package func dropped(_ machine: MachineTarget, reason: String) async {
         await publishPresence(force: false)
+    }
+
+    /// Whether this gateway may connect `address` without the floor's word: its own
+    /// `machines.allow` names the machine, or it holds the newest claim of it.
+    private func isOwn(_ address: String, name: String?) -> Bool {
+        if home.contains(where: { $0.uppercased() == address || (name.map { n in $0.caseInsensitiveCompare(n) == .orderedSame } ?? false) }) {
+            return true
+        }
+        guard let epoch = ownEpochs[address] else { return false }
+        return view.claims[address].map { $0.message.holder == gateway && $0.message.epoch == epoch } ?? true
     }
 
     private func noteName(_ address: String, _ name: String) {
