@@ -32,7 +32,7 @@ struct FloorSettingsReview: Sendable {
                 presences[name, default: []].append(presence)
             } catch {
                 findings.append(finding("floor.presence.\(name)", "\(message.topic) is not a gateway presence: \(error)",
-                    hint: "only ftms-bridge gateways publish under PREFIX/floor/gateways/"))
+                    hint: "only ftms-bridge gateways publish presences on the floor's presence topics"))
             }
         }
         for name in order {
