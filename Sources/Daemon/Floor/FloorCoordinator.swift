@@ -409,9 +409,10 @@ package actor FloorCoordinator: FloorHooks {
     /// Whether this gateway may connect `address` without the floor's word: its own
     /// `machines.allow` names the machine, or it holds the newest claim of it.
     private func isOwn(_ address: String, name: String?) -> Bool {
-        if home.contains(where: { $0.uppercased() == address || (name.map { n in $0.caseInsensitiveCompare(n) == .orderedSame } ?? false) }) {
-            return true
+        let named = home.contains { entry in
+            entry.uppercased() == address || name.map { entry.caseInsensitiveCompare($0) == .orderedSame } == true
         }
+        if named { return true }
         guard let epoch = ownEpochs[address] else { return false }
         return view.claims[address].map { $0.message.holder == gateway && $0.message.epoch == epoch } ?? true
     }

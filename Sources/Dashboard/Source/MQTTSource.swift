@@ -61,7 +61,7 @@ public struct MQTTSource: DashboardSource {
             for await message in messages {
                 if let event = Self.event(for: message, prefix: prefix) {
                     await deliver(event)
-                } else if !message.topic.hasPrefix("\(prefix)/\(FloorModule.topicLevel)/") {
+                } else if !FloorTopics(prefix: prefix).contains(message.topic) {
                     log("dashboard: \(description): skipped a message on \(message.topic)")
                 }
             }

@@ -33,7 +33,7 @@ struct FloorCheck: Sendable {
         let settings = config.mqtt
         let topics = FloorTopics(prefix: settings.topicPrefix)
         let clientID = "ftms-bridge-doctor-floor-\(UInt32.random(in: 0...UInt32.max))"
-        let testTopic = "\(settings.topicPrefix)/\(FloorModule.topicLevel)/doctor/\(FloorTopics.level(clientID))"
+        let testTopic = topics.probe(client: clientID)
         var data: [String: JSONValue] = ["broker": .string(settings.broker), "topic": .string(testTopic)]
         let client: MQTTClient
         do {
@@ -41,7 +41,7 @@ struct FloorCheck: Sendable {
         } catch {
             return [CheckResult(id: Self.id, title: Self.title, status: .skipped, detail: "cannot connect: \(error) (see mqtt)")]
         }
-        let inbox = FloorInbox(client.subscribe("\(settings.topicPrefix)/\(FloorModule.topicLevel)/#", qos: .atLeastOnce))
+        let inbox = FloorInbox(client.subscribe(topics.everything, qos: .atLeastOnce))
         do {
             try client.start()
         } catch {
@@ -78,13 +78,13 @@ struct FloorCheck: Sendable {
                 : "no retained QoS 1 message on \(testTopic) came back within \(Seconds.text(timeout)), nor any floor message: publishing or subscribing is denied"
             return [CheckResult(
                 id: Self.id, title: Self.title, status: .failed, detail: why,
-                hint: "the broker's ACL must let \(who) read and write \(settings.topicPrefix)/\(FloorModule.topicLevel)/#", data: data),
+                hint: "the broker's ACL must let \(who) read and write \(topics.everything)", data: data),
             .skipped(id: FloorSettingsReview.id, title: FloorSettingsReview.title, because: "the floor's topics are not readable (see \(Self.id))")]
         }
         let broker = CheckResult(
             id: Self.id, title: Self.title, status: cleared ? .ok : .warning,
             detail: cleared
-                ? "\(who) publishes and reads back retained QoS 1 messages under \(settings.topicPrefix)/\(FloorModule.topicLevel)/"
+                ? "\(who) publishes and reads back retained QoS 1 messages under \(topics.everything.dropLast(2))/"
                 : "\(who) publishes and reads retained QoS 1 messages, but its empty message clearing \(testTopic) did not come back",
             hint: cleared ? nil : "clear it by hand: mosquitto_pub -r -n -t '\(testTopic)'", data: data)
         return [broker] + review.results(messages)

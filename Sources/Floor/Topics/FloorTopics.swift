@@ -25,6 +25,15 @@ public struct FloorTopics: Sendable, Hashable {
     public func claim(machine: String) -> String { "\(base)/machines/\(Self.machineLevel(machine))/claim" }
     public func checkpoint(machine: String) -> String { "\(base)/machines/\(Self.machineLevel(machine))/checkpoint" }
 
+    /// Everything under the floor, for a reader that wants it all (doctor, the dashboard).
+    public var everything: String { "\(base)/#" }
+
+    /// A topic of the floor that no gateway reads: doctor's retained probe for `client`.
+    public func probe(client: String) -> String { "\(base)/doctor/\(Self.level(client))" }
+
+    /// Whether `topic` lies under the floor (parsed by ``parse(_:)`` or not).
+    public func contains(_ topic: String) -> Bool { topic.hasPrefix(base + "/") }
+
     /// The subscriptions that receive the whole floor.
     public var filters: [String] {
         ["\(base)/gateways/+", "\(base)/machines/+/claim", "\(base)/machines/+/checkpoint"]
