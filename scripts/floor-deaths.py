@@ -85,6 +85,8 @@ def main():
             buses.append(bus_dir)
             address = out.strip().split("=", 1)[1]
             env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+            # Both gateways run on this one host, so their device ids (derived from /etc/machine-id)
+            # and the MQTT client ids made of them would be the same: each gets its own.
             token_file = os.path.join(home, "id-token")
             write_secret(token_file, f"test:floor-{name}\n")
             config = os.path.join(home, "config.toml")
@@ -97,14 +99,14 @@ def main():
                     "metrics_socket": {"path": os.path.join(run, "metrics.sock")},
                     "control_socket": {"path": os.path.join(run, "control.sock")},
                     "fleet": {"enabled": True},
-                }, extra=broker.mqtt_config(name, keepalive=5)))
+                }, extra=broker.mqtt_config(name, keepalive=5) + f'client_id = "{name}"\n'))
             gateways.append({"name": name, "env": env, "bus": address, "state": state, "config": config,
                              "control": os.path.join(run, "control.sock"), "token": token_file,
                              "reader": MetricsReader(os.path.join(run, "metrics.sock")), "daemon": None})
 
         floor1, floor2 = gateways
         spawn([os.path.join(args.bin, "ftms-sim"), "--bus", floor1["bus"], "--also-bus", floor2["bus"],
-               "--rssi-shift", "0", "--rssi-shift", "-15", "--max-centrals", "1", "--ride-on", "--rate", "4", "--bikes", "1", "--seed", "37"],
+               "--rssi-shift=0", "--rssi-shift=-15", "--max-centrals", "1", "--ride-on", "--rate", "4", "--bikes", "1", "--seed", "37"],
               "sim.log")
         for gateway in gateways:
             login = subprocess.run([bridge, "login", "--state-dir", gateway["state"], "--backend", url, "--provider", "google",

@@ -131,7 +131,7 @@ def percentile(values, fraction):
 
 def daemon_config(sections, extra=""):
     """The text of a daemon config.toml: `sections` maps a table name to its keys (str, bool,
-    int, float), in order; Prometheus is off unless a section says otherwise (a test's daemon
+    int, float, or a list of them), in order; Prometheus is off unless a section says otherwise (a test's daemon
     must not take the host's port 9464). `extra` is appended as it is (a broker's [mqtt])."""
     sections = {"prometheus": {"enabled": False}, **sections}
 
@@ -140,6 +140,8 @@ def daemon_config(sections, extra=""):
             return "true" if v else "false"
         if isinstance(v, (int, float)):
             return repr(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(item) for item in v) + "]"
         return json.dumps(str(v))  # a TOML basic string: JSON's escapes are TOML's
 
     text = "\n".join(f"[{name}]\n" + "".join(f"{key} = {value(v)}\n" for key, v in keys.items())

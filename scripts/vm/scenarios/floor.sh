@@ -36,7 +36,7 @@ start_peripheral hci2 bike:SF-Bike-0001 --rate 2
 gateway_config() {
   local name=$1
   daemon_config "$work/$name/config.toml" "$work/$name" "$work/$name/state" "[\"$2\"]" "$(printf 'max_per_adapter = 1\nallow = %s' "$3")" \
-    "$(printf '[sessions]\ndisconnect_grace = 60\ncheckpoint_interval = 2\npause_after_idle = 4\nend_after_idle = 6\nminimum_movement = 3\n[backend]\nurl = "%s"\nupload_interval = 2\nclock_sync_wait = 0\n[mqtt]\nenabled = true\nbroker = "mqtt://127.0.0.1:1883"\ngateway = "%s"\nkeepalive = 5\n[fleet]\nenabled = true' "$url" "$name")"
+    "$(printf '[sessions]\ndisconnect_grace = 60\ncheckpoint_interval = 2\npause_after_idle = 4\nend_after_idle = 6\nminimum_movement = 3\n[backend]\nurl = "%s"\nupload_interval = 2\nclock_sync_wait = 0\n[mqtt]\nenabled = true\nbroker = "mqtt://127.0.0.1:1883"\ngateway = "%s"\nclient_id = "%s"\nkeepalive = 5\n[fleet]\nenabled = true' "$url" "$name" "$name")"
   printf 'test:floor-%s\n' "$name" > "$work/$name/id-token"; chmod 600 "$work/$name/id-token"
   "$BIN/ftms-bridge" login --state-dir "$work/$name/state" --backend "$url" --provider google --id-token-file "$work/$name/id-token" \
     > "$RESULTS/floor-login-$name.log" 2>&1 || fail "$name login: $(tail -1 "$RESULTS/floor-login-$name.log")"
