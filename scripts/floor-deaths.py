@@ -11,8 +11,10 @@ no gateway holds it (`--ride-on`), so its counters span every outage. Both gatew
 
 Each death (`--deaths`, default 10):
   1. the bike is home (floor-1 streams it) with a session open and mirrored;
-  2. floor-1's adapter powers off (its link is gone at that instant) and its daemon is SIGKILLed,
-     which is how a power cut looks to the others;
+  2. floor-1's adapter powers off (its link is gone at that instant) and its daemon is SIGKILLed
+     (odd deaths: its broker connection closes, so its last will comes at once) or frozen with
+     SIGSTOP (even deaths: a power cut, whose connections stay open until the broker's keepalive
+     or the presence's lease runs out), then SIGKILLed once the neighbour streams;
   3. floor-2 adopts: its first sample of the bike after the link went is timed, and it must carry
      the same sessionId;
   4. the ride ends (`control --stop` through floor-2); the backend must hold that session once,
@@ -70,7 +72,7 @@ def main():
         url = line[1]
 
         def backend_sessions():
-            with urllib.request.urlopen(f"{url}/_admin/sessions", timeout=10) as answer:
+            with urllib.request.urlopen(f"{url}/_admin/sessions?bodies=1", timeout=10) as answer:
                 return json.load(answer)["sessions"]
 
         gateways = []
@@ -148,6 +150,7 @@ def main():
         step(f"floor-1 holds {BIKE}; floor-2 stands by; broker 127.0.0.1:{broker.port}, backend {url}")
 
         deaths, handovers, rides = [], [], []
+        silent_deaths, killed_deaths = [], []
 
         def ride_at_home(label):
             """Waits for an open session at home with samples and a mirrored checkpoint; its id and first distance."""
@@ -186,14 +189,23 @@ def main():
         for death in range(1, args.deaths + 1):
             label = f"death {death}"
             session, first = ride_at_home(label)
+            # Every second death is silent: the daemon frozen (SIGSTOP), as a power cut leaves its
+            # TCP connections open, so only the broker's keepalive (its last will) or the
+            # presence's lease tells the neighbour; the others are SIGKILL, whose closed socket
+            # brings the will at once.
+            silent = death % 2 == 0
             gone = time.monotonic()
             mock(floor1, "SetPowered", "string:hci0", "boolean:false")
-            floor1["daemon"].send_signal(signal.SIGKILL)
-            floor1["daemon"].wait(10)
+            floor1["daemon"].send_signal(signal.SIGSTOP if silent else signal.SIGKILL)
             took, message = wait_for(f"{label}: floor-2's first sample", lambda: next(iter(samples(floor2, gone)), None), 60)
+            if silent:
+                floor1["daemon"].send_signal(signal.SIGKILL)
+            floor1["daemon"].wait(10)
             deaths.append(took - gone)
+            (silent_deaths if silent else killed_deaths).append(took - gone)
             if message.get("sessionId") != session:
                 adopted = wait_for(f"{label}: floor-2 carrying {session}", lambda: open_session(floor2, gone) == session and session, 20)
+            time.sleep(4)  # the ride goes on at the neighbour
             stored, delta = carried(label, session, first, gone, floor2)
             mock(floor1, "SetPowered", "string:hci0", "boolean:true")
             start(floor1)
@@ -201,7 +213,7 @@ def main():
             queue = subprocess.run([bridge, "queue", "--state-dir", floor1["state"], "--json"], env=floor1["env"], capture_output=True, text=True, timeout=30)
             if session in queue.stdout:
                 raise Failure(f"{label}: floor-1 queued the adopted session {session} again: {queue.stdout.strip()}")
-            step(f"{label}: floor-2 streamed {took - gone:.2f} s after floor-1's link went; {session} one session, {stored} m (counter {delta} m)")
+            step(f"{label} ({'frozen' if silent else 'killed'}): floor-2 streamed {took - gone:.2f} s after floor-1's link went; {session} one session, {stored} m (counter {delta} m)")
 
         for handover in range(1, args.handovers + 1):
             label = f"handover {handover}"
@@ -211,6 +223,7 @@ def main():
             took, message = wait_for(f"{label}: floor-2's first sample", lambda: next(iter(samples(floor2, asked)), None), 60)
             handovers.append(took - asked)
             wait_for(f"{label}: floor-2 carrying {session}", lambda: open_session(floor2, asked) == session and session, 20)
+            time.sleep(4)
             stored, delta = carried(label, session, first, asked, floor2)
             home_again(label)
             step(f"{label}: floor-2 streamed {took - asked:.2f} s after handover; {session} one session, {stored} m (counter {delta} m)")
@@ -221,6 +234,9 @@ def main():
             raise Failure(f"a session held twice at the backend: {sorted(ids)}")
         if deaths:
             step(f"deaths: {len(deaths)}, first sample at the neighbour p50 {percentile(deaths, 0.5):.2f} s, p95 {percentile(deaths, 0.95):.2f} s, max {max(deaths):.2f} s (bar p95 <= 15 s)")
+            for kind, values in (("killed", killed_deaths), ("frozen", silent_deaths)):
+                if values:
+                    step(f"  {kind}: {len(values)}, p50 {percentile(values, 0.5):.2f} s, max {max(values):.2f} s")
             if percentile(deaths, 0.95) > 15:
                 raise Failure(f"deaths p95 {percentile(deaths, 0.95):.2f} s > 15 s")
         if handovers:

@@ -47,6 +47,10 @@
 #   mqtt-fleet     scripts/mqtt-fleet.py: three gateways, each with its own bus and ftms-sim,
 #                  and one mosquitto: every machine on one subscriber, sessions at the backend
 #                  once, last will
+#   floor          scripts/floor-deaths.py: two gateways in one simulated air with one bike and a
+#                  mosquitto (docs/fleet.md): the home dies mid-ride (adapter off, SIGKILL) and hands
+#                  over on purpose; the neighbour carries the same session on, one session per ride
+#                  at the backend with the bike's whole distance, the returning home uploads nothing
 #   dashboard      the dashboard in headless chromium (scripts/dashboard-browser.py) against
 #                  the simulated gym: tiles, live values, a reload complete at once, a dropped
 #                  machine; screenshots in .build/dashboard-screens
@@ -61,7 +65,7 @@
 # No test may touch the host's default paths (a test that asked the daemon at the default
 # control socket would drive the gym's real machines): the Swift groups, and the steps that
 # run the daemon and the CLI (soak, e2e, store-full, store-live, clock-steps, mqtt-fleet,
-# dashboard), run where those paths hold decoys (scripts/lib/host-decoys.sh: a private mount namespace; needs
+# floor, dashboard), run where those paths hold decoys (scripts/lib/host-decoys.sh: a private mount namespace; needs
 # root), and a step fails if anything connected to one. Without root the steps run unguarded,
 # said loudly and named in the summary. A hang is caught by one generous timeout per group
 # (SWIFT_GROUP_TIMEOUT seconds, default 2700); no test bounds its own elapsed time.
@@ -240,6 +244,7 @@ step store-full guarded python3 scripts/store-full.py --bin .build/debug
 step store-live guarded python3 scripts/store-live.py --bin .build/debug
 step clock-steps guarded python3 scripts/clock-steps.py --bin .build/debug
 step mqtt-fleet guarded python3 scripts/mqtt-fleet.py --bin .build/debug
+step floor guarded python3 scripts/floor-deaths.py --bin .build/debug --deaths "${FLOOR_DEATHS:-3}" --handovers "${FLOOR_HANDOVERS:-2}"
 step dashboard guarded python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens
 step vm vm
 step deb scripts/deb-test.sh --debug
