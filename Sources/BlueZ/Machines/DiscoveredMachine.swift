@@ -10,6 +10,9 @@ package struct DiscoveredMachine: Sendable, Equatable {
     /// dBm; `nil` when BlueZ has none (RSSI is invalidated when discovery stops) or reports
     /// 127, HCI's "RSSI not available", which real controllers (and btvirt) send.
     package var rssi: Int?
+    /// Whether BlueZ reports an RSSI at all, 127 included: the machine is heard now (BlueZ
+    /// invalidates RSSI when discovery stops), even when its controller cannot say how well.
+    package var heard: Bool
     /// The Device1 object path.
     package var path: String
     /// The adapter object path (`/org/bluez/hci0`).
@@ -23,6 +26,7 @@ package struct DiscoveredMachine: Sendable, Equatable {
         self.address = address
         self.type = MachineType(machineName: name)
         self.rssi = properties["RSSI"]?.integer.flatMap { $0 == Self.rssiNotAvailable ? nil : $0 }
+        self.heard = properties["RSSI"]?.integer != nil
         self.path = path
         self.adapter = properties["Adapter"]?.string ?? String(path.split(separator: "/").prefix(3).joined(separator: "/")).withLeadingSlash
     }
@@ -48,6 +52,7 @@ extension DiscoveredMachine: Codable {
         address = try container.decode(String.self, forKey: .address)
         type = try container.decodeIfPresent(String.self, forKey: .kind).flatMap(MachineType.init(rawValue:))
         rssi = try container.decodeIfPresent(Int.self, forKey: .rssi)
+        heard = rssi != nil
         path = try container.decode(String.self, forKey: .path)
         adapter = try container.decode(String.self, forKey: .adapter)
     }

@@ -39,6 +39,9 @@ package actor FloorCoordinator: FloorHooks {
     private var taking: Set<String> = []
     /// The epoch of this gateway's live claim of each machine it holds.
     private var ownEpochs: [String: Int] = [:]
+    /// The newest checkpoint of each machine's session open here, mirrored or not (no claim
+    /// yet): mirrored as soon as this gateway claims the machine.
+    private var lastSnapshots: [String: SessionSnapshot] = [:]
     private var beat = 0
     private var lastPresence: GatewayPresence?
     /// When the floor's connection came up, to tell when the broker's retained messages are in.
@@ -265,6 +268,10 @@ package actor FloorCoordinator: FloorHooks {
         view.receive(claim: claim, at: now())
         ownEpochs[machine] = epoch
         metrics?.setClaimsHeld(ownEpochs.count)
+        // A session opened here before this claim (the machine taken while the broker's floor
+        // was not yet heard) is mirrored under the claim's epoch now, not at its next
+        // checkpoint: a neighbour adopts only what it has seen mirrored.
+        if let snapshot = lastSnapshots[machine] { mirror(.checkpoint(snapshot)) }
     }
 
     private func take(
@@ -308,6 +315,7 @@ package actor FloorCoordinator: FloorHooks {
         client.publish(OutgoingMessage(topic: topics.claim(machine: machine), payload: released.payload, qos: .atLeastOnce, retain: true))
         view.receive(claim: released, at: now())
         ownEpochs[machine] = nil
+        lastSnapshots[machine] = nil
         metrics?.setClaimsHeld(ownEpochs.count)
     }
 
@@ -342,6 +350,10 @@ package actor FloorCoordinator: FloorHooks {
     /// was handed over) is not mirrored: its new holder's checkpoints are the newer.
     private func mirror(_ event: SessionMirrorEvent) {
         let machine = event.machine.address.uppercased()
+        switch event {
+        case .checkpoint(let snapshot): lastSnapshots[machine] = snapshot
+        case .finished, .dropped: lastSnapshots[machine] = nil
+        }
         guard let epoch = ownEpochs[machine] else { return }
         let checkpoint: MirroredCheckpoint
         switch event {

@@ -16,12 +16,18 @@ package struct MachineSighting: Sendable, Hashable {
 
     package var target: MachineTarget { MachineTarget(name: name, address: address) }
 
-    /// Every machine in the tree that passes `filter` and has a valid RSSI (BlueZ invalidates
-    /// it when discovery stops), one per address.
+    /// The signal of a machine heard without one (RSSI 127, HCI's "not available", which
+    /// some controllers and btvirt always send): the weakest there is, so that any gateway
+    /// that can say how well it hears the machine ranks above, and one that cannot still hears
+    /// it (its home by `machines.allow` takes it).
+    static let unknownSignal = -127
+
+    /// Every machine in the tree that passes `filter` and is heard now (BlueZ reports an RSSI:
+    /// it invalidates it when discovery stops), one per address.
     static func all(in tree: ObjectTree, filter: MachineFilter) -> [MachineSighting] {
         var best: [String: MachineSighting] = [:]
-        for machine in tree.machines(passing: filter) {
-            guard let rssi = machine.rssi else { continue }
+        for machine in tree.machines(passing: filter) where machine.heard {
+            let rssi = machine.rssi ?? unknownSignal
             let sighting = MachineSighting(address: machine.address, name: machine.name, rssi: rssi)
             if let kept = best[sighting.address], kept.rssi >= rssi { continue }
             best[sighting.address] = sighting
