@@ -19,8 +19,8 @@ Each death (`--deaths`, default 10):
      the same sessionId;
   4. the ride ends (`control --stop` through floor-2); the backend must hold that session once,
      its distance within 2 % of the bike's counter delta across both gateways;
-  5. floor-1 comes back (adapter on, daemon started on its old store): it must upload nothing for
-     that ride, and the bike must go home between sessions; a new ride starts there (`control
+  5. floor-1 comes back (adapter on, daemon started on its old store): its status must name the
+     ride handed over, it must upload nothing for it, and the bike must go home between sessions; a new ride starts there (`control
      --start`).
 Each handover (`--handovers`, default 3): `ftms-bridge handover` on floor-1 mid-ride; floor-2's
 first sample is timed from the command; same sessionId; one session at the backend; home again.
@@ -210,6 +210,14 @@ def main():
             mock(floor1, "SetPowered", "string:hci0", "boolean:true")
             start(floor1)
             home_again(label)
+            def handed_over():
+                answer = subprocess.run([bridge, "status", "--json", "--control-socket", floor1["control"], "--state-dir", floor1["state"]],
+                                        env=floor1["env"], capture_output=True, text=True, timeout=30)
+                if answer.returncode != 0:
+                    return None
+                counters = (json.loads(answer.stdout).get("floor") or {}).get("counters") or {}
+                return any(h.get("session_id") == session for h in counters.get("handed_over", []))
+            wait_for(f"{label}: floor-1 back, marking {session} handed over", handed_over, 60)
             queue = subprocess.run([bridge, "queue", "--state-dir", floor1["state"], "--json"], env=floor1["env"], capture_output=True, text=True, timeout=30)
             if session in queue.stdout:
                 raise Failure(f"{label}: floor-1 queued the adopted session {session} again: {queue.stdout.strip()}")

@@ -46,6 +46,9 @@ package actor FloorCoordinator: FloorHooks {
     private var lastPresence: GatewayPresence?
     /// When the floor's connection came up, to tell when the broker's retained messages are in.
     private var connectedAt: Duration?
+    /// Set one heartbeat after the connection came up (``floorHasArrived()``).
+    private var floorArrived = false
+    private var arrival: Task<Void, Never>?
     package private(set) var counters = FloorCounters()
     /// Checkpoints from before this start, waiting for the broker (``hold(_:restore:handOver:)``).
     var held: HeldCheckpoints?
@@ -125,6 +128,7 @@ package actor FloorCoordinator: FloorHooks {
             await group.next()
             group.cancelAll()
         }
+        arrival?.cancel()
         var offline = GatewayPresence.will(gateway: gateway)
         offline.beat = beat + 1
         client.publish(OutgoingMessage(topic: topics.presence(gateway: gateway), payload: offline.payload, qos: .atLeastOnce, retain: true))
@@ -146,19 +150,40 @@ package actor FloorCoordinator: FloorHooks {
         switch event {
         case .connected:
             connectedAt = now()
+            floorArrived = false
             lastPresence = nil
             logger.info("floor: connected to \(client.configuration.broker)")
+            // Held checkpoints are settled, and machines placed, the moment the broker's floor
+            // counts as heard, not at the heartbeat after: a gateway back from the dead must
+            // not upload what a neighbour carried on, nor ride unmirrored, any longer than that.
+            arrival?.cancel()
+            let wait = view.rules.heartbeat
+            arrival = Task { [timers] in
+                do { try await timers.sleep(for: wait) } catch { return }
+                await self.floorHasArrived()
+            }
         case .connectFailed(let reason, _), .connectionLost(let reason, _):
             connectedAt = nil
+            floorArrived = false
+            arrival?.cancel()
             logger.debug("floor: \(reason)")
         }
+    }
+
+    /// One heartbeat after the connection came up: every live gateway has republished, so the
+    /// view is the floor's.
+    private func floorHasArrived() async {
+        guard connectedAt != nil, !Task.isCancelled else { return }
+        floorArrived = true
+        await settleHeld()
+        await evaluate()
     }
 
     /// Whether the broker's retained floor has had time to arrive: a heartbeat since the
     /// connection came up (every live gateway republishes within one).
     package var brokerHeard: Bool {
         guard let connectedAt else { return false }
-        return now() - connectedAt >= view.rules.heartbeat
+        return floorArrived || now() - connectedAt >= view.rules.heartbeat
     }
 
     /// One heartbeat: what the adapters hear now, the presence published, decisions applied.
