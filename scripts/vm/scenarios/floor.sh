@@ -2,9 +2,10 @@
 # The floor on real bluetoothd (docs/fleet.md): two gateways in one guest, each its own daemon on its
 # own controller (floor-1 on hci0, the bike's home by machines.allow; floor-2 on hci1), the bike
 # served by ftms-sim --peripheral on hci2, mosquitto and ftms-backend on the guest's loopback.
-# FLOOR_DEATHS times (3): the bike's home dies mid-ride as a power cut looks to the others (hci0
-# powered off, then its daemon SIGKILLed; btvirt keeps the bike's half of a link whose other end
-# powered off, which a real radio's supervision timeout would end, so the bike's controller drops it):
+# FLOOR_DEATHS times (3): the bike's home dies mid-ride as a power cut looks to the others (the
+# link ends, hci0 is powered off and its daemon SIGKILLed; btvirt keeps the bike's half of a link
+# whose other end powered off, which a real radio's supervision timeout would end, so the bike's
+# controller drops the link first):
 #   - floor-2's first sample of the bike, counted from the power-off (bar 15 s), in the same session;
 #   - the ride ends at floor-2 (`control --stop`): the backend holds that session exactly once;
 #   - floor-1 comes back on its old store (hci0 on, daemon started): it uploads nothing for that
@@ -71,9 +72,12 @@ for death in $(seq 1 "$deaths"); do
   sleep 6   # three checkpoint intervals: the checkpoint is on the broker
   ready2=$(count_lines "$log2" "SF-Bike-0001 ready")
   gone=$(now)
+  # The bike's controller ends the link first: btvirt keeps a link whose central powered off
+  # half open for good (no supervision timeout), and the bike's Connect from floor-2 then never
+  # answers. Then floor-1's controller goes off and its daemon is killed, within the same second.
+  drop_links 2 > /dev/null
   btmgmt --index 0 power off > /dev/null
   kill -9 "${daemon[floor-1]}"
-  drop_links 2 > /dev/null
   readvertise
   until [ "$(count_lines "$log2" "SF-Bike-0001 ready")" -gt "$ready2" ]; do
     awk -v s="$(seconds_since "$gone")" 'BEGIN { exit !(s > 90) }' && fail "death $death: floor-2 did not take the bike within 90 s: $(tail -1 "$log2")"
