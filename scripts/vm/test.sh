@@ -4,11 +4,12 @@
 #
 #   scripts/vm/test.sh           the CI step: bars sampled (6 cold monitor runs, two per way of ending, and
 #                                4 daemon stops leaving bluetoothd whole, a CPU hog in the guest; 3 bluetoothd
-#                                restarts under the daemon, 3 daemon restarts); the recoveries a guest still
+#                                restarts under the daemon, 3 daemon restarts; one death of the bike's home
+#                                gateway with a neighbour carrying its ride on); the recoveries a guest still
 #                                misses at times (bluetoothd restarts, the ride's) reported, not failed
 #   scripts/vm/test.sh --bars    the full bars: 60 cold monitor runs (20 per way of ending) and 20 daemon stops
 #                                leaving bluetoothd whole under a CPU hog in the guest, 10 bluetoothd
-#                                restarts, 10 daemon restarts, and crash: 3 rides on a gateway with the package
+#                                restarts, 10 daemon restarts, 3 home gateway deaths, and crash: 3 rides on a gateway with the package
 #                                installed, bluetoothd killed with SIGSEGV in each (11 minutes of TCG
 #                                guest, more than the CI step's budget)
 #
@@ -20,12 +21,12 @@ for binary in ftms-bridge ftms-sim; do
   [ -x "$repo/.build/debug/$binary" ] || { echo "vm/test: no .build/debug/$binary: run swift build first" >&2; exit 1; }
 done
 # A cold start of a debug binary takes 10-20 s in a TCG guest, so CI samples what --bars runs in full.
-scenarios=(controllers scan control exits restarts run supervision cache)
+scenarios=(controllers scan control exits restarts run supervision cache floor)
 if [ "${1:-}" = --bars ]; then
-  env="EXIT_MONITORS=60,EXIT_STOPS=20,EXIT_HOGS=1,RESTARTS=10,RUN_RESTARTS=10,CRASH_RIDES=3,SCENARIO_TIMEOUT=3600"; timeout=7200
+  env="EXIT_MONITORS=60,EXIT_STOPS=20,EXIT_HOGS=1,RESTARTS=10,RUN_RESTARTS=10,CRASH_RIDES=3,FLOOR_DEATHS=3,SCENARIO_TIMEOUT=3600"; timeout=7200
   scenarios+=(crash)
 else
-  env="EXIT_MONITORS=6,EXIT_STOPS=4,EXIT_HOGS=1,RESTARTS=3,RUN_RESTARTS=3,FTMS_VM_MISSED=report"; timeout=1200
+  env="EXIT_MONITORS=6,EXIT_STOPS=4,EXIT_HOGS=1,RESTARTS=3,RUN_RESTARTS=3,FLOOR_DEATHS=1,FTMS_VM_MISSED=report"; timeout=1200
 fi
 started=$SECONDS
 status=0
