@@ -42,7 +42,7 @@ struct ServerTests {
             #expect(lines == [
                 #"{"ok":true,"id":"abc","result":{"command":"status"}}"#,
                 #"{"ok":false,"error":"not JSON: unexpected character at byte 0","code":"bad_request"}"#,
-                #"{"ok":false,"id":7,"error":"unknown command \"launch\" (known: status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training)","code":"bad_request"}"#,
+                #"{"ok":false,"id":7,"error":"unknown command \"launch\" (known: status, machines, set_resistance, set_power, start, stop, pause, reset, upload, start_training, stop_training, handover)","code":"bad_request"}"#,
                 #"{"ok":true,"id":-1,"result":{"command":"machines"}}"#,
             ])
         }
