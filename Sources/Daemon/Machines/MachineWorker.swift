@@ -63,19 +63,10 @@ package actor MachineWorker {
         restoring snapshot: SessionSnapshot, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
         ticker: SessionTicker, eventLoop: any EventLoop, metrics: DaemonMetrics? = nil
     ) {
-        executor = eventLoop.executor
-        self.metrics = metrics
-        self.ticker = ticker
-        name = snapshot.machine.name
-        address = snapshot.machine.address
-        self.sink = sink
-        self.clock = clock
-        self.rules = rules
         let restored = MachinePipeline.restoring(snapshot, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()), at: clock.now())
-        pipeline = restored.pipeline
-        identity = snapshot.machine
-        state = .disconnected
-        restoredEvents = restored.events
+        self.init(
+            carrying: snapshot.machine, pipeline: restored.pipeline, events: restored.events, sink: sink, clock: clock, rules: rules,
+            ticker: ticker, eventLoop: eventLoop, metrics: metrics)
     }
 
     /// A worker carrying on another gateway's session from its mirrored checkpoint, which
@@ -85,20 +76,31 @@ package actor MachineWorker {
         adopting snapshot: SessionSnapshot, arrivedAt arrival: Duration, sink: SessionSink, clock: DaemonClock, rules: SessionRules,
         ticker: SessionTicker, eventLoop: any EventLoop, metrics: DaemonMetrics? = nil
     ) {
+        let adopted = MachinePipeline.adopting(
+            snapshot, arrivedAt: arrival, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()), at: clock.now())
+        self.init(
+            carrying: snapshot.machine, pipeline: adopted.pipeline, events: adopted.events, sink: sink, clock: clock, rules: rules,
+            ticker: ticker, eventLoop: eventLoop, metrics: metrics)
+    }
+
+    /// A disconnected worker holding a session carried on (restored or adopted), with the
+    /// events its downtime already decided.
+    private init(
+        carrying machine: MachineIdentity, pipeline: MachinePipeline, events: SessionEvents, sink: SessionSink, clock: DaemonClock,
+        rules: SessionRules, ticker: SessionTicker, eventLoop: any EventLoop, metrics: DaemonMetrics?
+    ) {
         executor = eventLoop.executor
         self.metrics = metrics
         self.ticker = ticker
-        name = snapshot.machine.name
-        address = snapshot.machine.address
+        name = machine.name
+        address = machine.address
         self.sink = sink
         self.clock = clock
         self.rules = rules
-        let adopted = MachinePipeline.adopting(
-            snapshot, arrivedAt: arrival, rules: rules, ids: RandomSessionIDs(using: SystemRandomNumberGenerator()), at: clock.now())
-        pipeline = adopted.pipeline
-        identity = snapshot.machine
+        self.pipeline = pipeline
+        identity = machine
         state = .disconnected
-        restoredEvents = adopted.events
+        restoredEvents = events
     }
 
     /// The next session started here continues a ride another gateway held whose checkpoint
