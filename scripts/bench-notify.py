@@ -260,8 +260,12 @@ def main():
         if args.ride:
             anon = max(run["anon"] for run in runs) / 1024
             fixed = statistics.median(run[0] for run in silent[path]) if silent[path] else None
-            print(f"ride table, medians of {len(runs)} runs: bare reader {statistics.median(run['floor'] for run in runs):.1f} µs | daemon "
-                  f"{per:.1f} µs | ratio {statistics.median(run['per'] / run['floor'] for run in runs):.2f} (bar <= 2) | ride "
+            # --no-floor: no bare reader ran, so no floor and no ratio to show.
+            measured = runs[0]["floor"] is not None
+            bare = f"{statistics.median(run['floor'] for run in runs):.1f} µs" if measured else "-"
+            ratio = f"{statistics.median(run['per'] / run['floor'] for run in runs):.2f}" if measured else "-"
+            print(f"ride table, medians of {len(runs)} runs: bare reader {bare} | daemon "
+                  f"{per:.1f} µs | ratio {ratio} (bar <= 2) | ride "
                   f"{daemon_cpu:.3f} % of a core | fixed cost {f'{fixed:.4f}' if fixed is not None else '-'} % of a core (bar < 0.05; "
                   f"{len(silent[path])} silent runs) | RssAnon max {anon:.1f} MB (bar <= 8; median of runs' max "
                   f"{statistics.median(run['anon'] for run in runs) / 1024:.1f})")
