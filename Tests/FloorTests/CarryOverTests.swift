@@ -81,4 +81,41 @@ import Workout
         own.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: "s-1", state: .open), at: .zero)
         #expect(own.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
     }
+
+    /// floor-1 died mid-ride on session s-1; floor-2 adopted it, the ride ended, the bike went
+    /// home to floor-3 and a new ride s-2 began there. floor-1, back only now, finds s-2 on the
+    /// machine's topic: the carried list, copied on by each holder, still says s-1 was carried
+    /// on. Without it the fate would be "not adopted" and floor-1 would upload s-1 a second time.
+    @Test func aGatewayBackAfterALaterRideStillLearnsItsSessionWasCarriedOn() throws {
+        let snapshot = try SnapshotMaker.ridden()
+        let adoption = CarriedSession(sessionID: "s-1", from: "floor-1", by: "floor-2")
+        var adopted = MirroredCheckpoint(machine: Self.bike, holder: "floor-2", epoch: 5, sessionID: "s-1", state: .open, snapshot: snapshot)
+        adopted.carried = CarriedSession.record(adoption, onto: [])
+        var floor3 = FloorView(gateway: "floor-3")
+        floor3.receive(checkpoint: adopted, at: .zero)
+        // floor-3, home again to the bike, mirrors its own ride with the list it found.
+        let later = MirroredCheckpoint(
+            machine: Self.bike, holder: "floor-3", epoch: 7, sessionID: "s-2", state: .open, snapshot: snapshot, carried: floor3.carried(on: Self.bike))
+        var floor1 = FloorView(gateway: "floor-1")
+        floor1.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-3", epoch: 7, sessionID: nil, reason: .home), at: .zero)
+        floor1.receive(checkpoint: try MirroredCheckpoint(payload: try later.payload()), at: .zero)
+        #expect(floor1.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 0) == .adopted(by: "floor-2"))
+        // A session of floor-1's that nobody carried on is restored as before.
+        #expect(floor1.fate(ofSession: "s-0", machine: Self.bike, ownEpoch: 0) == .notAdopted)
+        // An entry floor-1 itself made (it adopted s-1 from floor-2 before) is no adoption of its own session.
+        var own = FloorView(gateway: "floor-2")
+        own.receive(checkpoint: later, at: .zero)
+        #expect(own.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 0) == .notAdopted)
+    }
+
+    @Test func theCarriedListKeepsEachAdoptionOnceAndOnlyTheNewest() {
+        var list: [CarriedSession] = []
+        for index in 0..<(CarriedSession.kept + 3) {
+            list = CarriedSession.record(CarriedSession(sessionID: "s-\(index)", from: "a", by: "b"), onto: list)
+        }
+        list = CarriedSession.record(CarriedSession(sessionID: "s-\(CarriedSession.kept + 2)", from: "a", by: "b"), onto: list)
+        #expect(list.count == CarriedSession.kept)
+        #expect(list.first?.sessionID == "s-3")
+        #expect(list.last?.sessionID == "s-\(CarriedSession.kept + 2)")
+    }
 }

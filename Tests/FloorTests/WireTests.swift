@@ -73,6 +73,21 @@ import Workout
         #expect(try MirroredCheckpoint(payload: Array(text.utf8)) == finished)
         let handed = MirroredCheckpoint(machine: "M", holder: "g", epoch: 1, sessionID: "s", state: .handedOver)
         #expect(String(decoding: try handed.payload(), as: UTF8.self).contains(#""state":"handed_over""#))
+        var carrying = finished
+        carrying.carried = [CarriedSession(sessionID: "s-0", from: "floor-1", by: "floor-2")]
+        let carried = String(decoding: try carrying.payload(), as: UTF8.self)
+        #expect(carried.hasSuffix(#","split_from":"s-1","carried":[{"session_id":"s-0","from":"floor-1","by":"floor-2"}]}"#))
+        #expect(try MirroredCheckpoint(payload: Array(carried.utf8)) == carrying)
+    }
+
+    @Test func aCarriedListThatIsNotAListOfAdoptionsIsAWireError() {
+        for text in [
+            #"{"machine":"M","holder":"g","epoch":1,"session_id":"s","state":"open","carried":{}}"#,
+            #"{"machine":"M","holder":"g","epoch":1,"session_id":"s","state":"open","carried":["s-0"]}"#,
+            #"{"machine":"M","holder":"g","epoch":1,"session_id":"s","state":"open","carried":[{"session_id":"s-0","from":"a"}]}"#,
+        ] {
+            #expect(throws: FloorWireError.self) { try MirroredCheckpoint(payload: Array(text.utf8)) }
+        }
     }
 
     static let garbage: [String] = [

@@ -54,6 +54,9 @@ package actor FloorCoordinator: FloorHooks {
     var held: HeldCheckpoints?
     /// The gateway each machine's adopted session came from, while this gateway holds it.
     private var adoptedFrom: [String: String] = [:]
+    /// The adoption this gateway made on each machine it holds, added to the machine's carried
+    /// list on every checkpoint mirrored (``CarriedSession``).
+    private var carriedOn: [String: CarriedSession] = [:]
     /// Machines whose next session splits from a ride no checkpoint carried over.
     private var splits: [String: String] = [:]
     /// The sink's checkpoints and session ends, in order, to mirror (``mirrorHook``).
@@ -325,6 +328,7 @@ package actor FloorCoordinator: FloorHooks {
             counters.adoptions += 1
             metrics?.adopted()
             adoptedFrom[machine] = adopt.holder
+            carriedOn[machine] = CarriedSession(sessionID: adopt.sessionID, from: adopt.holder, by: gateway)
             logger.notice("floor: session \(adopt.sessionID) on \(machine) carried on from \(adopt.holder)")
             mirror(.checkpoint(snapshot))
         } else if let splitFrom {
@@ -341,6 +345,7 @@ package actor FloorCoordinator: FloorHooks {
         view.receive(claim: released, at: now())
         ownEpochs[machine] = nil
         lastSnapshots[machine] = nil
+        carriedOn[machine] = nil
         metrics?.setClaimsHeld(ownEpochs.count)
     }
 
@@ -380,7 +385,9 @@ package actor FloorCoordinator: FloorHooks {
         case .finished, .dropped: lastSnapshots[machine] = nil
         }
         guard let epoch = ownEpochs[machine] else { return }
-        let checkpoint: MirroredCheckpoint
+        var carried = view.carried(on: machine)
+        if let adoption = carriedOn[machine] { carried = CarriedSession.record(adoption, onto: carried) }
+        var checkpoint: MirroredCheckpoint
         switch event {
         case .checkpoint(let snapshot):
             checkpoint = MirroredCheckpoint(
@@ -396,6 +403,7 @@ package actor FloorCoordinator: FloorHooks {
             splits[machine] = nil
             adoptedFrom[machine] = nil
         }
+        checkpoint.carried = carried
         do {
             client.publish(OutgoingMessage(topic: topics.checkpoint(machine: machine), payload: try checkpoint.payload(), qos: .atLeastOnce, retain: true))
             view.receive(checkpoint: checkpoint, at: now())

@@ -12,6 +12,11 @@ extension FloorView {
 
     /// The session the replaced claim held, when taking the machine cannot continue it: no
     /// checkpoint of it reached the broker, so the ride splits and the new session says so.
+    /// The adoptions the machine's newest checkpoint carries, to copy onto the next one mirrored.
+    public func carried(on machine: String) -> [CarriedSession] {
+        checkpoints[FloorTopics.machineKey(machine)]?.message.carried ?? []
+    }
+
     func splitFrom(_ machine: String, adopting adopt: MirroredCheckpoint?) -> String? {
         guard let claim = claims[machine]?.message, let session = claim.sessionID, claim.holder != gateway else { return nil }
         guard adopt?.sessionID != session, checkpoints[machine]?.message.sessionID != session else { return nil }
@@ -24,9 +29,16 @@ extension FloorView {
     /// it as the session it adopts and that gateway has mirrored a checkpoint under that claim
     /// since (the session may have ended and another begun). A claim alone is no proof: it is
     /// published before the connect, which may fail.
+    ///
+    /// A ride adopted from this gateway that has since ended, with another begun, is known by
+    /// the machine's carried list (``MirroredCheckpoint/carried``), which every later holder
+    /// copies on.
     public func fate(ofSession session: String, machine: String, ownEpoch: Int) -> SessionFate {
         let machine = FloorTopics.machineKey(machine)
         let checkpoint = checkpoints[machine]?.message
+        if let carried = checkpoint?.carried.last(where: { $0.sessionID == session && $0.from == gateway && $0.by != gateway }) {
+            return .adopted(by: carried.by)
+        }
         if let checkpoint, checkpoint.sessionID == session, checkpoint.holder != gateway, checkpoint.epoch > ownEpoch {
             return .adopted(by: checkpoint.holder)
         }

@@ -29,10 +29,14 @@ public struct MirroredCheckpoint: Sendable, Hashable {
     /// The session id this one continues without its data (the ride split: no checkpoint of the
     /// first part reached the broker).
     public var splitFrom: String?
+    /// The machine's adoptions, oldest first, as the holder found them on the broker and added
+    /// to (``CarriedSession``): how a gateway back after a later ride learns its session was
+    /// carried on.
+    public var carried: [CarriedSession]
 
     public init(
         machine: String, holder: String, epoch: Int, sessionID: String, state: State, snapshot: SessionSnapshot? = nil,
-        endEpoch: Int? = nil, splitFrom: String? = nil
+        endEpoch: Int? = nil, splitFrom: String? = nil, carried: [CarriedSession] = []
     ) {
         self.machine = machine
         self.holder = holder
@@ -42,6 +46,7 @@ public struct MirroredCheckpoint: Sendable, Hashable {
         self.snapshot = snapshot
         self.endEpoch = endEpoch
         self.splitFrom = splitFrom
+        self.carried = carried
     }
 
     /// Fails only for a snapshot `Codable` cannot write (a number JSON has no form for).
@@ -55,6 +60,8 @@ public struct MirroredCheckpoint: Sendable, Hashable {
         object["snapshot"] = try snapshot.map { snapshot throws(FloorWireError) in try SnapshotJSON.value(snapshot) } ?? .null
         object["end_epoch"] = endEpoch.map { .integer(Int64($0)) } ?? .null
         object["split_from"] = splitFrom.map { .string($0) } ?? .null
+        // Left out when empty: most machines never saw an adoption, and checkpoints are the floor's traffic.
+        if !carried.isEmpty { object["carried"] = .array(carried.map { $0.json() }) }
         return .object(object)
     }
 
@@ -78,5 +85,9 @@ public struct MirroredCheckpoint: Sendable, Hashable {
         }
         endEpoch = try wire.optionalInteger("end_epoch")
         splitFrom = try wire.optionalString("split_from")
+        // Missing in a checkpoint from a gateway that predates the list: none carried.
+        carried = try wire.objects("carried").map { entry throws(FloorWireError) in
+            CarriedSession(sessionID: try entry.string("session_id"), from: try entry.string("from"), by: try entry.string("by"))
+        }
     }
 }

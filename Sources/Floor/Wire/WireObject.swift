@@ -73,6 +73,18 @@ struct WireObject {
         return texts
     }
 
+    /// A list of objects, each read with errors naming it as `what.key[i]`; missing is empty.
+    func objects(_ key: String) throws(FloorWireError) -> [WireObject] {
+        guard let value = object[key], value != .null else { return [] }
+        guard let elements = value.array else { throw FloorWireError("\(what): \(key) is \(value.kind), expected a list") }
+        var objects: [WireObject] = []
+        for (index, element) in elements.enumerated() {
+            guard let members = element.object else { throw FloorWireError("\(what): \(key)[\(index)] is \(element.kind), expected an object") }
+            objects.append(WireObject(object: members, what: "\(what) \(key)[\(index)]"))
+        }
+        return objects
+    }
+
     /// An object of whole numbers; missing is empty.
     func integers(_ key: String) throws(FloorWireError) -> [String: Int] {
         guard let value = object[key], value != .null else { return [:] }
