@@ -73,6 +73,18 @@ struct WireObject {
         return texts
     }
 
+    /// An object of strings; missing is empty.
+    func texts(_ key: String) throws(FloorWireError) -> [String: String] {
+        guard let value = object[key], value != .null else { return [:] }
+        guard let members = value.object else { throw FloorWireError("\(what): \(key) is \(value.kind), expected an object") }
+        var result: [String: String] = [:]
+        for (name, member) in members.members {
+            guard let text = member.string else { throw FloorWireError("\(what): \(key).\(name) is \(member.kind), expected a string") }
+            result[name] = text
+        }
+        return result
+    }
+
     /// An object of whole numbers; missing is empty.
     func integers(_ key: String) throws(FloorWireError) -> [String: Int] {
         guard let value = object[key], value != .null else { return [:] }
