@@ -94,6 +94,21 @@ struct FloorProcessTests {
             return (machine?["state"]?.string, machine?["session_id"]?.string)
         }
 
+        /// Waits until this gateway rides the bike (linked, a session open); its session id.
+        func ridingSession(_ what: String, timeout: Duration = .seconds(90)) async throws -> String {
+            var session: String?
+            do {
+                try await waitUntil(what, timeout: timeout) {
+                    let bike = await self.bike()
+                    session = bike.session
+                    return bike.state == "ready" && bike.session != nil
+                }
+            } catch {
+                throw Stuck(description: "\(error)\n\(name): \(daemon.stderr.suffix(4000))")
+            }
+            return session ?? ""
+        }
+
         /// `watch` on this gateway's metrics socket, samples only.
         func watchSamples() throws -> ChildProcess {
             try ChildProcess(
@@ -106,6 +121,45 @@ struct FloorProcessTests {
             _ = await daemon.wait(within: .seconds(30))
             daemon.stop()
         }
+    }
+
+    /// The reference backend on a free port, and what it stored.
+    final class Backend: @unchecked Sendable {
+        let process: ChildProcess
+        let url: String
+
+        init() async throws {
+            let process = try ChildProcess(ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"], name: "backend")
+            self.process = process
+            try await waitUntil("ftms-backend to listen") { process.stdout.contains("listening ") }
+            url = String(process.stdout.split(separator: "\n").first { $0.hasPrefix("listening ") }?.dropFirst("listening ".count) ?? "")
+        }
+
+        /// `GET /_admin/sessions?bodies=1`: each session stored, with its `received` count and summary.
+        func sessions() async throws -> [JSONValue] {
+            let answer = try await ChildProcess.run("/usr/bin/curl", ["-s", url + "/_admin/sessions?bodies=1"])
+            return (try? JSONReader.read(answer.stdout))?["sessions"]?.array ?? []
+        }
+
+        func holds(_ session: String) async -> Bool {
+            (try? await sessions())?.contains { $0["session_id"]?.string?.lowercased() == session.lowercased() } == true
+        }
+
+        func stop() {
+            process.stop()
+        }
+    }
+
+    /// Puts the bike to sleep (its link drops, it stops advertising) or wakes it, on every bus
+    /// that hears it: one machine, one rider.
+    static func setAsleep(_ asleep: Bool, _ sim: SimulatedBlueZ, alsoOn bus: PrivateBus) async throws {
+        let bike = sim.machines["SF-Bike-0001"] ?? ""
+        let other = try await DBusConnection.connect(address: bus.address)
+        defer { other.close() }
+        _ = try await other.call(
+            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: "SetAsleep", arguments: [.string(bike), .bool(asleep)],
+            timeout: .seconds(10))
+        _ = try await sim.mock("SetAsleep", [.string(bike), .bool(asleep)])
     }
 
     /// Two gateways in one shared air: floor-1 on `home` hears the bike 15 dB better than
@@ -131,13 +185,7 @@ struct FloorProcessTests {
                 ])
             first = try await Gateway("floor-1", bus: home, broker: broker, allow: ["SF-Bike-0001"], backend: backend, sessions: sessions, fleet: fleet)
             let first = first
-            var session: String?
-            try await waitUntil("floor-1 to ride the bike", timeout: .seconds(90)) {
-                let bike = await first.bike()
-                session = bike.session
-                return bike.state == "ready" && bike.session != nil
-            }
-            self.session = session ?? ""
+            session = try await first.ridingSession("floor-1 to ride the bike")
             second = try await Gateway("floor-2", bus: neighbour, broker: broker, allow: [], backend: backend, sessions: sessions, fleet: fleet)
             let second = second
             // floor-2 has seen floor-1's claim, and floor-1's checkpoints reach the broker each second.
@@ -199,9 +247,8 @@ struct FloorProcessTests {
     /// its checkpoint's session carried on by floor-2 (the broker's retained checkpoint), marks
     /// it handed over and uploads nothing: the backend holds one session, received once.
     @Test func theBackendGetsOneSessionAndTheReturningGatewayUploadsNothing() async throws {
-        let backend = try ChildProcess(ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"], name: "backend")
-        try await waitUntil("ftms-backend to listen") { backend.stdout.contains("listening ") }
-        let url = String(backend.stdout.split(separator: "\n").first { $0.hasPrefix("listening ") }?.dropFirst("listening ".count) ?? "")
+        let backend = try await Backend()
+        let url = backend.url
         let floor = try await TwoGateways(backend: url, sessions: "minimum_movement = 1\ndisconnect_grace = 8")
         _ = try await floor.sim.mock("SetPowered", [.string("hci0"), .bool(false)])
         floor.first.daemon.signal(SIGKILL)
@@ -215,13 +262,7 @@ struct FloorProcessTests {
             destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: "SetPowered", arguments: [.string("hci0"), .bool(false)],
             timeout: .seconds(10))
         neighbourBus.close()
-        func stored() async throws -> [JSONValue] {
-            let answer = try await ChildProcess.run("/usr/bin/curl", ["-s", url + "/_admin/sessions"])
-            return (try? JSONReader.read(answer.stdout))?["sessions"]?.array ?? []
-        }
-        try await waitUntil("the backend to hold the ride", timeout: .seconds(60)) {
-            (try? await stored())?.contains { $0["session_id"]?.string?.lowercased() == floor.session.lowercased() } == true
-        }
+        try await waitUntil("the backend to hold the ride", timeout: .seconds(60)) { await backend.holds(floor.session) }
         // floor-1 comes back on the same store: the broker says floor-2 carried its session on.
         let returning = try await Gateway(
             "floor-1", bus: floor.home, broker: floor.broker, allow: ["SF-Bike-0001"], backend: url,
@@ -231,7 +272,7 @@ struct FloorProcessTests {
             await returning.status()?["floor"]?["counters"]?["handed_over"]?.array?.contains { $0["session_id"]?.string == floor.session } == true
         }
         try await Task.sleep(for: .seconds(3))
-        let sessions = try await stored()
+        let sessions = try await backend.sessions()
         let pending = await returning.status()?["queue"]?["pending"]?.integer
         await floor.stop()
         backend.stop()
@@ -280,9 +321,8 @@ struct FloorProcessTests {
     /// started again, finds the session carried on (handed over, nothing queued); the ride ends
     /// on the neighbour and reaches the backend once, and the bike, between rides, goes home.
     @Test func aStopWithHandoverOnStopMovesTheRideToTheNeighbourAndARestartTakesTheBikeBackBetweenRides() async throws {
-        let backend = try ChildProcess(ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"], name: "backend")
-        try await waitUntil("ftms-backend to listen") { backend.stdout.contains("listening ") }
-        let url = String(backend.stdout.split(separator: "\n").first { $0.hasPrefix("listening ") }?.dropFirst("listening ".count) ?? "")
+        let backend = try await Backend()
+        let url = backend.url
         let settings = "minimum_movement = 1\ndisconnect_grace = 8"
         let floor = try await TwoGateways(backend: url, sessions: settings, fleet: "handover_on_stop = true")
         let watch = try floor.second.watchSamples()
@@ -320,27 +360,12 @@ struct FloorProcessTests {
         // The ride ends on the neighbour: the bike sleeps past the grace (on both buses: one
         // machine, one rider), the session ends there and is uploaded; between rides the bike
         // goes home when it wakes.
-        let bike = floor.sim.machines["SF-Bike-0001"] ?? ""
-        let neighbourBus = try await DBusConnection.connect(address: floor.neighbour.address)
-        defer { neighbourBus.close() }
-        func sleep(_ asleep: Bool) async throws {
-            _ = try await neighbourBus.call(
-                destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: "SetAsleep", arguments: [.string(bike), .bool(asleep)],
-                timeout: .seconds(10))
-            _ = try await floor.sim.mock("SetAsleep", [.string(bike), .bool(asleep)])
-        }
-        try await sleep(true)
-        func stored() async throws -> [JSONValue] {
-            let answer = try await ChildProcess.run("/usr/bin/curl", ["-s", url + "/_admin/sessions"])
-            return (try? JSONReader.read(answer.stdout))?["sessions"]?.array ?? []
-        }
-        try await waitUntil("the backend to hold the ride", timeout: .seconds(60)) {
-            (try? await stored())?.contains { $0["session_id"]?.string?.lowercased() == floor.session.lowercased() } == true
-        }
+        try await Self.setAsleep(true, floor.sim, alsoOn: floor.neighbour)
+        try await waitUntil("the backend to hold the ride", timeout: .seconds(60)) { await backend.holds(floor.session) }
         try await waitUntil("floor-2 to give the bike back between rides", timeout: .seconds(60)) {
             await second.status()?["floor"]?["machines"]?.array?.contains { $0["holder"]?.string == "floor-2" } != true
         }
-        try await sleep(false)
+        try await Self.setAsleep(false, floor.sim, alsoOn: floor.neighbour)
         do {
             try await waitUntil("floor-1 to ride the bike again, at home", timeout: .seconds(90)) {
                 let bike = await returning.bike()
@@ -351,7 +376,7 @@ struct FloorProcessTests {
         }
         let homeFloor = await returning.status()?["floor"]?["machines"]?.array?.first
         try await Task.sleep(for: .seconds(2))
-        let sessions = try await stored()
+        let sessions = try await backend.sessions()
         let pending = await returning.status()?["queue"]?["pending"]?.integer
         watch.stop()
         await floor.stop()
@@ -379,9 +404,8 @@ struct FloorProcessTests {
     /// metrics socket, MQTT `session`). The backend holds both parts once each, and their
     /// distances add up to the bike's counters.
     @Test func aRideWhoseCheckpointNeverReachedTheBrokerSplitsIntoTwoSessionsEachUploadedOnce() async throws {
-        let backend = try ChildProcess(ChildProcess.builtProduct("ftms-backend"), ["--port", "0", "--quiet"], name: "backend")
-        try await waitUntil("ftms-backend to listen") { backend.stdout.contains("listening ") }
-        let url = String(backend.stdout.split(separator: "\n").first { $0.hasPrefix("listening ") }?.dropFirst("listening ".count) ?? "")
+        let backend = try await Backend()
+        let url = backend.url
         let settings = "minimum_movement = 1\ndisconnect_grace = 8"
         let broker = try await PrivateBroker()
         let home = try PrivateBus()
@@ -407,17 +431,7 @@ struct FloorProcessTests {
             "/usr/bin/mosquitto_sub",
             ["-h", "127.0.0.1", "-p", String(broker.port), "-u", broker.username, "-P", broker.password, "-v", "-t", "ftms-bridge/+/machines/+/session"],
             name: "mqtt-session")
-        var lost: String?
-        do {
-            try await waitUntil("floor-1 to ride the bike without the broker", timeout: .seconds(90)) {
-                let bike = await first.bike()
-                lost = bike.session
-                return bike.state == "ready" && bike.session != nil
-            }
-        } catch {
-            throw Stuck(description: "\(error)\nfloor-1: \(first.daemon.stderr.suffix(4000))")
-        }
-        let lostSession = lost ?? ""
+        let lostSession = try await first.ridingSession("floor-1 to ride the bike without the broker")
         #expect(await first.status()?["floor"]?["broker_heard"]?.bool == false)
         // Long enough that the first part's unsaved tail (at most a checkpoint_interval of
         // riding, lost with the power) is well inside 2 % of the ride.
@@ -425,18 +439,8 @@ struct FloorProcessTests {
 
         _ = try await sim.mock("SetPowered", [.string("hci0"), .bool(false)])
         first.daemon.signal(SIGKILL)
-        var carried: String?
-        do {
-            try await waitUntil("floor-2 to ride the bike", timeout: .seconds(60)) {
-                let bike = await second.bike()
-                carried = bike.session
-                return bike.state == "ready" && bike.session != nil
-            }
-        } catch {
-            throw Stuck(description: "\(error)\nfloor-2: \(second.daemon.stderr.suffix(4000))")
-        }
-        let secondPart = carried ?? ""
-        try await Task.sleep(for: .seconds(10))
+        let secondPart = try await second.ridingSession("floor-2 to ride the bike", timeout: .seconds(60))
+        try await Task.sleep(for: .seconds(30))
 
         // The home comes back on its store, the broker reachable now: it restores the lost
         // session (nobody carried it on), ends it at its checkpoint and uploads it, and tells
@@ -445,13 +449,7 @@ struct FloorProcessTests {
         first = try await Gateway(
             "floor-1", bus: home, broker: broker, allow: ["SF-Bike-0001"], backend: url, sessions: settings, directory: first.directory)
         let returning = first
-        func stored() async throws -> [JSONValue] {
-            let answer = try await ChildProcess.run("/usr/bin/curl", ["-s", url + "/_admin/sessions?bodies=1"])
-            return (try? JSONReader.read(answer.stdout))?["sessions"]?.array ?? []
-        }
-        try await waitUntil("the backend to hold the first part", timeout: .seconds(90)) {
-            (try? await stored())?.contains { $0["session_id"]?.string?.lowercased() == lostSession.lowercased() } == true
-        }
+        try await waitUntil("the backend to hold the first part", timeout: .seconds(90)) { await backend.holds(lostSession) }
         var split: String?
         do {
             try await waitUntil("floor-2 to say its session split from the lost one", timeout: .seconds(30)) {
@@ -463,18 +461,10 @@ struct FloorProcessTests {
         }
 
         // The ride ends on floor-2: the bike sleeps past the grace (on both buses).
-        let bike = sim.machines["SF-Bike-0001"] ?? ""
-        let neighbourBus = try await DBusConnection.connect(address: neighbour.address)
-        defer { neighbourBus.close() }
-        _ = try await neighbourBus.call(
-            destination: "org.bluez", path: "/", interface: "org.bluez.Mock", member: "SetAsleep", arguments: [.string(bike), .bool(true)],
-            timeout: .seconds(10))
-        _ = try await sim.mock("SetAsleep", [.string(bike), .bool(true)])
-        try await waitUntil("the backend to hold the second part", timeout: .seconds(60)) {
-            (try? await stored())?.contains { $0["session_id"]?.string?.lowercased() == secondPart.lowercased() } == true
-        }
+        try await Self.setAsleep(true, sim, alsoOn: neighbour)
+        try await waitUntil("the backend to hold the second part", timeout: .seconds(60)) { await backend.holds(secondPart) }
         try await Task.sleep(for: .seconds(3))
-        let sessions = try await stored()
+        let sessions = try await backend.sessions()
         let pending = await returning.status()?["queue"]?["pending"]?.integer
         let splitCount = await second.status()?["floor"]?["counters"]?["split_sessions"]?.integer
 
