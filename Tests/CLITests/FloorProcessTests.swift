@@ -150,6 +150,14 @@ struct FloorProcessTests {
         }
     }
 
+    /// `mosquitto_sub -v` on `PREFIX/FILTER` (the default prefix) of `broker`: a line `TOPIC PAYLOAD` each.
+    static func subscribe(_ broker: PrivateBroker, _ filter: String) throws -> ChildProcess {
+        try ChildProcess(
+            "/usr/bin/mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", String(broker.port), "-u", broker.username, "-P", broker.password, "-v", "-t", "ftms-bridge/" + filter],
+            name: "mqtt-\(filter.split(separator: "/").last ?? "")")
+    }
+
     /// Puts the bike to sleep (its link drops, it stops advertising) or wakes it, on every bus
     /// that hears it: one machine, one rider.
     static func setAsleep(_ asleep: Bool, _ sim: SimulatedBlueZ, alsoOn bus: PrivateBus) async throws {
@@ -325,6 +333,7 @@ struct FloorProcessTests {
         let url = backend.url
         let settings = "minimum_movement = 1\ndisconnect_grace = 8"
         let floor = try await TwoGateways(backend: url, sessions: settings, fleet: "handover_on_stop = true")
+        let claims = try Self.subscribe(floor.broker, "floor/machines/+/claim")
         let watch = try floor.second.watchSamples()
         try await waitUntil("watch to read the stream") { watch.stdout.contains(#""type":"hello""#) }
         #expect(!watch.stdout.contains(#""type":"sample""#), "floor-2 streamed the bike while floor-1 held it")
@@ -339,6 +348,13 @@ struct FloorProcessTests {
         }
         print("floor: neighbour's first sample \(delay) after SIGTERM with handover_on_stop")
         let exit = await floor.first.daemon.wait(within: .seconds(60))
+        // What a stop without the handover does not do (the neighbour would still adopt the
+        // last mirrored checkpoint once floor-1's presence said offline): floor-1 released the
+        // claim on purpose, naming the session.
+        let handedOver = claims.stdout.split(separator: "\n").compactMap { line -> JSONValue? in
+            line.split(separator: " ", maxSplits: 1).last.flatMap { try? JSONReader.read(String($0)) }
+        }.contains { $0["reason"]?.string == "handover" && $0["holder"] == .null && $0["session_id"]?.string == floor.session }
+        claims.stop()
 
         let second = floor.second
         try await waitUntil("floor-2 to hold the bike with a session", timeout: .seconds(30)) { await second.bike().session != nil }
@@ -382,6 +398,7 @@ struct FloorProcessTests {
         await floor.stop()
         backend.stop()
         #expect(exit == 0, "floor-1 did not exit 0 after handing over: \(exit.map(String.init) ?? "still running")")
+        #expect(handedOver, "floor-1 stopped without releasing the bike's claim as a handover of \(floor.session)")
         #expect(carried == floor.session, "the neighbour started a new session instead of carrying on \(floor.session)")
         #expect(adoptions == 1)
         #expect(pendingAfterRestart == 0)
@@ -427,10 +444,7 @@ struct FloorProcessTests {
             ProcessRunner.binary.path, ["watch", "--json", "--socket", first.metrics], logDirectory: first.directory.path, name: "watch-floor-1")
         let secondWatch = try ChildProcess(
             ProcessRunner.binary.path, ["watch", "--json", "--socket", second.metrics], logDirectory: second.directory.path, name: "watch-floor-2")
-        let mqtt = try ChildProcess(
-            "/usr/bin/mosquitto_sub",
-            ["-h", "127.0.0.1", "-p", String(broker.port), "-u", broker.username, "-P", broker.password, "-v", "-t", "ftms-bridge/+/machines/+/session"],
-            name: "mqtt-session")
+        let mqtt = try Self.subscribe(broker, "+/machines/+/session")
         let lostSession = try await first.ridingSession("floor-1 to ride the bike without the broker")
         #expect(await first.status()?["floor"]?["broker_heard"]?.bool == false)
         // Long enough that the first part's unsaved tail (at most a checkpoint_interval of
