@@ -118,4 +118,32 @@ import Workout
         #expect(list.first?.sessionID == "s-3")
         #expect(list.last?.sessionID == "s-\(CarriedSession.kept + 2)")
     }
+
+    /// The split case: floor-1 rode the bike with no broker and died; floor-2 took it with
+    /// nothing to adopt. floor-1, back, says in its presence which ride it lost there; floor-2
+    /// reads it while floor-1 is live. An open checkpoint of another gateway (too old to adopt)
+    /// says the ride ended at it: no split.
+    @Test func aReturningGatewayTellsTheRideItLostAndTheHolderReadsIt() throws {
+        var view = FloorView(gateway: "floor-2")
+        #expect(view.mayContinueUnmirrored(machine: Self.bike))
+        var back = Self.home
+        back.lost = [Self.bike.lowercased(): "s-lost"]
+        let wire = try GatewayPresence(payload: back.payload)
+        #expect(wire.lost == back.lost)
+        #expect(String(decoding: back.payload, as: UTF8.self).contains(#""lost":{"\#(Self.bike.lowercased())":"s-lost"}"#))
+        #expect(!String(decoding: Self.home.payload, as: UTF8.self).contains("lost"))
+        #expect(view.lostSession(machine: Self.bike, at: .seconds(1)) == nil)
+        view.receive(presence: wire, at: .seconds(1))
+        #expect(view.lostSession(machine: Self.bike, at: .seconds(2)) == "s-lost")
+        #expect(view.lostSession(machine: Self.bike, at: .seconds(12)) == nil, "floor-1's lease ran out")
+        view.receive(presence: .will(gateway: "floor-1"), at: .seconds(3))
+        #expect(view.lostSession(machine: Self.bike, at: .seconds(4)) == nil)
+        view.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: "s-1", state: .finished), at: .zero)
+        #expect(view.mayContinueUnmirrored(machine: Self.bike))
+        view.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 5, sessionID: "s-2", state: .open), at: .zero)
+        #expect(!view.mayContinueUnmirrored(machine: Self.bike))
+        #expect(throws: FloorWireError("gateway presence: lost.X is a number, expected a string")) {
+            try GatewayPresence(payload: Array(#"{"gateway":"floor-1","online":true,"lost":{"X":3}}"#.utf8))
+        }
+    }
 }

@@ -178,6 +178,26 @@ struct AdoptionTests {
         #expect(ride.events.suffix(2).allSatisfy { $0.progress.splitFrom == nil })
     }
 
+    /// The open session told that it split (the lost ride's gateway said so only once it was
+    /// back): it says so from then on, in its checkpoints and to its end; a session that said
+    /// it split already keeps what it said.
+    @Test func anOpenSessionToldItSplitSaysSoFromThenOn() throws {
+        var ride = Ride(rules: GatewayOutageTests.shortIdle)
+        for second in 0...20 { ride.sample(Double(second), GatewayOutageTests.riding(Double(second))) }
+        ride.engine.splitting(from: "4b1d6c2e-0000-4000-8000-00000000000a")
+        ride.engine.splitting(from: "4b1d6c2e-0000-4000-8000-00000000000b")
+        for second in 21...90 { ride.sample(Double(second), GatewayOutageTests.riding(Double(second))) }
+        let snapshot = try #require(ride.engine.snapshot(at: Ride.time(90)))
+        let stored = try JSONDecoder().decode(SessionSnapshot.self, from: JSONEncoder().encode(snapshot))
+        let (restored, _) = SessionEngine.restoring(
+            stored, rules: GatewayOutageTests.shortIdle, ids: RandomSessionIDs(using: SplitMix64(seed: 4)), at: Ride.time(95))
+        #expect(restored.progress(at: Ride.time(95))?.splitFrom == "4b1d6c2e-0000-4000-8000-00000000000a")
+        ride.close(90)
+        #expect(ride.timeline == ["started", "finished"])
+        #expect(ride.events.first?.progress.splitFrom == nil)
+        #expect(ride.events.last?.progress.splitFrom == "4b1d6c2e-0000-4000-8000-00000000000a")
+    }
+
     /// A retained checkpoint delivered only when B subscribed, 80 s after A saved it: its
     /// arrival says nothing of its age, but both wall clocks are true and say it is older than
     /// the grace, so the session ends at it rather than being carried on across a gap nobody

@@ -59,6 +59,13 @@ package actor FloorCoordinator: FloorHooks {
     private var carriedOn: [String: CarriedSession] = [:]
     /// Machines whose next session splits from a ride no checkpoint carried over.
     private var splits: [String: String] = [:]
+    /// Machines taken here with no session to carry on, while their first session here has not
+    /// ended: that session may be the rest of a ride whose gateway never reached the broker
+    /// (``markSplits()``).
+    private var unadopted: Set<String> = []
+    /// Rides this gateway lost (``settleHeld()``): told in the presence's `lost` for
+    /// `hold_unconfirmed`, so the gateway holding the machine now says its session split.
+    private var lost: [String: (session: String, since: Duration)] = [:]
     /// The sink's checkpoints and session ends, in order, to mirror (``mirrorHook``).
     private nonisolated let mirrored: (stream: AsyncStream<SessionMirrorEvent>, continuation: AsyncStream<SessionMirrorEvent>.Continuation)
 
@@ -194,6 +201,7 @@ package actor FloorCoordinator: FloorHooks {
         let lease = view.rules.lease
         let time = now()
         releasing = releasing.filter { time - $0.value < lease }
+        lost = lost.filter { time - $0.value.since < view.rules.holdUnconfirmed }
         if let fleet {
             for sighting in await fleet.sightings() { heard[sighting.address] = (sighting.name, sighting.rssi, time) }
         }
@@ -253,13 +261,14 @@ package actor FloorCoordinator: FloorHooks {
         }
         let presence = GatewayPresence(
             gateway: gateway, online: true, home: home, freeSlots: freeSlots,
-            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat,
-            rules: view.rules)
+            heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(),
+            lost: lost.mapValues(\.session), beat: beat, rules: view.rules)
         return GatewayState(presence: presence, names: recent.mapValues(\.name), openSessions: open)
     }
 
     private func evaluate() async {
         guard fleet != nil, brokerHeard else { return }
+        await markSplits()
         let state = await ownState()
         for decision in view.decide(for: state, at: now()) {
             switch decision {
@@ -321,6 +330,7 @@ package actor FloorCoordinator: FloorHooks {
     /// mirrored (adoption), or notes the split, and mirrors the adopted checkpoint at once under
     /// this gateway's epoch.
     private func carryOn(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?) async {
+        if adopt == nil, splitFrom == nil, view.mayContinueUnmirrored(machine: machine) { unadopted.insert(machine) } else { unadopted.remove(machine) }
         guard let fleet, adopt != nil || splitFrom != nil else { return }
         let arrival = view.checkpoints[machine]?.at ?? now()
         guard await fleet.prepare(machine, adopting: adopt?.snapshot, arrivedAt: arrival, splitFrom: splitFrom) else { return }
@@ -339,6 +349,23 @@ package actor FloorCoordinator: FloorHooks {
         }
     }
 
+    /// A machine taken here with nothing to carry on, whose first session here has not ended,
+    /// and whose last gateway, back, says it lost a ride on it (its presence's `lost`): that
+    /// session is the rest of the lost ride, and says it split from it from now on.
+    private func markSplits() async {
+        guard let fleet else { return }
+        for machine in unadopted.sorted() where splits[machine] == nil {
+            guard let session = view.lostSession(machine: machine, at: now()) else { continue }
+            unadopted.remove(machine)
+            splits[machine] = session
+            counters.splitSessions += 1
+            metrics?.split()
+            await fleet.splitting(machine, from: session)
+            logger.notice("floor: \(machine)'s ride under session \(session) reached no broker before its gateway went away: the session here splits from it")
+            if let snapshot = await fleet.snapshot(of: machine) { mirror(.checkpoint(snapshot)) }
+        }
+    }
+
     private func releaseClaim(_ machine: String, reason: MachineClaim.Reason, sessionID: String?) {
         let released = MachineClaim(machine: machine, holder: nil, epoch: view.nextEpoch(for: machine), sessionID: sessionID, reason: reason)
         client.publish(OutgoingMessage(topic: topics.claim(machine: machine), payload: released.payload, qos: .atLeastOnce, retain: true))
@@ -346,6 +373,7 @@ package actor FloorCoordinator: FloorHooks {
         ownEpochs[machine] = nil
         lastSnapshots[machine] = nil
         carriedOn[machine] = nil
+        unadopted.remove(machine)
         metrics?.setClaimsHeld(ownEpochs.count)
     }
 
@@ -398,6 +426,7 @@ package actor FloorCoordinator: FloorHooks {
                 machine: machine, holder: gateway, epoch: epoch, sessionID: sessionID, state: .finished, endEpoch: Int(endEpoch), splitFrom: splitFrom)
             splits[machine] = nil
             adoptedFrom[machine] = nil
+            unadopted.remove(machine)
         case .dropped(let sessionID, _):
             checkpoint = MirroredCheckpoint(machine: machine, holder: gateway, epoch: epoch, sessionID: sessionID, state: .finished)
             splits[machine] = nil
@@ -543,6 +572,11 @@ extension FloorCoordinator {
             if case .adopted(let by) = fate, await pending.handOver(snapshot, by) {
                 counters.handedOver.append(FloorCounters.HandedOver(sessionID: snapshot.sessionID, machine: snapshot.machine.address, to: by))
                 continue
+            }
+            let machine = FloorTopics.machineKey(snapshot.machine.address)
+            if case .notAdopted = fate, let holder = view.claims[machine]?.message.holder, holder != gateway {
+                lost[machine] = (snapshot.sessionID, now())
+                logger.notice("floor: session \(snapshot.sessionID) on \(machine) was carried on by nobody, and \(holder) has held the machine since: the ride split there")
             }
             restoring.append(snapshot)
         }

@@ -99,6 +99,16 @@ extension MachineFleet {
         return true
     }
 
+    /// The session open on `machine` (else its next one) continues in part `sessionID`, a ride
+    /// of another gateway that reached no broker (that gateway, back, said so): it says it split.
+    package func splitting(_ machine: String, from sessionID: String) async {
+        if let worker = workers[machine.uppercased()] {
+            await worker.splitting(from: sessionID)
+        } else {
+            _ = await prepare(machine, adopting: nil, arrivedAt: .zero, splitFrom: sessionID)
+        }
+    }
+
     /// An open session of `machine`'s worker as it stands now, for a fresh mirrored checkpoint.
     package func snapshot(of machine: String) async -> SessionSnapshot? {
         await workers[machine.uppercased()]?.snapshotNow()

@@ -10,6 +10,23 @@ extension FloorView {
         return checkpoint
     }
 
+    /// Whether a session this gateway opens on the machine, having taken it with nothing to
+    /// adopt, may be the rest of a ride whose checkpoint never reached the broker: the newest
+    /// mirrored checkpoint is no open session of another gateway. (One that is, too old to
+    /// adopt, says the ride ended at it: the machine stood unheld past the grace.)
+    public func mayContinueUnmirrored(machine: String) -> Bool {
+        guard let checkpoint = checkpoints[FloorTopics.machineKey(machine)]?.message else { return true }
+        return checkpoint.state != .open || checkpoint.holder == gateway
+    }
+
+    /// The ride another live gateway says it lost on the machine (its presence's `lost`, lowest
+    /// gateway name first): the session it held there when it went away, which nobody carried on.
+    public func lostSession(machine: String, at now: Duration) -> String? {
+        let machine = FloorTopics.machineKey(machine)
+        return presences.keys.sorted().lazy.filter { $0 != gateway && isLive($0, at: now) }
+            .compactMap { presences[$0]?.message.lost[machine] }.first
+    }
+
     /// The session the replaced claim held, when taking the machine cannot continue it: no
     /// checkpoint of it reached the broker, so the ride splits and the new session says so.
     /// The adoptions the machine's newest checkpoint carries, to copy onto the next one mirrored.

@@ -13,6 +13,7 @@ extension GatewayPresence {
         presence.heard = Dictionary(heard.map { (FloorTopics.machineKey($0.key), $0.value) }, uniquingKeysWith: max)
         presence.holding = holding.map(FloorTopics.machineKey)
         presence.releasing = releasing.map(FloorTopics.machineKey)
+        presence.lost = Dictionary(lost.map { (FloorTopics.machineKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         return presence
     }
 }

@@ -19,6 +19,11 @@ public struct GatewayPresence: Sendable, Hashable {
     public var holding: [String]
     /// Machines this gateway is handing over: it is no candidate for them.
     public var releasing: [String]
+    /// Rides this gateway lost, by machine address: the session id of each session it held when
+    /// it went away that no checkpoint carried over (nobody adopted it) while another gateway
+    /// has held the machine since. The session open there is the rest of that ride: it says it
+    /// split from this one (docs/fleet.md "When a ride splits"). Empty is left off the wire.
+    public var lost: [String: String]
     /// Counts the presences this gateway has sent since it started: a reader can see one missed.
     public var beat: Int
     /// The gateway's `[fleet]` timings and margins, so `doctor` can tell gateways that place
@@ -27,7 +32,7 @@ public struct GatewayPresence: Sendable, Hashable {
 
     public init(
         gateway: String, online: Bool = true, home: [String] = [], freeSlots: Int = 0, heard: [String: Int] = [:],
-        holding: [String] = [], releasing: [String] = [], beat: Int = 0, rules: FloorRules? = nil
+        holding: [String] = [], releasing: [String] = [], lost: [String: String] = [:], beat: Int = 0, rules: FloorRules? = nil
     ) {
         self.gateway = gateway
         self.online = online
@@ -36,6 +41,7 @@ public struct GatewayPresence: Sendable, Hashable {
         self.heard = heard
         self.holding = holding
         self.releasing = releasing
+        self.lost = lost
         self.beat = beat
         self.rules = rules
     }
@@ -60,6 +66,7 @@ public struct GatewayPresence: Sendable, Hashable {
         object["heard"] = .object(JSONObject(sortingKeysOf: heard.mapValues { .integer(Int64($0)) }))
         object["holding"] = .array(holding.map { .string($0) })
         object["releasing"] = .array(releasing.map { .string($0) })
+        if !lost.isEmpty { object["lost"] = .object(JSONObject(sortingKeysOf: lost.mapValues { .string($0) })) }
         object["beat"] = .integer(Int64(beat))
         if let rules { object["rules"] = rules.json }
         return .object(object)
@@ -78,6 +85,7 @@ public struct GatewayPresence: Sendable, Hashable {
         heard = try wire.integers("heard")
         holding = try wire.strings("holding")
         releasing = try wire.strings("releasing")
+        lost = try wire.texts("lost")
         beat = try wire.optionalInteger("beat") ?? 0
         rules = try wire.optionalObject("rules").map { (rules) throws(FloorWireError) in try FloorRules(wire: rules) }
     }

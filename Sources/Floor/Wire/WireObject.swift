@@ -85,14 +85,24 @@ struct WireObject {
         return objects
     }
 
+    /// An object of strings; missing is empty.
+    func texts(_ key: String) throws(FloorWireError) -> [String: String] {
+        try members(key, expected: "a string") { $0.string }
+    }
+
     /// An object of whole numbers; missing is empty.
     func integers(_ key: String) throws(FloorWireError) -> [String: Int] {
+        try members(key, expected: "a whole number") { $0.integer.map(Int.init) }
+    }
+
+    /// An object whose every member `read` reads; missing is empty.
+    private func members<Member>(_ key: String, expected: String, _ read: (JSONValue) -> Member?) throws(FloorWireError) -> [String: Member] {
         guard let value = object[key], value != .null else { return [:] }
         guard let members = value.object else { throw FloorWireError("\(what): \(key) is \(value.kind), expected an object") }
-        var result: [String: Int] = [:]
+        var result: [String: Member] = [:]
         for (name, member) in members.members {
-            guard let integer = member.integer else { throw FloorWireError("\(what): \(key).\(name) is \(member.kind), expected a whole number") }
-            result[name] = Int(integer)
+            guard let parsed = read(member) else { throw FloorWireError("\(what): \(key).\(name) is \(member.kind), expected \(expected)") }
+            result[name] = parsed
         }
         return result
     }

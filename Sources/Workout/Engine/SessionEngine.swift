@@ -44,13 +44,19 @@ public struct SessionEngine: Sendable {
         self.ids = ids
     }
 
-    /// The next session this engine starts continues, in part, the session `sessionID` of
-    /// another gateway that this one could not carry on (no checkpoint of it reached the
-    /// broker): it says so in its progress (``SessionProgress/splitFrom``) from its `started`
-    /// event on, and in its checkpoints. Taken by that one start; a later `splitting(from:)`
-    /// before it replaces the id.
+    /// The open session, or else the next one this engine starts, continues in part the
+    /// session `sessionID` of another gateway that this one could not carry on (no checkpoint
+    /// of it reached the broker): it says so in its progress (``SessionProgress/splitFrom``)
+    /// and its checkpoints, the next session from its `started` event on, the open one from now
+    /// on (its ride's first gateway can say what it lost only once it is back). An open session
+    /// that says it split already keeps what it says; for the next session, a later
+    /// `splitting(from:)` before it starts replaces the id.
     public mutating func splitting(from sessionID: String) {
-        splitFrom = sessionID
+        guard session != nil else {
+            splitFrom = sessionID
+            return
+        }
+        if session?.splitFrom == nil { session?.splitFrom = sessionID }
     }
 
     /// The open session's id, if one is open.
