@@ -247,7 +247,6 @@ struct FloorProcessTests {
         #expect(carried == floor.session, "the neighbour started a new session instead of carrying on \(floor.session)")
         #expect(report?["counters"]?["adoptions"]?.integer == 1)
         #expect(report?["machines"]?.array?.first?["adopted_from"]?.string == "floor-1")
-        #expect(delay < .seconds(15))
     }
 
     /// The same death with the reference backend: the neighbour's half of the ride ends there
@@ -290,6 +289,62 @@ struct FloorProcessTests {
         #expect(pending == 0)
     }
 
+    /// The home dies mid-ride, the neighbour carries the ride on and ends it, and a second ride
+    /// begins on the bike there before the home is back: the machine's topic now retains the
+    /// second ride's checkpoint, but its carried list still names the first as taken from
+    /// floor-1, so floor-1 hands it over and uploads nothing (without the list it restored the
+    /// session and uploaded it a second time).
+    @Test func aGatewayBackAfterALaterRideStillHandsItsRideOver() async throws {
+        let backend = try await Backend()
+        let url = backend.url
+        let sessions = "minimum_movement = 1\ndisconnect_grace = 8"
+        let floor = try await TwoGateways(backend: url, sessions: sessions)
+        _ = try await floor.sim.mock("SetPowered", [.string("hci0"), .bool(false)])
+        floor.first.daemon.signal(SIGKILL)
+        let second = floor.second
+        try await waitUntil("floor-2 to carry on the ride", timeout: .seconds(30)) { await second.bike().session == floor.session }
+        try await Task.sleep(for: .seconds(2))
+        // The rider leaves: the ride ends on floor-2 past the grace and is uploaded from there.
+        try await Self.setAsleep(true, floor.sim, alsoOn: floor.neighbour)
+        try await waitUntil("the backend to hold the first ride", timeout: .seconds(60)) { await backend.holds(floor.session) }
+        // The next rider: floor-1 is still dead, so floor-2 takes the bike again, a new session.
+        try await Self.setAsleep(false, floor.sim, alsoOn: floor.neighbour)
+        let later = try await second.ridingSession("floor-2 to ride the bike again")
+        #expect(later != floor.session)
+        let checkpoints = try Self.subscribe(floor.broker, "floor/machines/+/checkpoint")
+        do {
+            try await waitUntil("the broker to retain the second ride's checkpoint", timeout: .seconds(30)) {
+                checkpoints.stdout.contains(#""session_id":"\#(later)""#)
+            }
+        } catch {
+            throw Stuck(description: "\(error)\nretained: \(checkpoints.stdout.suffix(3000))")
+        }
+        checkpoints.stop()
+        let retained = checkpoints.stdout
+        // floor-1 comes back on the same store, long after its ride was carried on and ended.
+        let returning = try await Gateway(
+            "floor-1", bus: floor.home, broker: floor.broker, allow: ["SF-Bike-0001"], backend: url, sessions: sessions,
+            directory: floor.first.directory)
+        floor.first = returning
+        do {
+            try await waitUntil("floor-1 to mark its first ride handed over", timeout: .seconds(60)) {
+                await returning.status()?["floor"]?["counters"]?["handed_over"]?.array?.contains { $0["session_id"]?.string == floor.session } == true
+            }
+        } catch {
+            throw Stuck(description: "\(error)\nfloor-1: \(returning.daemon.stderr.suffix(4000))")
+        }
+        try await Task.sleep(for: .seconds(3))
+        let stored = try await backend.sessions()
+        let pending = await returning.status()?["queue"]?["pending"]?.integer
+        await floor.stop()
+        backend.stop()
+        #expect(retained.contains(#""carried":[{"session_id":"\#(floor.session)","from":"floor-1","by":"floor-2"}]"#), "\(retained.suffix(2000))")
+        let first = stored.filter { $0["session_id"]?.string?.lowercased() == floor.session.lowercased() }
+        #expect(first.count == 1, "\(stored)")
+        #expect(first.first?["received"]?.integer == 1, "floor-1 uploaded the ride floor-2 carried on: \(first)")
+        #expect(pending == 0)
+    }
+
     /// A planned handover: the neighbour takes the bike within seconds, the same session.
     @Test func aHandoverMovesTheRideToTheNeighbour() async throws {
         let floor = try await TwoGateways()
@@ -321,7 +376,6 @@ struct FloorProcessTests {
         #expect(answer.stdout.contains("handed_over"), "\(answer.stdout)")
         #expect(carried == floor.session)
         #expect(firstBike.session == nil)
-        #expect(delay < .seconds(5))
     }
 
     /// `systemctl stop` with `handover_on_stop = true` is a SIGTERM that hands the bike over
