@@ -2,6 +2,7 @@ package import BlueZ
 package import Floor
 package import Logging
 package import MQTT
+package import RetryTiming
 package import Telemetry
 package import Workout
 
@@ -37,6 +38,9 @@ package actor FloorCoordinator: FloorHooks {
     private var releasing: [String: Duration] = [:]
     /// Machines whose take is under way (claim published, not yet supervised): one take each.
     private var taking: Set<String> = []
+    /// Machines with a link up now (``linked(_:)``): the others this gateway holds are still
+    /// connecting, and a connect can lose to another gateway's link.
+    private var linkedMachines: Set<String> = []
     /// The epoch of this gateway's live claim of each machine it holds.
     private var ownEpochs: [String: Int] = [:]
     /// The newest checkpoint of each machine's session open here, mirrored or not (no claim
@@ -84,6 +88,15 @@ package actor FloorCoordinator: FloorHooks {
 
     /// The floor connection's MQTT keepalive: a power-cut gateway's will comes within 1.5 times it.
     package static let keepalive = 5
+
+    /// The floor connection's reconnect backoff: from 0.5 s up to one heartbeat, not the 30 s
+    /// of the other connections. Away from the broker a gateway counts as gone to every other
+    /// one and takes no machine, so after a broker restart or a cut it should be back within a
+    /// heartbeat or so, not up to half a minute later (measured by scripts/floor-deaths.py:
+    /// 19 s after a 25 s cut with the 30 s cap). One attempt per heartbeat is nothing to a broker.
+    package static func backoff(_ rules: FloorRules) -> Backoff {
+        Backoff(initial: .milliseconds(500), maximum: max(.seconds(1), rules.heartbeat))
+    }
 
     /// The presence last will for the floor's MQTT connection.
     package static func will(gateway: String, prefix: String) -> OutgoingMessage {
@@ -175,8 +188,24 @@ package actor FloorCoordinator: FloorHooks {
     private func floorHasArrived() async {
         guard connectedAt != nil, !Task.isCancelled else { return }
         floorArrived = true
+        await reassertClaims()
         await settleHeld()
         await evaluate()
+    }
+
+    /// On every (re)connection, once the floor has arrived: each machine this gateway holds whose
+    /// newest claim still names it is claimed again, one epoch above any seen, and its session
+    /// mirrored again (docs/fleet.md, "When a gateway is cut off from the broker"). While it was
+    /// away its will made that claim count for nothing; and a machine it took back before the
+    /// broker was heard (its own, after a restart) has no claim of this life to mirror under.
+    /// A machine another gateway claimed meanwhile is left to ``FloorView/decide(for:at:)``
+    /// (the link is the lock: it reasserts the claim above the other).
+    private func reassertClaims() async {
+        guard let fleet else { return }
+        for machine in await fleet.heldMachines() where !taking.contains(machine) {
+            guard let last = view.claims[machine]?.message, last.holder == gateway else { continue }
+            claim(machine, epoch: view.nextEpoch(for: machine), reason: last.reason, name: last.name, sessionID: last.sessionID)
+        }
     }
 
     /// Whether the broker's retained floor has had time to arrive: a heartbeat since the
@@ -252,12 +281,16 @@ package actor FloorCoordinator: FloorHooks {
             gateway: gateway, online: true, home: home, freeSlots: freeSlots,
             heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat,
             rules: view.rules)
-        return GatewayState(presence: presence, names: recent.mapValues(\.name), openSessions: open)
+        return GatewayState(
+            presence: presence, names: recent.mapValues(\.name), openSessions: open, connecting: Set(holding).subtracting(linkedMachines))
     }
 
     private func evaluate() async {
         guard fleet != nil, brokerHeard else { return }
         let state = await ownState()
+        for machine in state.connecting.sorted() {
+            if let holder = view.holder(of: machine, at: now()), holder != gateway { await yieldLock(machine, to: holder) }
+        }
         for decision in view.decide(for: state, at: now()) {
             switch decision {
             case .take(let machine, let epoch, let adopt, let splitFrom, let reason):
@@ -335,6 +368,24 @@ package actor FloorCoordinator: FloorHooks {
         }
     }
 
+    /// Still connecting to a machine whose newer claim another live gateway holds: that gateway
+    /// has its link (the link is the lock; it claimed again above this one), so this one stops
+    /// trying. The claim is the other's now: nothing to release on the broker. A session this
+    /// gateway prepared to adopt stays here disconnected until the holder's next checkpoint of
+    /// it hands it over (``MachineFleet/giveUp(_:sessionID:to:)``): never finished or uploaded
+    /// here. This is how a neighbour backs off from a gateway that was only cut off from the
+    /// broker: a machine's RSSI stays in BlueZ after it stops advertising, so the neighbour
+    /// may have thought it heard a machine that was on the other's link all along.
+    private func yieldLock(_ machine: String, to holder: String) async {
+        guard let fleet, !taking.contains(machine) else { return }
+        ownEpochs[machine] = nil
+        adoptedFrom[machine] = nil
+        lastSnapshots[machine] = nil
+        metrics?.setClaimsHeld(ownEpochs.count)
+        await fleet.release(machine, reason: "\(holder) holds its link")
+        linkedMachines.remove(machine)
+    }
+
     private func releaseClaim(_ machine: String, reason: MachineClaim.Reason, sessionID: String?) {
         let released = MachineClaim(machine: machine, holder: nil, epoch: view.nextEpoch(for: machine), sessionID: sessionID, reason: reason)
         client.publish(OutgoingMessage(topic: topics.claim(machine: machine), payload: released.payload, qos: .atLeastOnce, retain: true))
@@ -352,6 +403,7 @@ package actor FloorCoordinator: FloorHooks {
         await publishPresence(force: false)
         releaseClaim(machine, reason: reason, sessionID: sessionID)
         await fleet.release(machine, reason: why)
+        linkedMachines.remove(machine)
         await publishPresence(force: false)
     }
 
@@ -436,10 +488,12 @@ package actor FloorCoordinator: FloorHooks {
     }
 
     package func linked(_ machine: MachineTarget) async {
+        if let address = machine.address?.uppercased() { linkedMachines.insert(address) }
         await publishPresence(force: false)
     }
 
     package func dropped(_ machine: MachineTarget, reason: String) async {
+        if let address = machine.address?.uppercased() { linkedMachines.remove(address) }
         await publishPresence(force: false)
     }
 
