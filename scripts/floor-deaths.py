@@ -432,7 +432,7 @@ def main():
         split += [m.get("session_id") for _, _, m in watched("checkpoint") if m.get("split_from")]
         if split:
             raise Failure(f"rides split: {sorted(set(split))}")
-        step(f"MQTT session: {len(ends())} ends of {len({key[1] for key in ends()})} sessions, none twice across both gateways; no split")
+        step(f"MQTT session: {len({key[1] for key in ends()})} sessions, each finished and summarised at most once across both gateways; no split")
         step(f"rides: {len(rides)}, distance error max {max(rides, default=0):.2%}; backend holds {len(ids)} sessions, none twice")
         ok = True
         print("floor: PASS", flush=True)
