@@ -330,9 +330,9 @@ def main():
             before = held[-1]["epoch"]
             # The worst case for the neighbour: it believes it hears the bike. BlueZ keeps a device's
             # last RSSI after it stops advertising (a device it once connected stays, RSSI and all),
-            # so once floor-1's will says it is gone, floor-2 takes the bike: claims it, prepares to
-            # adopt the ride, and tries to connect. The link lock must stop it, and floor-2 must give
-            # the ride back when floor-1 is back on the broker.
+            # so once floor-1's will says it is gone, floor-2 takes the bike: claims it and tries to
+            # connect. The link lock must stop it, and floor-2 must adopt
+            # nothing of the ride (it adopts only once it has the link), and yield when floor-1 is back.
             mock(floor2, "SetRSSI", f"string:{bike_address()}", "int16:-70")
             cut_at, cut_wall = time.monotonic(), time.time()
             proxy.cut(how)
@@ -356,16 +356,15 @@ def main():
             if open_session(floor1, cut_at) not in (None, session) or any(m.get("sessionId") != session for _, m in samples(floor1, cut_at)):
                 raise Failure(f"{label}: floor-1's samples left session {session} during the cut")
             stood_in = [m for _, m in claims_of_bike(cut_wall) if m.get("holder") == "floor-2"]
-            if stood_in:
-                # floor-2 claimed the bike while floor-1 was away: it must hand the ride it prepared to adopt
-                # back (never finish or upload it) once floor-1's checkpoints come again.
-                wait_for(f"{label}: floor-2 handing {session} back to floor-1", lambda: handed_over(floor2, session), 30)
+            mirrored = [m.get("session_id") for _, _, m in watched("checkpoint", cut_wall) if m.get("holder") == "floor-2"]
+            if mirrored or open_session(floor2, cut_at):
+                raise Failure(f"{label}: floor-2 adopted a ride it never had the link for (mirrored {mirrored}, open {open_session(floor2, cut_at)})")
             stored, delta = carried(label, session, first, cut_at, floor1)
             cuts.append((how, gap, online - restored_wall))
             home_again(label)
             step(f"{label} ({how}d for {restored - cut_at:.1f} s): link kept, samples gap max {gap:.2f} s; floor-1's will after {will - cut_wall:.2f} s, "
                  f"online again {online - restored_wall:.2f} s after the restore, claim epoch {before} -> {claimed['epoch']}; "
-                 f"floor-2 never streamed{' (it claimed the bike at epoch ' + str(stood_in[-1]['epoch']) + ', lost to the link and handed the ride back)' if stood_in else ''}; "
+                 f"floor-2 never streamed{' (it claimed the bike at epoch ' + str(stood_in[-1]['epoch']) + ', lost to the link, adopted nothing)' if stood_in else ''}; "
                  f"{session} one session, {stored} m (counter {delta} m)")
 
         for number in range(1, args.deaths + 1):

@@ -41,6 +41,11 @@ package actor FloorCoordinator: FloorHooks {
     /// Machines with a link up now (``linked(_:)``): the others this gateway holds are still
     /// connecting, and a connect can lose to another gateway's link.
     private var linkedMachines: Set<String> = []
+    /// What a take decided to carry on (the session to adopt, or the ride it splits from, with
+    /// the checkpoint's arrival), done only when the link comes up (``linked(_:)``): a connect
+    /// the link lock refuses (the machine was on a neighbour's link all along) adopts nothing,
+    /// so nothing is mirrored, finished or uploaded here for a ride another gateway still streams.
+    private var pendingCarryOns: [String: (adopt: MirroredCheckpoint?, splitFrom: String?, arrival: Duration)] = [:]
     /// The epoch of this gateway's live claim of each machine it holds.
     private var ownEpochs: [String: Int] = [:]
     /// The newest checkpoint of each machine's session open here, mirrored or not (no claim
@@ -339,20 +344,26 @@ package actor FloorCoordinator: FloorHooks {
         taking.insert(machine)
         defer { taking.remove(machine) }
         claim(machine, epoch: epoch, reason: reason, name: name, sessionID: adopt?.sessionID)
-        await carryOn(machine, adopt: adopt, splitFrom: splitFrom)
+        carryOnWhenLinked(machine, adopt: adopt, splitFrom: splitFrom)
         logger.info("floor: taking \(name ?? machine) (\(machine)), epoch \(epoch), \(reason.rawValue)")
         if !(await fleet.take(MachineTarget(name: name, address: machine))) {
             logger.notice("floor: \(machine) not taken (no free link or no bus): released again")
+            pendingCarryOns[machine] = nil
             releaseClaim(machine, reason: .released, sessionID: nil)
         }
     }
 
-    /// Before connecting a machine just claimed: carries on the session another gateway
-    /// mirrored (adoption), or notes the split, and mirrors the adopted checkpoint at once under
-    /// this gateway's epoch.
-    private func carryOn(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?) async {
+    /// At a take: what to carry on once the link is up (``pendingCarryOns``).
+    private func carryOnWhenLinked(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?) {
+        guard adopt != nil || splitFrom != nil else { return }
+        pendingCarryOns[machine] = (adopt, splitFrom, view.checkpoints[machine]?.at ?? now())
+    }
+
+    /// The link of a machine just taken is up, before its first data: carries on the session
+    /// another gateway mirrored (adoption), or notes the split, and mirrors the adopted
+    /// checkpoint at once under this gateway's epoch.
+    private func carryOn(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?, arrival: Duration) async {
         guard let fleet, adopt != nil || splitFrom != nil else { return }
-        let arrival = view.checkpoints[machine]?.at ?? now()
         guard await fleet.prepare(machine, adopting: adopt?.snapshot, arrivedAt: arrival, splitFrom: splitFrom) else { return }
         if let adopt, let snapshot = adopt.snapshot {
             counters.adoptions += 1
@@ -370,15 +381,15 @@ package actor FloorCoordinator: FloorHooks {
 
     /// Still connecting to a machine whose newer claim another live gateway holds: that gateway
     /// has its link (the link is the lock; it claimed again above this one), so this one stops
-    /// trying. The claim is the other's now: nothing to release on the broker. A session this
-    /// gateway prepared to adopt stays here disconnected until the holder's next checkpoint of
-    /// it hands it over (``MachineFleet/giveUp(_:sessionID:to:)``): never finished or uploaded
-    /// here. This is how a neighbour backs off from a gateway that was only cut off from the
-    /// broker: a machine's RSSI stays in BlueZ after it stops advertising, so the neighbour
-    /// may have thought it heard a machine that was on the other's link all along.
+    /// trying. The claim is the other's now: nothing to release on the broker, and nothing was
+    /// adopted (that waits for the link). This is how a neighbour backs off from a gateway that
+    /// was only cut off from the broker: a machine's RSSI stays in BlueZ after it stops
+    /// advertising, so the neighbour may have thought it heard a machine that was on the
+    /// other's link all along.
     private func yieldLock(_ machine: String, to holder: String) async {
         guard let fleet, !taking.contains(machine) else { return }
         ownEpochs[machine] = nil
+        pendingCarryOns[machine] = nil
         adoptedFrom[machine] = nil
         lastSnapshots[machine] = nil
         metrics?.setClaimsHeld(ownEpochs.count)
@@ -399,6 +410,7 @@ package actor FloorCoordinator: FloorHooks {
     private func release(_ machine: String, reason: MachineClaim.Reason, why: String, sessionID: String? = nil) async {
         guard let fleet, releasing[machine] == nil else { return }
         adoptedFrom[machine] = nil
+        pendingCarryOns[machine] = nil
         releasing[machine] = now()
         await publishPresence(force: false)
         releaseClaim(machine, reason: reason, sessionID: sessionID)
@@ -475,7 +487,7 @@ package actor FloorCoordinator: FloorHooks {
             defer { taking.remove(address) }
             let adopt = view.adoptable(machine: address, at: now(), disconnectGrace: view.rules.disconnectGrace)
             claim(address, epoch: epoch, reason: reason, name: machine.name, sessionID: adopt?.sessionID)
-            await carryOn(address, adopt: adopt, splitFrom: nil)
+            carryOnWhenLinked(address, adopt: adopt, splitFrom: nil)
             return true
         }
         return false
@@ -488,7 +500,12 @@ package actor FloorCoordinator: FloorHooks {
     }
 
     package func linked(_ machine: MachineTarget) async {
-        if let address = machine.address?.uppercased() { linkedMachines.insert(address) }
+        if let address = machine.address?.uppercased() {
+            linkedMachines.insert(address)
+            if let pending = pendingCarryOns.removeValue(forKey: address) {
+                await carryOn(address, adopt: pending.adopt, splitFrom: pending.splitFrom, arrival: pending.arrival)
+            }
+        }
         await publishPresence(force: false)
     }
 
