@@ -193,8 +193,8 @@ package actor FloorCoordinator: FloorHooks {
     private func floorHasArrived() async {
         guard connectedAt != nil, !Task.isCancelled else { return }
         floorArrived = true
-        await reassertClaims()
         await settleHeld()
+        await reassertClaims()
         await evaluate()
     }
 
@@ -282,6 +282,8 @@ package actor FloorCoordinator: FloorHooks {
             freeSlots = await fleet.freeSlots
             for status in await fleet.statuses() where status.sessionID != nil { open.insert(status.address.uppercased()) }
         }
+        // A ride on its way here (adopted once the link is up) is open already: not handed back meanwhile.
+        for (machine, pending) in pendingCarryOns where pending.adopt != nil { open.insert(machine) }
         let presence = GatewayPresence(
             gateway: gateway, online: true, home: home, freeSlots: freeSlots,
             heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(), beat: beat,
@@ -292,6 +294,9 @@ package actor FloorCoordinator: FloorHooks {
 
     private func evaluate() async {
         guard fleet != nil, brokerHeard else { return }
+        // Checkpoints from before this start are settled before any claim: a claim mirrors the
+        // session open here now, and that checkpoint would hide a neighbour's of the old one.
+        await settleHeld()
         let state = await ownState()
         for machine in state.connecting.sorted() {
             if let holder = view.holder(of: machine, at: now()), holder != gateway { await yieldLock(machine, to: holder) }
@@ -480,6 +485,7 @@ package actor FloorCoordinator: FloorHooks {
         // `machines.allow` names, and one it claimed and still holds (a gateway cut off from
         // the broker keeps its machines and its rides).
         guard brokerHeard else { return isOwn(address, name: machine.name) }
+        await settleHeld()
         let state = await ownState()
         for case .take(let taken, let epoch, _, _, let reason) in view.decide(for: state, at: now()) where taken == address {
             guard !taking.contains(address) else { return false }
