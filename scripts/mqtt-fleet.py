@@ -34,50 +34,18 @@ and the broker's message rate. `e2e-mqtt: PASS` or `e2e-mqtt: FAIL: why`; exit 0
 
   scripts/mqtt-fleet.py [--bin .build/debug] [--gateways 3] [--keepalive 5] [--sample-rate 1] [--keep]
 """
-import argparse, json, os, shutil, signal, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 from harness import stop_processes, Failure, wait_for, percentile, daemon_config  # noqa: E402
 from broker import Broker, write_secret  # noqa: E402
+from subscriber import Subscriber  # noqa: E402
 
 
 
 def step(text):
     print(f"e2e-mqtt: {text}", flush=True)
-
-
-
-class Subscriber(threading.Thread):
-    """`mosquitto_sub -t 'ftms-bridge/#' -F '%U %t %p'`: every message with its receive time."""
-
-    def __init__(self, broker, filters, spawn_pipe):
-        super().__init__(daemon=True)
-        # A persistent session (-c, fixed id, QoS 1): the broker keeps QoS 1 messages for it
-        # while it reconnects, as docs/mqtt.md tells integrators to do.
-        argv = ["mosquitto_sub", "-c", "-i", "fleet-watch", "-q", "1", "-F", "%U %t %p"]
-        for topic in filters:
-            argv += ["-t", topic]
-        self.process = spawn_pipe(argv, broker.client_env("watch"))
-        self.messages, self.lock = [], threading.Lock()
-
-    def run(self):
-        for line in self.process.stdout:
-            received, topic, payload = (line.rstrip("\n").split(" ", 2) + ["", ""])[:3]
-            with self.lock:
-                self.messages.append((float(received), topic, payload))
-
-    def on(self, topic, since=0):
-        with self.lock:
-            return [(t, p) for (t, top, p) in self.messages[since:] if top == topic]
-
-    def matching(self, predicate):
-        with self.lock:
-            return [(t, top, p) for (t, top, p) in self.messages if predicate(top)]
-
-    def last(self, topic):
-        found = self.on(topic)
-        return found[-1][1] if found else None
 
 
 
@@ -106,7 +74,7 @@ def main():
 
     try:
         broker = Broker(os.path.join(work, "broker"), spawn, persistent=True, queue_qos0=True)
-        watch = Subscriber(broker, ["ftms-bridge/#"], spawn_pipe)
+        watch = Subscriber(broker, ["ftms-bridge/#"], spawn_pipe, client_id="fleet-watch")
         watch.start()
         backend = subprocess.Popen([os.path.join(args.bin, "ftms-backend"), "--port", "0", "--exit-with-stdin"], stdout=subprocess.PIPE,
                                    stderr=open(os.path.join(work, "backend.log"), "w"), stdin=subprocess.PIPE, text=True)

@@ -50,7 +50,10 @@
 #   floor          scripts/floor-deaths.py: two gateways in one simulated air with one bike and a
 #                  mosquitto (docs/fleet.md): the home dies mid-ride (adapter off, SIGKILL) and hands
 #                  over on purpose; the neighbour carries the same session on, one session per ride
-#                  at the backend with the bike's whole distance, the returning home uploads nothing
+#                  at the backend with the bike's whole distance, the returning home uploads nothing;
+#                  a death only the lease finds (broker crashed: no will), the home cut off from
+#                  the broker (closed, blackholed) keeping its link and ride; no session ended
+#                  twice on MQTT `session`
 #   dashboard      the dashboard in headless chromium (scripts/dashboard-browser.py) against
 #                  the simulated gym: tiles, live values, a reload complete at once, a dropped
 #                  machine; screenshots in .build/dashboard-screens
@@ -244,7 +247,8 @@ step store-full guarded python3 scripts/store-full.py --bin .build/debug
 step store-live guarded python3 scripts/store-live.py --bin .build/debug
 step clock-steps guarded python3 scripts/clock-steps.py --bin .build/debug
 step mqtt-fleet guarded python3 scripts/mqtt-fleet.py --bin .build/debug
-step floor guarded python3 scripts/floor-deaths.py --bin .build/debug --deaths "${FLOOR_DEATHS:-3}" --handovers "${FLOOR_HANDOVERS:-2}"
+step floor guarded python3 scripts/floor-deaths.py --bin .build/debug --deaths "${FLOOR_DEATHS:-3}" --handovers "${FLOOR_HANDOVERS:-2}" \
+    --lease-deaths "${FLOOR_LEASE_DEATHS:-1}" --cuts "${FLOOR_CUTS:-2}" --cut-hold "${FLOOR_CUT_HOLD:-20}"
 step dashboard guarded python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens
 step vm vm
 step deb scripts/deb-test.sh --debug

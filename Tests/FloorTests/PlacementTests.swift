@@ -86,6 +86,24 @@ import Testing
         #expect(three == ["floor-1": [], "floor-2": [], "floor-3": [Self.take(1, .adopted)]])
     }
 
+    /// The broker hands out a retained presence again on every subscribe (a broker restart
+    /// makes every gateway subscribe again), and a sender's client republishes its retained
+    /// presence on reconnect: the same presence, beat and all, is no sign of life, or a gateway
+    /// that died silently would be live for another lease after each restart.
+    @Test func theSamePresenceAgainDoesNotRenewTheLease() {
+        var home = Self.presence("floor-1", home: [Self.bike], heard: [Self.bike: -50])
+        home.beat = 7
+        let own = Self.presence("floor-2", heard: [Self.bike: -70])
+        var view = Self.view("floor-2", [home])
+        view.receive(presence: home, at: .seconds(8))
+        #expect(!view.isLive("floor-1", at: .seconds(10)))
+        #expect(view.decide(for: GatewayState(presence: own), at: .seconds(10)) == [Self.take(1, .adopted)])
+        home.beat = 8
+        view.receive(presence: home, at: .seconds(10))
+        #expect(view.isLive("floor-1", at: .seconds(19)))
+        #expect(view.decide(for: GatewayState(presence: own), at: .seconds(19)) == [])
+    }
+
     @Test func aGatewayIsGoneByItsLastWillOrItsLease() {
         let home = Self.presence("floor-1", home: [Self.bike], heard: [Self.bike: -50])
         let own = Self.presence("floor-2", heard: [Self.bike: -70])
@@ -95,8 +113,10 @@ import Testing
         // The lease (10 s on this gateway's clock from the presence's arrival) ran out.
         #expect(!view.isLive("floor-1", at: .seconds(10)))
         #expect(view.decide(for: GatewayState(presence: own), at: .seconds(10)) == [Self.take(1, .adopted)])
-        // A fresh presence renews it; the last will ends it at once.
-        view.receive(presence: home, at: .seconds(10))
+        // A fresh presence (its next beat) renews it; the last will ends it at once.
+        var fresh = home
+        fresh.beat += 1
+        view.receive(presence: fresh, at: .seconds(10))
         #expect(view.decide(for: GatewayState(presence: own), at: .seconds(11)) == [])
         view.receive(presence: .will(gateway: "floor-1"), at: .seconds(11))
         #expect(!view.isLive("floor-1", at: .seconds(11)))

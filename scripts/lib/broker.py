@@ -16,11 +16,13 @@ def write_secret(path, text):
 
 
 class Broker:
-    def __init__(self, directory, spawn, user="gateway", password=None, persistent=False, queue_qos0=False):
+    def __init__(self, directory, spawn, user="gateway", password=None, persistent=False, queue_qos0=False, autosave=None):
         """`spawn(argv, log_name)` starts and tracks a process (the caller stops it). `persistent`:
         the broker saves retained messages and persistent sessions when it stops, and loads them
         when it starts. `queue_qos0`: a persistent session that is away keeps its QoS 0 messages
-        too (samples), so a watcher sees what was sent while it could not be there."""
+        too (samples), so a watcher sees what was sent while it could not be there. `autosave`:
+        a persistent broker also saves every that many seconds, so a crash (``crash``) loses
+        at most that much."""
         self.dir, self.spawn = directory, spawn
         os.makedirs(self.dir, mode=0o700, exist_ok=True)
         self.port, self.user = free_port(), user
@@ -40,6 +42,8 @@ class Broker:
                 # of QoS 0 and 1: a watcher reconnecting after a broker restart missed session
                 # events. No in-flight limit, no loss (docs/mqtt.md).
                 f.write("max_inflight_messages 0\n")
+            if autosave:
+                f.write(f"autosave_interval {autosave}\n")
             f.write(f"persistence {'true' if persistent else 'false'}\nqueue_qos0_messages {'true' if queue_qos0 else 'false'}\n"
                     f"persistence_location {self.dir}/\nlog_dest file {self.dir}/mosquitto.log\nlog_type all\nallow_anonymous false\n"
                     f"password_file {passwd}\nlistener {self.port} 127.0.0.1\nsys_interval 1\n")
@@ -57,6 +61,13 @@ class Broker:
     def stop(self):
         """SIGTERM, as `systemctl stop mosquitto`: a persistent broker saves its state."""
         self.process.terminate()
+        self.process.wait(10)
+
+    def crash(self):
+        """SIGKILL, as a broker host losing power: unlike a stop, which publishes every connected
+        client's last will (mosquitto 2.0.11 does), no will is published, and only what the
+        last autosave kept comes back."""
+        self.process.kill()
         self.process.wait(10)
 
     @property
@@ -84,7 +95,8 @@ class Broker:
         out = subprocess.run(["mosquitto_sub", "-C", "1", "-W", "5", "-t", topic], env=self.client_env("sys"), capture_output=True, text=True).stdout
         return out.strip()
 
-    def mqtt_config(self, gateway, keepalive=30, sample_rate=1.0):
-        """The [mqtt] section of a daemon config for this broker."""
-        return (f"[mqtt]\nenabled = true\nbroker = \"{self.url}\"\ngateway = \"{gateway}\"\nusername = \"{self.user}\"\n"
+    def mqtt_config(self, gateway, keepalive=30, sample_rate=1.0, via=None):
+        """The [mqtt] section of a daemon config for this broker (`via`: another broker URL that
+        leads to it, such as a CutProxy's)."""
+        return (f"[mqtt]\nenabled = true\nbroker = \"{via or self.url}\"\ngateway = \"{gateway}\"\nusername = \"{self.user}\"\n"
                 f"password_file = \"{self.password_file}\"\nkeepalive = {keepalive}\nsample_rate = {sample_rate}\n")

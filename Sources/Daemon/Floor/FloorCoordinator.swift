@@ -2,6 +2,7 @@ package import BlueZ
 package import Floor
 package import Logging
 package import MQTT
+package import RetryTiming
 package import Telemetry
 package import Workout
 
@@ -37,6 +38,14 @@ package actor FloorCoordinator: FloorHooks {
     private var releasing: [String: Duration] = [:]
     /// Machines whose take is under way (claim published, not yet supervised): one take each.
     private var taking: Set<String> = []
+    /// Machines with a link up now (``linked(_:)``): the others this gateway holds are still
+    /// connecting, and a connect can lose to another gateway's link.
+    private var linkedMachines: Set<String> = []
+    /// What a take decided to carry on (the session to adopt, or the ride it splits from, with
+    /// the checkpoint's arrival), done only when the link comes up (``linked(_:)``): a connect
+    /// the link lock refuses (the machine was on a neighbour's link all along) adopts nothing,
+    /// so nothing is mirrored, finished or uploaded here for a ride another gateway still streams.
+    private var pendingCarryOns: [String: (adopt: MirroredCheckpoint?, splitFrom: String?, arrival: Duration)] = [:]
     /// The epoch of this gateway's live claim of each machine it holds.
     private var ownEpochs: [String: Int] = [:]
     /// The newest checkpoint of each machine's session open here, mirrored or not (no claim
@@ -94,6 +103,15 @@ package actor FloorCoordinator: FloorHooks {
 
     /// The floor connection's MQTT keepalive: a power-cut gateway's will comes within 1.5 times it.
     package static let keepalive = 5
+
+    /// The floor connection's reconnect backoff: from 0.5 s up to one heartbeat, not the 30 s
+    /// of the other connections. Away from the broker a gateway counts as gone to every other
+    /// one and takes no machine, so after a broker restart or a cut it should be back within a
+    /// heartbeat or so, not up to half a minute later (measured by scripts/floor-deaths.py:
+    /// 19 s after a 25 s cut with the 30 s cap). One attempt per heartbeat is nothing to a broker.
+    package static func backoff(_ rules: FloorRules) -> Backoff {
+        Backoff(initial: .milliseconds(500), maximum: max(.seconds(1), rules.heartbeat))
+    }
 
     /// The presence last will for the floor's MQTT connection.
     package static func will(gateway: String, prefix: String) -> OutgoingMessage {
@@ -186,7 +204,23 @@ package actor FloorCoordinator: FloorHooks {
         guard connectedAt != nil, !Task.isCancelled else { return }
         floorArrived = true
         await settleHeld()
+        await reassertClaims()
         await evaluate()
+    }
+
+    /// On every (re)connection, once the floor has arrived: each machine this gateway holds whose
+    /// newest claim still names it is claimed again, one epoch above any seen, and its session
+    /// mirrored again (docs/fleet.md, "When a gateway is cut off from the broker"). While it was
+    /// away its will made that claim count for nothing; and a machine it took back before the
+    /// broker was heard (its own, after a restart) has no claim of this life to mirror under.
+    /// A machine another gateway claimed meanwhile is left to ``FloorView/decide(for:at:)``
+    /// (the link is the lock: it reasserts the claim above the other).
+    private func reassertClaims() async {
+        guard let fleet else { return }
+        for machine in await fleet.heldMachines() where !taking.contains(machine) {
+            guard let last = view.claims[machine]?.message, last.holder == gateway else { continue }
+            claim(machine, epoch: view.nextEpoch(for: machine), reason: last.reason, name: last.name, sessionID: last.sessionID)
+        }
     }
 
     /// Whether the broker's retained floor has had time to arrive: a heartbeat since the
@@ -259,17 +293,26 @@ package actor FloorCoordinator: FloorHooks {
             freeSlots = await fleet.freeSlots
             for status in await fleet.statuses() where status.sessionID != nil { open.insert(status.address.uppercased()) }
         }
+        // A ride on its way here (adopted once the link is up) is open already: not handed back meanwhile.
+        for (machine, pending) in pendingCarryOns where pending.adopt != nil { open.insert(machine) }
         let presence = GatewayPresence(
             gateway: gateway, online: true, home: home, freeSlots: freeSlots,
             heard: recent.mapValues { GatewayPresence.roundedRSSI($0.rssi) }, holding: holding, releasing: releasing.keys.sorted(),
             lost: lost.mapValues(\.session), beat: beat, rules: view.rules)
-        return GatewayState(presence: presence, names: recent.mapValues(\.name), openSessions: open)
+        return GatewayState(
+            presence: presence, names: recent.mapValues(\.name), openSessions: open, connecting: Set(holding).subtracting(linkedMachines))
     }
 
     private func evaluate() async {
         guard fleet != nil, brokerHeard else { return }
+        // Checkpoints from before this start are settled before any claim: a claim mirrors the
+        // session open here now, and that checkpoint would hide a neighbour's of the old one.
+        await settleHeld()
         await markSplits()
         let state = await ownState()
+        for machine in state.connecting.sorted() {
+            if let holder = view.holder(of: machine, at: now()), holder != gateway { await yieldLock(machine, to: holder) }
+        }
         for decision in view.decide(for: state, at: now()) {
             switch decision {
             case .take(let machine, let epoch, let adopt, let splitFrom, let reason):
@@ -318,21 +361,27 @@ package actor FloorCoordinator: FloorHooks {
         taking.insert(machine)
         defer { taking.remove(machine) }
         claim(machine, epoch: epoch, reason: reason, name: name, sessionID: adopt?.sessionID)
-        await carryOn(machine, adopt: adopt, splitFrom: splitFrom)
+        carryOnWhenLinked(machine, adopt: adopt, splitFrom: splitFrom)
         logger.info("floor: taking \(name ?? machine) (\(machine)), epoch \(epoch), \(reason.rawValue)")
         if !(await fleet.take(MachineTarget(name: name, address: machine))) {
             logger.notice("floor: \(machine) not taken (no free link or no bus): released again")
+            pendingCarryOns[machine] = nil
             releaseClaim(machine, reason: .released, sessionID: nil)
         }
     }
 
-    /// Before connecting a machine just claimed: carries on the session another gateway
-    /// mirrored (adoption), or notes the split, and mirrors the adopted checkpoint at once under
-    /// this gateway's epoch.
-    private func carryOn(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?) async {
+    /// At a take: what to carry on once the link is up (``pendingCarryOns``).
+    private func carryOnWhenLinked(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?) {
         if adopt == nil, splitFrom == nil, view.mayContinueUnmirrored(machine: machine) { unadopted.insert(machine) } else { unadopted.remove(machine) }
+        guard adopt != nil || splitFrom != nil else { return }
+        pendingCarryOns[machine] = (adopt, splitFrom, view.checkpoints[machine]?.at ?? now())
+    }
+
+    /// The link of a machine just taken is up, before its first data: carries on the session
+    /// another gateway mirrored (adoption), or notes the split, and mirrors the adopted
+    /// checkpoint at once under this gateway's epoch.
+    private func carryOn(_ machine: String, adopt: MirroredCheckpoint?, splitFrom: String?, arrival: Duration) async {
         guard let fleet, adopt != nil || splitFrom != nil else { return }
-        let arrival = view.checkpoints[machine]?.at ?? now()
         guard await fleet.prepare(machine, adopting: adopt?.snapshot, arrivedAt: arrival, splitFrom: splitFrom) else { return }
         if let adopt, let snapshot = adopt.snapshot {
             counters.adoptions += 1
@@ -366,6 +415,25 @@ package actor FloorCoordinator: FloorHooks {
         }
     }
 
+    /// Still connecting to a machine whose newer claim another live gateway holds: that gateway
+    /// has its link (the link is the lock; it claimed again above this one), so this one stops
+    /// trying. The claim is the other's now: nothing to release on the broker, and nothing was
+    /// adopted (that waits for the link). This is how a neighbour backs off from a gateway that
+    /// was only cut off from the broker: a machine's RSSI stays in BlueZ after it stops
+    /// advertising, so the neighbour may have thought it heard a machine that was on the
+    /// other's link all along.
+    private func yieldLock(_ machine: String, to holder: String) async {
+        guard let fleet, !taking.contains(machine) else { return }
+        ownEpochs[machine] = nil
+        pendingCarryOns[machine] = nil
+        unadopted.remove(machine)
+        adoptedFrom[machine] = nil
+        lastSnapshots[machine] = nil
+        metrics?.setClaimsHeld(ownEpochs.count)
+        await fleet.release(machine, reason: "\(holder) holds its link")
+        linkedMachines.remove(machine)
+    }
+
     private func releaseClaim(_ machine: String, reason: MachineClaim.Reason, sessionID: String?) {
         let released = MachineClaim(machine: machine, holder: nil, epoch: view.nextEpoch(for: machine), sessionID: sessionID, reason: reason)
         client.publish(OutgoingMessage(topic: topics.claim(machine: machine), payload: released.payload, qos: .atLeastOnce, retain: true))
@@ -381,10 +449,12 @@ package actor FloorCoordinator: FloorHooks {
     private func release(_ machine: String, reason: MachineClaim.Reason, why: String, sessionID: String? = nil) async {
         guard let fleet, releasing[machine] == nil else { return }
         adoptedFrom[machine] = nil
+        pendingCarryOns[machine] = nil
         releasing[machine] = now()
         await publishPresence(force: false)
         releaseClaim(machine, reason: reason, sessionID: sessionID)
         await fleet.release(machine, reason: why)
+        linkedMachines.remove(machine)
         await publishPresence(force: false)
     }
 
@@ -453,6 +523,7 @@ package actor FloorCoordinator: FloorHooks {
         // `machines.allow` names, and one it claimed and still holds (a gateway cut off from
         // the broker keeps its machines and its rides).
         guard brokerHeard else { return isOwn(address, name: machine.name) }
+        await settleHeld()
         let state = await ownState()
         for case .take(let taken, let epoch, _, _, let reason) in view.decide(for: state, at: now()) where taken == address {
             guard !taking.contains(address) else { return false }
@@ -460,7 +531,7 @@ package actor FloorCoordinator: FloorHooks {
             defer { taking.remove(address) }
             let adopt = view.adoptable(machine: address, at: now(), disconnectGrace: view.rules.disconnectGrace)
             claim(address, epoch: epoch, reason: reason, name: machine.name, sessionID: adopt?.sessionID)
-            await carryOn(address, adopt: adopt, splitFrom: nil)
+            carryOnWhenLinked(address, adopt: adopt, splitFrom: nil)
             return true
         }
         return false
@@ -473,10 +544,17 @@ package actor FloorCoordinator: FloorHooks {
     }
 
     package func linked(_ machine: MachineTarget) async {
+        if let address = machine.address?.uppercased() {
+            linkedMachines.insert(address)
+            if let pending = pendingCarryOns.removeValue(forKey: address) {
+                await carryOn(address, adopt: pending.adopt, splitFrom: pending.splitFrom, arrival: pending.arrival)
+            }
+        }
         await publishPresence(force: false)
     }
 
     package func dropped(_ machine: MachineTarget, reason: String) async {
+        if let address = machine.address?.uppercased() { linkedMachines.remove(address) }
         await publishPresence(force: false)
     }
 

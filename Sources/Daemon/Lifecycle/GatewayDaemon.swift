@@ -373,13 +373,13 @@ package struct GatewayDaemon: Sendable {
             return nil
         }
         let gateway = config.fleet.gateway.isEmpty ? MQTTStartup.gatewayName(config.mqtt) : config.fleet.gateway
-        let client = try MQTTStartup.client(
-            config.mqtt, deviceID: deviceID, will: FloorCoordinator.will(gateway: gateway, prefix: config.mqtt.topicPrefix),
-            suffix: "-floor", keepalive: FloorCoordinator.keepalive)
         let rules = FloorRules(
             heartbeat: config.fleet.heartbeat, lease: config.fleet.lease, rssiMargin: config.fleet.rssiMargin,
             heardWindow: config.fleet.heardWindow, holdUnconfirmed: config.fleet.holdUnconfirmed,
             disconnectGrace: config.sessions.rules.disconnectGrace)
+        let client = try MQTTStartup.client(
+            config.mqtt, deviceID: deviceID, will: FloorCoordinator.will(gateway: gateway, prefix: config.mqtt.topicPrefix),
+            suffix: "-floor", keepalive: FloorCoordinator.keepalive, backoff: FloorCoordinator.backoff(rules))
         return FloorCoordinator(
             gateway: gateway, prefix: config.mqtt.topicPrefix, home: config.machines.allow, rules: rules, client: client,
             now: { clock.now().monotonic }, timers: timers, logger: logger, metrics: FloorMetrics(registry: metrics.registry))

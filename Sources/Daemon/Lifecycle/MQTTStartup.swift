@@ -2,6 +2,7 @@ import ProcessOutput
 import DaemonConfig
 import Logging
 import MQTT
+import RetryTiming
 import Telemetry
 
 #if canImport(Glibc)
@@ -30,9 +31,10 @@ enum MQTTStartup {
 
     /// The MQTT client `[mqtt]` describes, with `will` as its last will; `suffix` is added to the
     /// client id (a second connection of the same gateway needs an id of its own) and
-    /// `keepalive` overrides the configured one.
+    /// `keepalive` overrides the configured one, and `backoff` the reconnect backoff.
     static func client(
-        _ settings: DaemonConfig.MQTT, deviceID: String, will: OutgoingMessage, suffix: String = "", keepalive: Int? = nil
+        _ settings: DaemonConfig.MQTT, deviceID: String, will: OutgoingMessage, suffix: String = "", keepalive: Int? = nil,
+        backoff: Backoff? = nil
     ) throws -> MQTTClient {
         let broker: BrokerURL
         do {
@@ -49,11 +51,12 @@ enum MQTTStartup {
         if broker.tls, !settings.caFile.isEmpty, access(settings.caFile, R_OK) != 0 {
             throw DaemonError("mqtt.ca_file \(settings.caFile): \(errnoText(errno))")
         }
-        let configuration = MQTTConfiguration(
+        var configuration = MQTTConfiguration(
             broker: broker, clientID: (settings.clientID.isEmpty ? "ftms-bridge-\(deviceID)" : settings.clientID) + suffix,
             username: settings.username.isEmpty ? nil : settings.username, password: password,
             caFile: settings.caFile.isEmpty ? nil : settings.caFile, keepalive: keepalive ?? settings.keepalive,
             will: will, queueCapacity: settings.queueCapacity)
+        if let backoff { configuration.backoff = backoff }
         do {
             return try MQTTClient(configuration)
         } catch {

@@ -326,6 +326,8 @@ package actor MachineFleet {
             case .ready(let info):
                 noteLink(key) { $0.linkUp() }
                 await floor?.linked(MachineTarget(name: info.name, address: info.address))
+                // The floor adopts a ride only once the link is up: its worker may have just taken this one's place.
+                if floor != nil, let current = workers[info.address.uppercased()] { worker = current }
                 logger.info("\(info.name) ready (\(info.address), \(info.model ?? "model unknown"))")
                 await worker?.ready(info)
                 await reportReady()

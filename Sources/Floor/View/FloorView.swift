@@ -33,6 +33,13 @@ public struct FloorView: Sendable {
         var presence = presence.keyed()
         // A last will carries no home list; the gateway's machines are still its own while it is gone.
         if !presence.online, let last = presences[presence.gateway]?.message { presence.home = last.home }
+        // The same presence again (its beat unchanged) is no sign of life: the broker hands a
+        // retained one out on every subscribe, so a broker restart (or a sender's client
+        // republishing its retained messages on reconnect) would otherwise renew the lease of
+        // a gateway that died silently. It keeps the arrival of its first copy.
+        if let seen = presences[presence.gateway], seen.message == presence {
+            return
+        }
         presences[presence.gateway] = Arrived(presence, at: now)
     }
 
