@@ -223,6 +223,31 @@ struct ReconnectTests {
         await running.stop()
     }
 
+    /// No adapter (bluetoothd restarting: it owns its name before its adapters are registered)
+    /// is not the machine failing: the supervisor tries again the moment an adapter appears,
+    /// not after a backoff pause. Its clock never moves here, so a pause would never end.
+    @Test func withNoAdapterTheNextAttemptComesWhenOneAppears() async throws {
+        let rig = try await FakeRig()
+        defer { rig.stop() }
+        try await rig.fake.mock("RemoveAdapterWithDevices", [.string("hci0")])
+        let connection = try await DBusConnection.connect(address: rig.bus.address)
+        defer { connection.close() }
+        let client = BlueZClient(connection: connection, clock: ManualClock())
+        try await client.start()
+        #expect(await client.adapters.isEmpty)
+        let running = await run(MachineSupervisor(client: client, target: MachineTarget("SF-Bike-0001"), backoff: Self.backoff))
+        _ = try await running.until {
+            if case .retrying(_, let reason) = $0 { reason == "\(BlueZError.noAdapter)" } else { false }
+        }
+        try await rig.fake.addAdapter("hci0")
+        try await rig.fake.addMachine(address: FakeRig.address, name: "SF-Bike-0001", kind: "bike")
+        let events = try await running.until(Self.isReady)
+        #expect(events.contains {
+            if case .connecting(_, let attempt) = $0 { attempt == 1 } else { false }
+        }, "attempts without an adapter are not counted: \(events)")
+        await running.stop()
+    }
+
     @Test func aMachineNotYetInRangeIsFoundByDiscovery() async throws {
         let rig = try await FakeRig()
         defer { rig.stop() }

@@ -204,4 +204,37 @@ struct HeldSessionTests {
         free.withLock { $0 = 1 << 30 }
         #expect(await watch.status().writable)
     }
+
+    /// A timed flush that comes while ``FinishedSessionKeeper/finish(_:machine:timing:splitFrom:)``
+    /// is storing its session (the store's writer busy, as a loaded guest's fsync makes it)
+    /// stores nothing a second time: the journal says "finished" once (the VM's `crash`
+    /// scenario saw it twice a session).
+    @Test func aFlushDuringAFinishStoresTheSessionOnce() async throws {
+        let rig = try Rig()
+        let store = rig.store
+        let lines = Lines()
+        let keeper = FinishedSessionKeeper(store: store, window: .seconds(3600), logger: lines.logger)
+        let riding = try FinishedSessionKeeperTests.snapshot(1)
+        let summary = try #require(SessionSeriesTests.finish(riding))
+        let inside = Mutex(false)
+        let gate = DispatchSemaphore(value: 0)
+        let blocker = Task.detached {
+            try await store.database.writeWithoutTransaction { _ in
+                inside.withLock { $0 = true }
+                gate.wait()
+            }
+        }
+        try await Self.waitFor("the store's writer held") { inside.withLock { $0 } }
+        let finishing = Task { await keeper.finish(summary, machine: riding.machine) }
+        // Time for finish() to reach the store's writer, and the flush to come while it waits.
+        try await Task.sleep(for: .milliseconds(300))
+        let flushing = Task { await keeper.flush() }
+        try await Task.sleep(for: .milliseconds(300))
+        gate.signal()
+        try await blocker.value
+        #expect(await finishing.value == .queued)
+        await flushing.value
+        #expect(lines.count(.info, containing: "\(summary.sessionID) finished on") == 1, "\(lines.lines.withLock { $0.map(\.1) })")
+        #expect(await keeper.heldCount == 0)
+    }
 }

@@ -20,16 +20,29 @@ extension SimulatorProcessTests {
             let unregistered = Mutex<[String]>([])
             /// Adapter1.Alias as set: the GAP name a connected client reads.
             let alias = Mutex<String?>(nil)
+            /// Calls on /org/bluez/hci1, answered or not.
+            let calls = Mutex(0)
+            /// Whether /org/bluez/hci1 is there: a restarted bluetoothd owns its name before it
+            /// has registered its adapters, and answers UnknownObject meanwhile.
+            let adapterPresent: Mutex<Bool>
+
+            init(adapterPresent: Bool = true) {
+                self.adapterPresent = Mutex(adapterPresent)
+            }
         }
 
         /// Owns org.bluez and serves GattManager1 and LEAdvertisingManager1 on /org/bluez/hci1.
-        static func standIn(on bus: PrivateBus) async throws -> (DBusConnection, Registrations) {
+        static func standIn(on bus: PrivateBus, adapterPresent: Bool = true) async throws -> (DBusConnection, Registrations) {
             let connection = try await DBusConnection.connect(address: bus.address)
             #expect(try await connection.requestName("org.bluez"))
-            let seen = Registrations()
+            let seen = Registrations(adapterPresent: adapterPresent)
             try connection.export(path: "/org/bluez/hci1") { call in
                 let path = call.arguments.first?.string ?? ""
                 let sender = call.message.sender ?? ""
+                seen.calls.withLock { $0 += 1 }
+                guard seen.adapterPresent.withLock({ $0 }) else {
+                    return call.replier.fail(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no /org/bluez/hci1 yet")
+                }
                 switch (call.interface, call.member) {
                 case ("org.bluez.GattManager1", "RegisterApplication"): seen.application.withLock { $0 = (sender, path) }
                 case ("org.bluez.LEAdvertisingManager1", "RegisterAdvertisement"):
@@ -184,6 +197,43 @@ extension SimulatorProcessTests {
             }
             try await waitUntil("a second RegisterAdvertisement") { seen.advertisementRegistrations.withLock { $0 } == 2 }
             #expect(seen.unregistered.withLock { $0 } == ["UnregisterAdvertisement"])
+        }
+
+        /// bluetoothd restarted (a crash under the package's Restart=on-failure): the new one owns
+        /// `org.bluez` seconds before its adapters are registered. The machine tries once, then
+        /// registers the moment its adapter appears (`InterfacesAdded`), as firmware simply keeps
+        /// advertising: no polling (which gave up after 10 s, leaving a loaded gateway's bike
+        /// silent for good) and no pause after the adapter is there.
+        @Test func registersWithARestartedBluetoothdWhenItsAdapterAppears() async throws {
+            let bus = try PrivateBus()
+            defer { bus.stop() }
+            let (first, _) = try await Self.standIn(on: bus)
+            let peripheral = try Self.start(bus, ["--adapter", "hci1"])
+            defer { peripheral.stop() }
+            try await waitUntil("ready line") { peripheral.stdout.contains("ready SF-Bike-0001 on hci1") }
+            first.close()
+            let (restarted, seen) = try await Self.standIn(on: bus, adapterPresent: false)
+            defer { restarted.close() }
+            try await waitUntil("a first try with the new bluetoothd") { seen.calls.withLock { $0 } >= 1 }
+            // Long enough for a poll every 500 ms (the old way) to have tried again several times.
+            try await Task.sleep(for: .seconds(2))
+            #expect(seen.calls.withLock { $0 } == 1, "tries while the adapter is absent: \(peripheral.stderr)")
+            #expect(seen.application.withLock { $0 } == nil)
+            seen.adapterPresent.withLock { $0 = true }
+            try restarted.emitSignal(
+                path: "/", interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded",
+                arguments: [
+                    .objectPath("/org/bluez/hci1"),
+                    .dictionary(key: "s", value: "a{sv}", [
+                        DBusDictEntry(.string("org.bluez.Adapter1"), .properties(["Powered": .bool(true)])),
+                        DBusDictEntry(.string("org.bluez.GattManager1"), .properties([:])),
+                        DBusDictEntry(.string("org.bluez.LEAdvertisingManager1"), .properties([:])),
+                    ]),
+                ])
+            try await waitUntil("the application and advertisement registered with the new bluetoothd") {
+                seen.application.withLock { $0 } != nil && seen.advertisementRegistrations.withLock { $0 } == 1
+            }
+            #expect(seen.alias.withLock { $0 } == "SF-Bike-0001")
         }
 
         @Test func anAdapterWithoutBluetoothdIsOneLineAndStatus1() async throws {

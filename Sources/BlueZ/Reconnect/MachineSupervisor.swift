@@ -37,8 +37,9 @@ package actor MachineSupervisor {
         package var resolve: Duration = .seconds(20)
         /// Whether data and status notifications use AcquireNotify where BlueZ allows it.
         package var acquireNotify = true
-        /// While no adapter with room hears the machine, how often it looks again even if no
-        /// slot was given back (an adapter may have been plugged in).
+        /// While no adapter with room hears the machine, or no adapter is there at all, how
+        /// often it looks again even if no slot was given back and no adapter appeared (a
+        /// signal may have been missed).
         package var placementRecheck: Duration = .seconds(10)
 
         package init(
@@ -118,6 +119,18 @@ package actor MachineSupervisor {
                 self.link = nil
                 await allocator?.release(allocationKey)
                 continuation.yield(.disconnected(reason: reason))
+            } catch BlueZError.noAdapter {
+                await allocator?.release(allocationKey)
+                if Task.isCancelled { break }
+                // No adapter is not the machine failing: bluetoothd restarting (it owns its name
+                // seconds before its adapters are registered; the VM's `crash` scenario) or a
+                // dongle unplugged. The next attempt comes the moment one appears, and neither
+                // the backoff nor the attempt count grows meanwhile, so a crash of bluetoothd
+                // does not leave the machine's reconnect seconds behind its return.
+                attempt -= 1
+                continuation.yield(.retrying(after: timing.placementRecheck, reason: "\(BlueZError.noAdapter)"))
+                await waitForAdapter(timeout: timing.placementRecheck)
+                continue
             } catch {
                 await allocator?.release(allocationKey)
                 if Task.isCancelled { break }
@@ -152,6 +165,15 @@ package actor MachineSupervisor {
         _ = try? await client.connection.call(
             destination: BlueZNames.service, path: machine.adapter, interface: BlueZNames.adapter,
             member: "RemoveDevice", arguments: [.objectPath(machine.path)], timeout: .seconds(10))
+    }
+
+    /// Returns once BlueZ lists an adapter ``filter`` allows, or after `timeout` (a check
+    /// again, in case a signal was missed), or on cancellation.
+    private func waitForAdapter(timeout: Duration) async {
+        let filter = filter
+        _ = await client.wait(until: { tree in
+            tree.paths(with: BlueZNames.adapter).contains(where: filter.allows(adapter:))
+        }, timeout: timeout)
     }
 
     /// The machine was heard advertising again after a silence (it woke, or was switched on):

@@ -30,6 +30,9 @@ public actor BlueZPeripheral {
     private var callsTask: Task<Void, Never>?
     private var watchTask: Task<Void, Never>?
     private var ending: Ending?
+    /// A restarted bluetoothd has not taken our application and advertisement yet: each
+    /// `InterfacesAdded` of our adapter tries again.
+    private var unregistered = false
     private var waiters: [CheckedContinuation<Ending, Never>] = []
 
     public init(configuration: PeripheralConfiguration, busAddress: String, log: EventLog) {
@@ -69,6 +72,8 @@ public actor BlueZPeripheral {
                     pathNamespace: adapterPath),
                 MatchRule(
                     sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: "org.bluez"),
+                // Its object path argument is matched here (`argN` matches strings only).
+                MatchRule(sender: "org.bluez", interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"),
             ])
             watchTask = Task { [weak self] in
                 for await signal in connections { await self?.observe(signal) }
@@ -118,22 +123,26 @@ public actor BlueZPeripheral {
     }
 
     /// A restarted bluetoothd knows nothing of us: register again, as a machine's firmware keeps
-    /// advertising whatever happens to a gateway.
+    /// advertising whatever happens to a gateway. It takes its name before its adapters are on
+    /// the bus (in a loaded guest, seconds before), so a refusal now is tried again when our
+    /// adapter appears (``observe(_:)``: `InterfacesAdded`), not on a timer: no attempt is
+    /// wasted, and none comes late however long bluetoothd takes.
     private func reregister() async {
         guard let bus, ending == nil else { return }
         controlPoint.loseControl()
         stopStreaming()
         notifying.removeAll()
-        // bluetoothd takes its name before its adapters are on the bus: try for a few seconds.
-        for attempt in 1...20 {
-            do {
-                try await register(on: bus)
-                log("registered again with the new bluetoothd (attempt \(attempt))")
-                return
-            } catch {
-                if attempt == 20 { log("cannot register with the new bluetoothd: \(Self.describe(error))") }
-                try? await Task.sleep(for: .milliseconds(500))
-            }
+        unregistered = true
+        await registerAgain(on: bus, when: "bluetoothd is back")
+    }
+
+    private func registerAgain(on bus: DBusConnection, when: String) async {
+        do {
+            try await register(on: bus)
+            unregistered = false
+            log("registered again with the new bluetoothd (\(when))")
+        } catch {
+            log("not registered yet (\(when)), again when \(configuration.adapter) appears: \(Self.describe(error))")
         }
     }
 
@@ -334,6 +343,10 @@ public actor BlueZPeripheral {
             let owner = signal.arguments.dropFirst(2).first?.string ?? ""
             log(owner.isEmpty ? "bluetoothd left the bus" : "bluetoothd is back on the bus as \(owner)")
             if !owner.isEmpty { await reregister() }
+            return
+        }
+        if signal.member == "InterfacesAdded" {
+            if unregistered, signal.arguments.first?.string == adapterPath, let bus, ending == nil { await registerAgain(on: bus, when: "\(configuration.adapter) appeared") }
             return
         }
         if signal.arguments.first?.string == "org.bluez.Adapter1", signal.path == adapterPath,

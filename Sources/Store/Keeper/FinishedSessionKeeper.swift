@@ -55,6 +55,10 @@ package actor FinishedSessionKeeper {
     private var batch = CheckpointBatch()
     /// Finished sessions not stored yet, oldest first.
     private var held: [Held] = []
+    /// The machines whose held sessions a ``writeHeld()`` has taken out and is storing now.
+    private var writingMachines: Set<String> = []
+    /// ``finish(_:machine:timing:splitFrom:)`` calls waiting for their machine's write to end.
+    private var machineWriteWaiters: [CheckedContinuation<Void, Never>] = []
     private var flushScheduled = false
     private var writing: Task<Void, Never>?
 
@@ -123,6 +127,11 @@ package actor FinishedSessionKeeper {
         _ summary: SessionSummary, machine: MachineIdentity, timing: SessionTiming? = nil, splitFrom: String? = nil
     ) async -> Outcome {
         let series = await discard(machineAddress: machine.address, sessionID: summary.sessionID)
+        // Another call is storing this machine's older sessions: this one goes after them, and
+        // in this call, which needs its answer (nothing waits between this and the write's take).
+        while writingMachines.contains(machine.address) {
+            await withCheckedContinuation { machineWriteWaiters.append($0) }
+        }
         held.append(Held(summary: summary, machine: machine, series: series, timing: timing, splitFrom: splitFrom, since: .now))
         // The caller wakes the uploader for this one; earlier ones stored on the way count here.
         let storedNow = await writeHeld()
@@ -194,7 +203,7 @@ package actor FinishedSessionKeeper {
         if !(await writeHeld()).isEmpty { await stored() }
         await finishWriting()
         // A machine with a session held waits with its checkpoints and points until it is stored.
-        let due = batch.take(allPoints: allPoints, except: Set(held.map(\.machine.address)))
+        let due = batch.take(allPoints: allPoints, except: Set(held.map(\.machine.address)).union(writingMachines))
         guard !due.snapshots.isEmpty || !due.series.isEmpty else {
             if !held.isEmpty { scheduleFlush() }
             return
@@ -226,12 +235,28 @@ package actor FinishedSessionKeeper {
     /// Stores the held sessions, oldest first; a machine whose oldest is refused keeps the rest
     /// of its own behind it, and the others go on. Returns the ids stored, each with what it
     /// did to the queue. The only call of the store's queueing of a summary.
+    ///
+    /// The sessions are taken out of ``held`` before the first wait, and the machines marked
+    /// as being written: a call that comes meanwhile (a timed flush while ``finish(_:machine:timing:splitFrom:)``
+    /// stores its session, seen in a loaded VM guest) neither stores one a second time (the
+    /// journal said "finished" twice) nor puts back or stores out of order a session of a
+    /// machine this call holds; it leaves that machine's sessions to this call's end.
     private func writeHeld() async -> [String: QueueAdmission] {
-        guard !held.isEmpty else { return [:] }
+        let busy = writingMachines
+        let taken = held.filter { !busy.contains($0.machine.address) }
+        guard !taken.isEmpty else { return [:] }
+        held.removeAll { !busy.contains($0.machine.address) }
+        let machines = Set(taken.map(\.machine.address))
+        writingMachines.formUnion(machines)
+        defer {
+            writingMachines.subtract(machines)
+            for waiter in machineWriteWaiters { waiter.resume() }
+            machineWriteWaiters.removeAll()
+        }
         var refused: Set<String> = []
         var kept: [Held] = []
         var storedIDs: [String: QueueAdmission] = [:]
-        for session in held {
+        for session in taken {
             guard !refused.contains(session.machine.address) else {
                 kept.append(session)
                 continue
@@ -256,7 +281,8 @@ package actor FinishedSessionKeeper {
                 kept.append(session)
             }
         }
-        held = kept
+        // Those refused go back ahead of any of their machines' finished meanwhile, oldest first.
+        held = kept + held
         return storedIDs
     }
 

@@ -14,10 +14,11 @@
 # CRASH_RIDES rides (3) of SF-Bike-0001 (ftms-sim --peripheral on hci1; the gateway is hci0), each
 # with CRASH_KILLS kills (1) of bluetoothd by `kill -SEGV`, ftms-backend on loopback:
 #   - seconds from the kill to the first sample on the metrics socket once the daemon has the bike
-#     ready again (bar 20 s), that sample in the ride's session;
+#     ready again (bar 20 s), that sample in the ride's session; where the seconds went is in
+#     crash-timeline-RIDE-KILL.txt (every log stamped with the guest's uptime, merged);
 #   - after the ride (the bike switched off, its session ended), the backend holds that session
 #     exactly once, and no other session started.
-# The bars go through report_missed (test.sh's CI step reports them); a bluetoothd that is not
+# CRASH_HOGS busy loops (0) load the guest during the rides. The bars go through report_missed (test.sh's CI step reports them); a bluetoothd that is not
 # restarted, a package that does not install and a ride that never starts fail at once.
 set -u
 . "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
@@ -82,11 +83,11 @@ figure "package $(basename "$deb") unpacked: bluetooth.service Restart=${before:
 
 # bluetoothd as bluetooth.service under systemd: started again after RestartSec when it exits by
 # an unclean signal or a non-zero status, each exit a line in crash-supervision.log. Its debug log
-# goes to crash-bluetoothd.log.
+# goes to crash-bluetoothd.log, each line stamped with the guest's uptime (crash-timeline-*.txt).
 supervise_bluetoothd() {
   local status
   while [ ! -e "$work/bluetoothd.stop" ]; do
-    /usr/libexec/bluetooth/bluetoothd -n -d >> "$RESULTS/crash-bluetoothd.log" 2>&1 &
+    /usr/libexec/bluetooth/bluetoothd -n -d > >(uptime_stamp >> "$RESULTS/crash-bluetoothd.log") 2>&1 &
     echo $! > /run/ftms-vm/bluetoothd.pid
     wait $!; status=$?
     echo "$(now) bluetoothd exited with status $status" >> "$RESULTS/crash-supervision.log"
@@ -132,11 +133,13 @@ backend_sessions() {
 }
 
 # The operator's edits of the packaged config: the backend, the gateway's adapter (the guest's
-# other controllers are the machines'), short rides and quick uploads. sessions.disconnect_grace
+# other controllers are the machines'), short rides, quick uploads, and the debug log (what the
+# timelines below are read from). sessions.disconnect_grace
 # stays the package's 60 s: a ride continues as one session only if the machine is back within it
 # (with 10 s, a recovery of 15.8 s split the first ride measured in two).
 sed -i -e "s|^#url = \"\"|url = \"$url\"|" -e 's|^#upload_interval = 900|upload_interval = 5|' \
-  -e 's|^#adapters = \[\]|adapters = ["hci0"]|' -e 's|^#minimum_movement = 60|minimum_movement = 10|' /etc/ftms-bridge/config.toml
+  -e 's|^#adapters = \[\]|adapters = ["hci0"]|' -e 's|^#minimum_movement = 60|minimum_movement = 10|' \
+  -e 's|^#level = "info"|level = "debug"|' /etc/ftms-bridge/config.toml
 grep -q "^url = \"$url\"" /etc/ftms-bridge/config.toml && grep -q '^adapters = \["hci0"\]' /etc/ftms-bridge/config.toml \
   || { restore; fail "the packaged config.toml did not take the edits (its commented defaults changed?)"; }
 unit=/usr/lib/systemd/system/ftms-bridge.service
@@ -154,24 +157,32 @@ install -d -m 0751 -o "$user" -g "$group" /run/ftms-bridge
 chown -R "$user:$group" /var/lib/ftms-bridge
 log="$RESULTS/crash-daemon.log"
 (umask "$umask_value"; exec setpriv --reuid="$user" --regid="$group" --groups="$groups" --inh-caps=-all \
-  env "${environment[@]}" "${exec_start[@]}") > /dev/null 2> "$log" &
+  env "${environment[@]}" "${exec_start[@]}") > /dev/null 2> >(uptime_stamp > "$log") &
 daemon=$!
 started_pids+=($daemon)
 wait_for_line "$log" "ready: metrics" 60 || { restore; fail "ftms-bridged not ready within 60 s: $(tail -1 "$log")"; }
 figure "ftms-bridged as ftms-bridge.service runs it: ${exec_start[*]} as $user:$group (+$groups), umask $umask_value"
 
-# stamp: each line of stdin prefixed with the guest's uptime.
-stamp() { while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done; }
+# timeline FILE FROM TO: the lines of the scenario's logs stamped from FROM to TO (guest uptime),
+# merged in time order, each with its log's name: bluetoothd's debug log, the supervision,
+# the daemon's debug log and the bike's. Where a recovery's seconds went.
+timeline() {
+  local source
+  for source in bluetoothd:crash-bluetoothd.log restart:crash-supervision.log daemon:crash-daemon.log bike:peripheral-SF-Bike-0001.log; do
+    awk -v from="$2" -v to="$3" -v tag="${source%%:*}" '$1 + 0 >= from && $1 + 0 <= to { $1 = $1 " " tag; print }' "$RESULTS/${source#*:}"
+  done | sort -s -g -k1,1 > "$1"
+}
 # first_after FILE T: the first sample of FILE stamped after T.
 first_after() { awk -v t="$2" '$1 > t && /"type":"sample"/ { print; exit }' "$1"; }
 times=()
+start_hogs "${CRASH_HOGS:-0}"
 for ride in $(seq 1 "$rides"); do
   sessions_before=$(count_lines "$log" "session .* started on SF-Bike-0001")
   ready_before=$(count_lines "$log" "SF-Bike-0001 ready")
   start_peripheral hci1 bike:SF-Bike-0001 --rate 2
   sim=${started_pids[-1]}
   samples="$RESULTS/crash-samples-$ride.txt"
-  timeout 600 /usr/bin/ftms-bridge watch --socket /run/ftms-bridge/metrics.sock --json --type sample > >(stamp > "$samples") 2>&1 &
+  timeout 600 /usr/bin/ftms-bridge watch --socket /run/ftms-bridge/metrics.sock --json --type sample > >(uptime_stamp > "$samples") 2>&1 &
   watcher=$!
   started_pids+=($watcher)
   ride_deadline=$((SECONDS + 120)); look=0
@@ -191,6 +202,7 @@ for ride in $(seq 1 "$rides"); do
     ready=$(count_lines "$log" "SF-Bike-0001 ready")
     killed=$(now)
     kill -SEGV "$pids"
+    echo "$killed bluetoothd $pids killed by SIGSEGV (ride $ride)" >> "$RESULTS/crash-supervision.log"
     until [ -n "$(pidof bluetoothd)" ] && [ "$(pidof bluetoothd)" != "$pids" ]; do
       awk -v s="$(seconds_since "$killed")" 'BEGIN { exit !(s > 30) }' && { restore; fail "ride $ride: bluetoothd not started again within 30 s of its SIGSEGV ($(tail -1 "$RESULTS/crash-supervision.log"))"; }
       sleep 0.1
@@ -199,7 +211,9 @@ for ride in $(seq 1 "$rides"); do
     back=""
     while :; do
       if [ "$(count_lines "$log" "SF-Bike-0001 ready")" -gt "$ready" ]; then
-        [ -n "$back" ] || back=$(now)
+        # When the daemon said so (its log is stamped as it writes), not when this loop looked:
+        # in a loaded guest the look comes a second later and would skip the first samples.
+        [ -n "$back" ] || back=$(grep "SF-Bike-0001 ready" "$log" | sed -n "$((ready + 1))p" | cut -d' ' -f1)
         line=$(first_after "$samples" "$back")
         [ -n "$line" ] && break
       fi
@@ -211,11 +225,13 @@ for ride in $(seq 1 "$rides"); do
       times+=("$took")
       in_session=$(grep -o '"sessionId":"[^"]*"' <<< "$line" | cut -d'"' -f4)
       echo "ride $ride kill $kill_index: first sample again $took s after the kill, session ${in_session:-none}"
+      timeline "$RESULTS/crash-timeline-$ride-$kill_index.txt" "$(awk -v k="$killed" 'BEGIN { print k - 1 }')" "${line%% *}"
       awk -v s="$took" 'BEGIN { exit !(s > 20) }' && missed+=("ride $ride kill $kill_index: samples again only $took s after bluetoothd's SIGSEGV (bar 20 s)")
       [ "$in_session" = "$session" ] || missed+=("ride $ride kill $kill_index: the first sample after the crash is in session '${in_session:-none}', not the ride's $session")
     else
       times+=(90)
-      missed+=("ride $ride kill $kill_index: no sample within 90 s of bluetoothd's SIGSEGV: $(grep SF-Bike-0001 "$log" | tail -1 | cut -d' ' -f3-)")
+      missed+=("ride $ride kill $kill_index: no sample within 90 s of bluetoothd's SIGSEGV: $(grep SF-Bike-0001 "$log" | tail -1 | cut -d' ' -f4-)")
+      timeline "$RESULTS/crash-timeline-$ride-$kill_index.txt" "$(awk -v k="$killed" 'BEGIN { print k - 1 }')" "$(now)"
     fi
     line=""
     sleep 8
@@ -245,6 +261,6 @@ done
 kill "$daemon"; wait "$daemon" 2>/dev/null
 restore
 crashes=$(count_lines "$RESULTS/crash-supervision.log" "status 139")
-figure "bluetoothd SIGSEGVed $crashes time(s) in $rides ride(s) and started again each time by the drop-in's Restart=$restart; first sample after the kill: ${times[*]} s (median $(median "${times[@]}") s, bar 20 s)"
+figure "bluetoothd SIGSEGVed $crashes time(s) in $rides ride(s) under ${CRASH_HOGS:-0} CPU hog(s) in the guest and started again each time by the drop-in's Restart=$restart; first sample after the kill: ${times[*]} s (median $(median "${times[@]}") s, bar 20 s)"
 figure "backend: $(backend_sessions | grep -o '"session_id":"[^"]*"' | sort -u | wc -l) session(s) for $rides ride(s)"
 report_missed crash "${missed[@]}"

@@ -42,10 +42,7 @@ heard_by_gateway SF-Bike-0001 > /dev/null || fail "hci0 did not hear SF-Bike-000
 # (`traps: bluetoothd[PID] general protection fault ...`), both seen from 5.66's use-after-free.
 crash_lines() { dmesg | grep -E 'bluetoothd\[[0-9]+\]:? (segfault|general protection)'; }
 dmesg_before=$(crash_lines | wc -l)
-for _ in $(seq 1 "$hogs"); do
-  bash -c 'while :; do :; done' &
-  started_pids+=("$!")
-done
+start_hogs "$hogs"
 
 # exit_orders: how each client that acquired notify sockets left, read from bluetoothd's debug log
 # (one client at a time here). A client's Disconnect is the first sign, after its last

@@ -11,8 +11,8 @@
 #   - floor-1 comes back on its old store (hci0 on, daemon started): it uploads nothing for that
 #     ride (the backend still holds it once, floor-1's queue does not have it), and the bike goes
 #     home between sessions.
-# The bars go through report_missed (test.sh's CI step reports them); a broker, backend or daemon
-# that does not start fails at once.
+# FLOOR_HOGS busy loops (0) load the guest meanwhile. The bars go through report_missed (test.sh's
+# CI step reports them); a broker, backend or daemon that does not start fails at once.
 set -u
 . "$FTMS_REPO/scripts/vm/scenarios/lib.sh"
 deaths=${FLOOR_DEATHS:-3}
@@ -64,6 +64,7 @@ sleep 2
 # floor-2 must not hold the bike while its home does: the link is the lock, and the floor's placement too.
 grep -q "SF-Bike-0001 ready" "$RESULTS/floor-floor-2.log" && missed+=("floor-2 took the bike while its home held it")
 times=()
+start_hogs "${FLOOR_HOGS:-0}"
 for death in $(seq 1 "$deaths"); do
   log1="$RESULTS/floor-floor-1.log"; log2="$RESULTS/floor-floor-2.log"
   ctl floor-1 control SF-Bike-0001 --start > /dev/null 2>&1
@@ -106,5 +107,5 @@ for death in $(seq 1 "$deaths"); do
     && missed+=("death $death: floor-1 queued the adopted session $session")
   echo "death $death: floor-2 streamed $took s after floor-1's link went; session $session"
 done
-figure "floor: the neighbour's first sample after the home died, $deaths deaths: ${times[*]} s (median $(median "${times[@]}") s; bar 15 s)"
+figure "floor: the neighbour's first sample after the home died, $deaths deaths, ${FLOOR_HOGS:-0} CPU hog(s) in the guest: ${times[*]} s (median $(median "${times[@]}") s; bar 15 s)"
 report_missed floor "${missed[@]}"

@@ -4,6 +4,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 # figure TEXT: a measured figure, collected into the summary.
 figure() { echo "figure $*"; }
 now() { awk '{print $1}' /proc/uptime; }
+# uptime_stamp: each line of stdin prefixed with the guest's uptime when it was read (one process
+# for the whole stream, so a chatty log costs no process per line), for timelines across logs.
+# Perl (Debian's essential perl-base) hands each line on as it comes: mawk reads a pipe in blocks,
+# and with -W interactive a byte per read, which lags seconds behind bluetoothd's debug log.
+uptime_stamp() {
+  perl -ne 'BEGIN { $| = 1 } open(my $u, "<", "/proc/uptime") or die; my ($t) = split(" ", scalar <$u>); close($u); print "$t $_"'
+}
 # Processes a scenario started, ended when it exits (by pid, never by name).
 started_pids=()
 # SIGTERM, up to 5 s to exit, then SIGKILL: a scenario that failed must never hang the guest.
@@ -21,17 +28,27 @@ cleanup() {
   for pid in "${started_pids[@]}"; do kill -9 "$pid" 2>/dev/null; done
 }
 trap cleanup EXIT
+# start_hogs N: N busy loops loading the guest's CPUs until the scenario ends (a quiet guest
+# hides races, and a bar counts only if it holds under load).
+start_hogs() {
+  local _
+  for _ in $(seq 1 "${1:-0}"); do
+    bash -c 'while :; do :; done' &
+    started_pids+=("$!")
+  done
+}
 # The controllers start_peripheral serves machines on (readvertise).
 peripheral_adapters=()
 
 # start_peripheral ADAPTER KIND:NAME [ftms-sim flags...]: an SF machine served by ftms-sim
 # --peripheral on ADAPTER through this guest's bluetoothd; waits for its ready line. Its log is
-# RESULTS/peripheral-NAME.log (appended: several scenarios may start the same machine).
+# RESULTS/peripheral-NAME.log (appended: several scenarios may start the same machine), each line
+# stamped with the guest's uptime.
 start_peripheral() {
   local adapter=$1 machine=$2; shift 2
   local name=${machine#*:} log="$RESULTS/peripheral-${machine#*:}.log"
   local ready; ready=$(mktemp)
-  "$BIN/ftms-sim" --peripheral --adapter "$adapter" --machine "$machine" "$@" > "$ready" 2>> "$log" &
+  "$BIN/ftms-sim" --peripheral --adapter "$adapter" --machine "$machine" "$@" > "$ready" 2> >(uptime_stamp >> "$log") &
   started_pids+=($!); peripheral_adapters+=("$adapter")
   for _ in $(seq 1 100); do
     grep -q '^ready' "$ready" && { rm -f "$ready"; return 0; }
