@@ -4,9 +4,10 @@
 /// - candidates(M): live gateways that hear M (or hold it), have a free slot (or hold M), and do
 ///   not list M in `releasing`.
 /// - home(M): the live gateway whose `home` names M and is a candidate (lowest id of several);
-///   if none, for `heard_window` after M was given back, the gateway that last held it as home
-///   while it has yet to hear it; else the candidate that hears M best (ties by id). A holder
-///   found by signal stays home unless another candidate hears M `rssi_margin` dB better.
+///   if none, for `heard_window` after M was given back (or a `heartbeat` after its holder was
+///   found gone), the gateway that last held it as home while it has yet to hear it; else the
+///   candidate that hears M best (ties by id). A holder found by signal stays home unless
+///   another candidate hears M `rssi_margin` dB better.
 /// - holder(M): the claim's holder while it is live.
 /// - No holder: take iff this gateway is home(M). Held here: give it back between sessions when
 ///   home(M) is another gateway that can hold it, or at once when this gateway neither has a
@@ -110,8 +111,21 @@ extension FloorView {
     /// advertisement would otherwise take it, claim it as its own home, and keep it, since the
     /// home cannot hear a machine on another's link. A machine with an open session to adopt
     /// waits for nobody.
+    ///
+    /// A machine whose holder is gone is advertising again at once, and its home may hear it a
+    /// scan later than a far gateway: for a `heartbeat` after the holder was found gone (its
+    /// last will, or its lease), the live home that has yet to say it hears it is awaited too;
+    /// a ride to adopt waits that long at most.
     func awaitedHome(_ machine: String, live: [GatewayPresence], at now: Duration) -> AwaitedHome? {
-        guard let claim = claims[machine], claim.message.holder == nil, claim.message.reason == .released, now - claim.at < rules.heardWindow,
+        guard let claim = claims[machine] else { return nil }
+        if let holder = claim.message.holder {
+            guard let gone = goneSince(holder, at: now), now - gone < rules.heartbeat, let home = homes[machine], home != holder,
+                home != gateway, let presence = live.first(where: { $0.gateway == home }), presence.freeSlots > 0,
+                presence.heard[machine] == nil, !presence.holding.contains(machine), !presence.releasing.contains(machine)
+            else { return nil }
+            return .home(home)
+        }
+        guard claim.message.reason == .released, now - claim.at < rules.heardWindow,
             adoptable(machine: machine, at: now, disconnectGrace: rules.disconnectGrace) == nil
         else { return nil }
         guard let home = homes[machine] else { return lastTakenAs[machine] == .adopted ? .unknown : nil }

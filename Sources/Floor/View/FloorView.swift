@@ -83,6 +83,13 @@ public struct FloorView: Sendable {
         return arrived.message.online && now - arrived.at < rules.lease
     }
 
+    /// When this view found `gateway` gone: its last will's arrival, or its lease run out; nil
+    /// while it is live or never seen.
+    public func goneSince(_ gateway: String, at now: Duration) -> Duration? {
+        guard !isLive(gateway, at: now), let arrived = presences[gateway] else { return nil }
+        return arrived.message.online ? arrived.at + rules.lease : arrived.at
+    }
+
     /// The machine's holder if its claim names one that is live; nil otherwise (released, or its
     /// holder gone).
     public func holder(of machine: String, at now: Duration) -> String? {

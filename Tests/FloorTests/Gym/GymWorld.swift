@@ -120,6 +120,8 @@ struct GymWorld {
     /// Rides ended, with the instant to check that the machine is home again.
     var homeChecks: [(at: Duration, machine: String, rideEnd: Duration)] = []
     var homeChecksPassed = 0
+    /// When each machine was last released.
+    var released: [String: Duration] = [:]
 
     init(seed: UInt64, rules: FloorRules, snapshot: SessionSnapshot, scanEvery: Duration = .milliseconds(250)) throws {
         self.rules = rules
@@ -425,6 +427,7 @@ struct GymWorld {
             gateway.connecting[address] = (now + Self.connectTime, adopt.flatMap { gateways[$0.holder]?.alive == false ? $0.holder : nil })
             gateways[id] = gateway
         case .release(let address, _):
+            released[address] = now
             gateway.releasing[address] = now
             let epoch = gateway.view.nextEpoch(for: address)
             let claim = MachineClaim(machine: address, name: machine.name, holder: nil, epoch: epoch, reason: .released)
@@ -550,6 +553,13 @@ struct GymWorld {
         while let check = homeChecks.first, check.at <= now {
             homeChecks.removeFirst()
             guard let machine = machines[check.machine], let home = gateways[machine.home] else { continue }
+            // Given back later than the ride's end (its holder was cut off from the broker then,
+            // and could release it only on rejoining): judged `settle` after the release.
+            if machine.linkedTo == nil, let at = released[check.machine], at > check.rideEnd + .seconds(2), now < at + Self.settle {
+                let index = homeChecks.firstIndex { $0.at > at + Self.settle } ?? homeChecks.endIndex
+                homeChecks.insert((at + Self.settle, check.machine, check.rideEnd), at: index)
+                continue
+            }
             // A new ride began on it, or the home was not able all along: nothing to judge.
             guard machine.ride == nil, able(home, for: check.machine), now - home.upSince >= Self.settle * 2 else { continue }
             // A holder cut off from the broker keeps what it holds: it cannot publish a release.
