@@ -32,6 +32,27 @@ import Workout
         #expect(view.decide(for: own, at: .seconds(65)) == [.take(machine: Self.bike, epoch: 5, adopt: nil, splitFrom: nil, reason: .adopted)])
     }
 
+    /// A stand-in died mid-ride; the bike advertises at once, and a far gateway may hear it a
+    /// scan before its live home says it does: for a heartbeat after the death was found, the
+    /// far gateway leaves the ride to the home.
+    @Test func aFarGatewayLeavesADeadStandInsRideToTheHomeForAHeartbeat() throws {
+        let snapshot = try SnapshotMaker.ridden()
+        let checkpoint = MirroredCheckpoint(machine: Self.bike, holder: "floor-2", epoch: 2, sessionID: snapshot.sessionID, state: .open, snapshot: snapshot)
+        var view = FloorView(gateway: "floor-3")
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 1, reason: .home), at: .zero)
+        view.receive(presence: GatewayPresence(gateway: "floor-2", freeSlots: 3, holding: [Self.bike]), at: .zero)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 2, sessionID: snapshot.sessionID, reason: .adopted), at: .zero)
+        view.receive(checkpoint: checkpoint, at: .seconds(5))
+        view.receive(presence: GatewayPresence(gateway: "floor-1", home: [], freeSlots: 3), at: .seconds(7))
+        view.receive(presence: .will(gateway: "floor-2"), at: .seconds(8))
+        let far = GatewayState(presence: GatewayPresence(gateway: "floor-3", freeSlots: 3, heard: [Self.bike: -75]))
+        #expect(view.decide(for: far, at: .seconds(10)) == [])
+        #expect(view.decide(for: far, at: .seconds(11)) == [.take(machine: Self.bike, epoch: 3, adopt: checkpoint, splitFrom: nil, reason: .home)])
+        // The home says it hears it: it is the home's.
+        view.receive(presence: GatewayPresence(gateway: "floor-1", home: [], freeSlots: 3, heard: [Self.bike: -50]), at: .seconds(9))
+        #expect(view.decide(for: far, at: .seconds(11)) == [])
+    }
+
     @Test func aFinishedOrOwnCheckpointIsNotAdopted() throws {
         let snapshot = try SnapshotMaker.ridden()
         var finished = MirroredCheckpoint(machine: Self.bike, holder: "floor-1", epoch: 4, sessionID: snapshot.sessionID, state: .finished, endEpoch: 1_764_400_000)

@@ -208,6 +208,7 @@ import Testing
 
     /// Released to a live home that then does not hear it, the stand-in takes it back as its
     /// home: no flapping.
+    /// (It waits `heard_window` for the home to hear it: see the next test.)
     @Test func aHomeThatNoLongerHearsTheMachineLosesIt() {
         var view = FloorView(gateway: "floor-2")
         view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 1, reason: .home), at: Self.t0)
@@ -215,7 +216,97 @@ import Testing
         view.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 3, reason: .released), at: Self.t0)
         view.receive(presence: Self.presence("floor-1"), at: Self.t0)
         let own = Self.presence("floor-2", heard: [Self.bike: -70])
-        #expect(view.decide(for: GatewayState(presence: own), at: Self.t1) == [Self.take(4, .home)])
+        view.receive(presence: Self.presence("floor-1"), at: .seconds(14))
+        #expect(view.decide(for: GatewayState(presence: own), at: .seconds(15)) == [Self.take(4, .home)])
+    }
+
+    /// Given back between rides, the machine advertises again and every gateway in range hears
+    /// it on its next scan, but the home's presence saying so comes one message behind its
+    /// own scan: a far gateway that heard it first leaves it to the home until the home hears
+    /// it or `heard_window` passes. A ride to adopt waits for nobody.
+    @Test func aMachineGivenBackWaitsForItsHomeToHearIt() throws {
+        var view = FloorView(gateway: "floor-3")
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 1, reason: .home), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 2, reason: .adopted), at: Self.t0)
+        // The home is live with free slots; it cannot hear the bike on floor-2's link.
+        view.receive(presence: Self.presence("floor-1"), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 3, reason: .released), at: Self.t1)
+        view.receive(presence: Self.presence("floor-2", heard: [Self.bike: -62], releasing: [Self.bike]), at: Self.t1)
+        let own = GatewayState(presence: Self.presence("floor-3", heard: [Self.bike: -75]))
+        #expect(view.decide(for: own, at: .seconds(2)) == [])
+        // The home says it hears it (and takes it): floor-3 leaves it.
+        var heard = view
+        let home = Self.presence("floor-1", heard: [Self.bike: -50])
+        heard.receive(presence: home, at: .seconds(2))
+        #expect(heard.decide(for: own, at: .seconds(3)) == [])
+        // The home has not heard it within heard_window of the release: out of its range now.
+        view.receive(presence: Self.presence("floor-1"), at: .seconds(12))
+        #expect(view.decide(for: own, at: .seconds(15)) == [])
+        #expect(view.decide(for: own, at: .seconds(16)) == [Self.take(4, .home)])
+        // A gateway that started since the home last claimed it knows only that a stand-in
+        // held it: it waits out the window too.
+        var fresh = FloorView(gateway: "floor-3")
+        fresh.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 2, reason: .adopted), at: Self.t0)
+        fresh.receive(presence: Self.presence("floor-1"), at: Self.t0)
+        fresh.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 3, reason: .released), at: Self.t1)
+        #expect(fresh.decide(for: own, at: .seconds(2)) == [])
+        #expect(fresh.decide(for: own, at: .seconds(16)) == [Self.take(4, .home)])
+        // Released with a ride open on it: nobody waits to adopt it.
+        let snapshot = try SnapshotMaker.ridden()
+        let open = MirroredCheckpoint(machine: Self.bike, holder: "floor-2", epoch: 2, sessionID: snapshot.sessionID, state: .open, snapshot: snapshot)
+        var ride = FloorView(gateway: "floor-3")
+        ride.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 1, reason: .home), at: Self.t0)
+        ride.receive(presence: Self.presence("floor-1"), at: Self.t0)
+        ride.receive(checkpoint: open, at: Self.t1)
+        ride.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 3, reason: .released), at: Self.t1)
+        #expect(ride.decide(for: own, at: .seconds(2)) == [.take(machine: Self.bike, epoch: 4, adopt: open, splitFrom: nil, reason: .home)])
+    }
+
+    /// Two gateways claimed the machine as home at once (the same epoch: each view keeps the one
+    /// that reached it last), then it was released. The one that hears it best takes it as its
+    /// home although the other, remembered as home, hears it and could hold it: as a stand-in
+    /// it would give the machine back to a gateway the rules do not choose, which would take it
+    /// as a stand-in in turn and give it back: a flap that never settles.
+    @Test func aGatewayTakingFromAHomeThatCouldHoldItIsTheHome() {
+        var view = FloorView(gateway: "floor-1")
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 1, reason: .home), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 1, reason: .home), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 2, reason: .released), at: Self.t0)
+        view.receive(presence: Self.presence("floor-2", heard: [Self.bike: -60]), at: Self.t0)
+        let own = Self.presence("floor-1", heard: [Self.bike: -50])
+        #expect(view.decide(for: GatewayState(presence: own), at: Self.t1) == [Self.take(3, .home)])
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 3, reason: .home), at: Self.t1)
+        #expect(view.decide(for: GatewayState(presence: Self.presence("floor-1", holding: [Self.bike])), at: Self.t1) == [])
+        // The remembered home full, or handing the machine over: a stand-in, as before.
+        var full = view
+        full.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 4, reason: .released), at: Self.t1)
+        full.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 5, reason: .home), at: Self.t1)
+        full.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 6, reason: .handover), at: Self.t1)
+        full.receive(presence: Self.presence("floor-2", heard: [Self.bike: -60], releasing: [Self.bike]), at: Self.t1)
+        #expect(full.decide(for: GatewayState(presence: own), at: Self.t1) == [Self.take(7, .adopted)])
+    }
+
+    /// A link's reassertion claims the machine for the reason this gateway took it: a home
+    /// whose claim met a far gateway's at the same epoch, and won the link, stays home (and so
+    /// gives the machine to nobody after the ride).
+    @Test func aReassertionKeepsTheReasonItWasTakenFor() {
+        var view = FloorView(gateway: "floor-1")
+        view.receive(presence: Self.presence("floor-6", heard: [Self.bike: -75]), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-1", epoch: 1, reason: .home), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-6", epoch: 1, reason: .home), at: Self.t0)
+        let linked = Self.presence("floor-1", holding: [Self.bike])
+        #expect(view.decide(for: GatewayState(presence: linked), at: Self.t1) == [Self.take(2, .home)])
+    }
+
+    /// A home that released the machine because another hears it better (or it lost its link)
+    /// gave it up: the gateway taking it is its home, not a stand-in that would give it back.
+    @Test func aMachineItsHomeReleasedIsTakenAsHome() {
+        var view = FloorView(gateway: "floor-1")
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-2", epoch: 1, reason: .home), at: Self.t0)
+        view.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 2, reason: .released), at: Self.t0)
+        view.receive(presence: Self.presence("floor-2", heard: [Self.bike: -60], releasing: [Self.bike]), at: Self.t0)
+        let own = Self.presence("floor-1", heard: [Self.bike: -45])
+        #expect(view.decide(for: GatewayState(presence: own), at: Self.t1) == [Self.take(3, .home)])
     }
 
     /// Claimed here, no link and no longer heard (the adapter died): let a neighbour take it.

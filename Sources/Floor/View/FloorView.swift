@@ -21,6 +21,12 @@ public struct FloorView: Sendable {
     /// gives the machine back. A machine on a link stops advertising, so a home back from the
     /// dead cannot hear it until it is released; this is how the floor remembers whose it is.
     public private(set) var homes: [String: String] = [:]
+    /// The reason of this gateway's newest claim of each machine: what a link's reassertion
+    /// claims again.
+    public private(set) var takenAs: [String: MachineClaim.Reason] = [:]
+    /// The reason of the newest claim with a holder of each machine: whether a release gives
+    /// the machine back from a stand-in.
+    public private(set) var lastTakenAs: [String: MachineClaim.Reason] = [:]
     /// Advertised names learnt from claims, by machine key.
     private(set) var names: [String: String] = [:]
 
@@ -54,6 +60,8 @@ public struct FloorView: Sendable {
         highestEpochs[claim.machine] = max(highestEpochs[claim.machine] ?? 0, claim.epoch)
         if let name = claim.name { names[claim.machine] = name }
         if claim.reason == .home, let holder = claim.holder { homes[claim.machine] = holder }
+        if claim.holder != nil { lastTakenAs[claim.machine] = claim.reason }
+        if claim.holder == gateway { takenAs[claim.machine] = claim.reason }
         return true
     }
 
@@ -80,6 +88,13 @@ public struct FloorView: Sendable {
         if gateway == self.gateway { return true }
         guard let arrived = presences[gateway] else { return false }
         return arrived.message.online && now - arrived.at < rules.lease
+    }
+
+    /// When this view found `gateway` gone: its last will's arrival, or its lease run out; nil
+    /// while it is live or never seen.
+    public func goneSince(_ gateway: String, at now: Duration) -> Duration? {
+        guard !isLive(gateway, at: now), let arrived = presences[gateway] else { return nil }
+        return arrived.message.online ? arrived.at + rules.lease : arrived.at
     }
 
     /// The machine's holder if its claim names one that is live; nil otherwise (released, or its

@@ -5,7 +5,15 @@ import Workout
 /// A simulated gym for the floor: machines with fixed radio geometry, gateways each running its
 /// own ``FloorView`` against a ``GymBroker``, a Bluetooth link that takes one central at a time,
 /// riders, and gateways that die, come back, or lose the broker. Time advances in fixed steps;
-/// everything random comes from one seed.
+/// everything random comes from one seed (every loop that draws from it, or publishes, runs in a
+/// fixed order, so a seed replays exactly).
+///
+/// Each gateway does what the daemon's `FloorCoordinator` does: it decides on every step (the
+/// daemon decides on each message and each sighting), and a take that adopts a session carries
+/// it on at once (a worker holding it disconnected, mirrored under the new claim) before the
+/// connect, which the link lock may refuse. A session open on a gateway without a link to its
+/// machine ends there after `disconnect_grace`, unless another gateway mirrors a checkpoint of
+/// it first (then it lets it go, as `MachineFleet.giveUp` does).
 struct GymWorld {
     struct Machine {
         let address: String
@@ -29,10 +37,11 @@ struct GymWorld {
 
     struct Session {
         let id: String
+        /// The ride it records; a session adopted after its rider left records none that is on.
         let ride: Int
+        /// Its newest data: the last checkpoint while linked; a session without a link ends at
+        /// it after `disconnect_grace`.
         var lastCheckpoint: Duration
-        /// Checkpoints of it that reached the broker.
-        var mirrored = 0
     }
 
     struct Gateway {
@@ -45,23 +54,37 @@ struct GymWorld {
         var readyAt: Duration = .zero
         var upSince: Duration = .zero
         var links: Set<String> = []
-        var connecting: [String: (at: Duration, adopt: MirroredCheckpoint?, splitFrom: String?)] = [:]
+        /// Connects under way: when each completes, and the dead holder whose ride it adopts.
+        var connecting: [String: (at: Duration, adoptedFrom: String?)] = [:]
         var releasing: [String: Duration] = [:]
+        /// Sessions open here, linked or not (the daemon's workers).
         var sessions: [String: Session] = [:]
         var heard: [String: (rssi: Int, at: Duration)] = [:]
         var beat = 0
         var lastPresence: GatewayPresence?
         var lastPresenceAt: Duration = .zero
-        /// Sessions left in the store by a death: (machine, session, own claim epoch, saved at).
-        var leftOpen: [(machine: String, session: Session, epoch: Int, savedAt: Duration)] = []
+        /// Sessions left in the store by a death, held until the broker's floor has arrived.
+        var leftOpen: [(machine: String, session: Session)] = []
         var ownEpochs: [String: Int] = [:]
+        /// The adoption this gateway made on each machine it holds, added to the machine's
+        /// carried list on every checkpoint it mirrors (the daemon's `carriedOn`).
+        var carriedOn: [String: CarriedSession] = [:]
+        /// Checkpoints mirrored while cut off from the broker, the newest of each topic, sent
+        /// on rejoining; lost with a death.
+        var queued: [(topic: String, body: GymMessage.Body)] = []
         var sessionCounter = 0
+        /// Whether the sessions a death left were settled since the return.
+        var settled = true
+        /// Its place among the gateways: the phase of its scans.
+        var index = 0
     }
 
     static let capacity = 16
     static let step = Duration.milliseconds(250)
     static let connectTime = Duration.seconds(1)
     static let settle = Duration.seconds(20)
+    /// How often each gateway's scan reports the machines it hears (each gateway at its own phase).
+    let scanEvery: Duration
 
     var now: Duration = .zero
     var machines: [String: Machine] = [:]
@@ -83,6 +106,8 @@ struct GymWorld {
     var lockRefusals = 0
     var adoptions = 0
     var handedOver = 0
+    /// Sessions an adopter let go because the lock winner carried them on.
+    var gaveUp = 0
     var adoptedIDs: Set<String> = []
     /// When each gateway last died, and whether silently.
     var deaths: [String: Duration] = [:]
@@ -95,9 +120,12 @@ struct GymWorld {
     /// Rides ended, with the instant to check that the machine is home again.
     var homeChecks: [(at: Duration, machine: String, rideEnd: Duration)] = []
     var homeChecksPassed = 0
+    /// When each machine was last released.
+    var released: [String: Duration] = [:]
 
-    init(seed: UInt64, rules: FloorRules, snapshot: SessionSnapshot) throws {
+    init(seed: UInt64, rules: FloorRules, snapshot: SessionSnapshot, scanEvery: Duration = .milliseconds(250)) throws {
         self.rules = rules
+        self.scanEvery = scanEvery
         self.snapshot = snapshot
         broker = GymBroker(seed: SplitMix64.derive(seed, 1))
         random = SplitMix64(seed: SplitMix64.derive(seed, 2))
@@ -123,8 +151,20 @@ struct GymWorld {
             machines[address] = Machine(address: address, name: name, rssi: rssi, home: home)
         }
         names = Dictionary(uniqueKeysWithValues: machines.values.map { ($0.address, $0.name) })
-        for id in ids { gateways[id] = Gateway(id: id, home: homeLists[id] ?? [], view: FloorView(gateway: id, rules: rules)) }
-        for id in ids { gateways[id]?.readyAt = broker.connect(id, at: .zero) }
+        for (index, id) in ids.enumerated() {
+            gateways[id] = Gateway(id: id, home: homeLists[id] ?? [], view: FloorView(gateway: id, rules: rules), index: index)
+        }
+        for id in ids {
+            let readyAt = ready(id, connectingAt: .zero)
+            gateways[id]?.readyAt = readyAt
+        }
+    }
+
+    /// Connects a gateway to the broker at `at`; it decides once its floor has arrived: the
+    /// retained replay, and a heartbeat (the daemon's `brokerHeard`: every live gateway has
+    /// republished its presence within one).
+    private mutating func ready(_ id: String, connectingAt at: Duration) -> Duration {
+        max(broker.connect(id, at: at), at + rules.heartbeat)
     }
 
     // MARK: The run
@@ -165,9 +205,10 @@ struct GymWorld {
             gateway.brokerUp = false
             broker.disconnect(id)
             for machine in gateway.links { machines[machine]?.linkedTo = nil }
-            for (machine, session) in gateway.sessions {
-                gateway.leftOpen.append((machine, session, gateway.ownEpochs[machine] ?? 0, session.lastCheckpoint))
-            }
+            gateway.leftOpen += gateway.sessions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            gateway.ownEpochs = [:]
+            gateway.carriedOn = [:]
+            gateway.queued = []
             gateway.links = []
             gateway.connecting = [:]
             gateway.sessions = [:]
@@ -186,7 +227,8 @@ struct GymWorld {
             gateway.view = FloorView(gateway: id, rules: rules)
             gateway.lastPresence = nil
             gateway.upSince = now
-            gateway.readyAt = broker.connect(id, at: now + .seconds(1))
+            gateway.settled = false
+            gateway.readyAt = ready(id, connectingAt: now + .seconds(1))
         case .cutOff:
             guard gateway.alive, gateway.brokerUp else { return }
             gateway.brokerUp = false
@@ -197,9 +239,14 @@ struct GymWorld {
             guard gateway.alive, !gateway.brokerUp else { return }
             gateway.brokerUp = true
             gateway.lastPresence = nil
-            gateway.readyAt = broker.connect(id, at: now + .seconds(1))
-            gateway.leftOpen = []
+            gateway.readyAt = ready(id, connectingAt: now + .seconds(1))
+            let queued = gateway.queued
+            gateway.queued = []
             gateways[id] = gateway
+            for message in queued {
+                if case .checkpoint(let checkpoint) = message.body { mirroredSessions.insert(checkpoint.sessionID) }
+                publish(message.body, topic: message.topic)
+            }
             reassertAfterRejoin(id)
             return
         }
@@ -224,13 +271,20 @@ struct GymWorld {
 
     private mutating func scan(_ id: String) {
         guard var gateway = gateways[id], gateway.alive else { return }
-        for (address, machine) in machines where machine.linkedTo == nil {
-            if let rssi = machine.rssi[id] { gateway.heard[address] = (rssi + Int(random.next() % 5) - 2, now) }
+        let every = max(1, Int((scanEvery / Self.step).rounded()))
+        if (steps + gateway.index) % every == 0 {
+            for address in machines.keys.sorted() {
+                guard let machine = machines[address], machine.linkedTo == nil, let rssi = machine.rssi[id] else { continue }
+                gateway.heard[address] = (rssi + Int(random.next() % 5) - 2, now)
+            }
         }
         gateway.heard = gateway.heard.filter { now - $0.value.at < rules.heardWindow }
         gateways[id] = gateway
     }
 
+    /// A connect completes unless the link lock refuses it (the machine is on another's link,
+    /// or no longer heard). The link carries on the session open here, if any: `record` starts,
+    /// continues or ends sessions on what the link shows.
     private mutating func completeConnects(_ id: String) {
         guard var gateway = gateways[id], gateway.alive else { return }
         for (address, connect) in gateway.connecting.sorted(by: { $0.key < $1.key }) where connect.at <= now {
@@ -245,32 +299,8 @@ struct GymWorld {
             machine.linkedTo = id
             gateway.links.insert(address)
             gateway.heard[address] = nil
-            if var ride = machine.ride {
-                var session: Session
-                // The newest checkpoint first: a neighbour's mirrored one is newer than this
-                // gateway's own from before it lost the machine.
-                if let adopt = connect.adopt {
-                    session = Session(id: adopt.sessionID, ride: ride.number, lastCheckpoint: now)
-                    adoptions += 1
-                    adoptedIDs.insert(adopt.sessionID)
-                    if let death = deaths[adopt.holder], let silent = silentDeaths[adopt.holder] {
-                        adoptionGaps.append((now - death, silent))
-                    }
-                } else if let restored = gateway.leftOpen.firstIndex(where: { $0.machine == address && now - $0.savedAt < rules.disconnectGrace }) {
-                    session = gateway.leftOpen.remove(at: restored).session
-                } else {
-                    gateway.sessionCounter += 1
-                    session = Session(id: "\(id)-s\(gateway.sessionCounter)", ride: ride.number, lastCheckpoint: now)
-                    if let previous = ride.sessions.last {
-                        splits.append((ride.number, mirroredSessions.contains(previous), now, id))
-                    }
-                }
-                if ride.sessions.last != session.id { ride.sessions.append(session.id) }
-                machine.ride = ride
-                gateway.sessions[address] = session
-                gateways[id] = gateway
-                mirror(address, by: id, state: .open)
-                gateway = gateways[id] ?? gateway
+            if let holder = connect.adoptedFrom, let death = deaths[holder], let silent = silentDeaths[holder] {
+                adoptionGaps.append((now - death, silent))
             }
             machines[address] = machine
         }
@@ -279,7 +309,6 @@ struct GymWorld {
 
     var mirroredSessions: Set<String> = []
     var names: [String: String] = [:]
-    /// Gateways decide every fourth step (1 s), as a daemon does on its timer and on messages.
     var steps = 0
 
     private mutating func receive(_ id: String) {
@@ -288,7 +317,15 @@ struct GymWorld {
             switch message.body {
             case .presence(let presence): gateway.view.receive(presence: presence, at: now)
             case .claim(let claim): gateway.view.receive(claim: claim, at: now)
-            case .checkpoint(let checkpoint): gateway.view.receive(checkpoint: checkpoint, at: now)
+            case .checkpoint(let checkpoint):
+                guard gateway.view.receive(checkpoint: checkpoint, at: now), checkpoint.holder != id else { continue }
+                // Another gateway carries on a session open here without a link: let it go.
+                let machine = FloorTopics.machineKey(checkpoint.machine)
+                if gateway.sessions[machine]?.id == checkpoint.sessionID, !gateway.links.contains(machine), gateway.connecting[machine] == nil {
+                    gateway.sessions[machine] = nil
+                    gaveUp += 1
+                    handedOverIDs.insert(checkpoint.sessionID)
+                }
             }
         }
         gateways[id] = gateway
@@ -328,57 +365,77 @@ struct GymWorld {
             return
         }
         settleLeftOpen(&gateway)
-        guard steps % 4 == 0 else {
-            gateways[id] = gateway
-            return
-        }
         let state = GatewayState(presence: current, names: names, openSessions: Set(gateway.sessions.keys), connecting: Set(gateway.connecting.keys))
         let decisions = gateway.view.decide(for: state, at: now)
         gateways[id] = gateway
         for decision in decisions { apply(decision, by: id) }
     }
 
-    /// A gateway back with sessions of its own asks the floor what became of them.
+    /// A gateway back with sessions of its own asks the floor, once its floor has arrived, what
+    /// became of them (as the daemon's `settleHeld`, which knows no epoch of its own from before
+    /// the start): adopted ones are handed over, never uploaded; the others are restored as
+    /// sessions without a link (ended at their checkpoint after the grace, or carried on by a
+    /// link, or let go when another gateway mirrors them).
     private mutating func settleLeftOpen(_ gateway: inout Gateway) {
-        gateway.leftOpen.removeAll { left in
-            switch gateway.view.fate(ofSession: left.session.id, machine: left.machine, ownEpoch: left.epoch) {
-            case .adopted:
+        guard !gateway.settled else { return }
+        gateway.settled = true
+        for left in gateway.leftOpen {
+            if case .adopted = gateway.view.fate(ofSession: left.session.id, machine: left.machine, ownEpoch: 0) {
                 handedOver += 1
                 handedOverIDs.insert(left.session.id)
-                return true
-            case .notAdopted, .unknown:
-                guard now - left.savedAt >= rules.disconnectGrace || now - gateway.readyAt >= rules.holdUnconfirmed else { return false }
+            } else if gateway.sessions[left.machine] == nil {
+                gateway.sessions[left.machine] = left.session
+            } else {
                 uploads[left.session.id, default: []].append(gateway.id)
-                return true
             }
         }
+        gateway.leftOpen = []
     }
 
+    /// A take publishes the claim, then (a new link) carries on the session it adopts at once,
+    /// mirrored under the new claim, then connects: the daemon's `FloorCoordinator.take`. A take
+    /// of a machine linked or connecting here reasserts the claim (no session named). A release
+    /// publishes the claim released and disconnects; a session open on the machine stays here
+    /// without a link.
     private mutating func apply(_ decision: PlacementDecision, by id: String) {
         guard var gateway = gateways[id], let machine = machines[decision.machine] else { return }
         switch decision {
-        case .take(let address, let epoch, let adopt, let splitFrom, let reason):
+        case .take(let address, let epoch, let adopt, _, let reason):
+            let linkedHere = gateway.links.contains(address) || gateway.connecting[address] != nil
             let claim = MachineClaim(
-                machine: address, name: machine.name, holder: id, epoch: epoch,
-                sessionID: gateway.sessions[address]?.id ?? adopt?.sessionID, reason: reason)
+                machine: address, name: machine.name, holder: id, epoch: epoch, sessionID: linkedHere ? nil : adopt?.sessionID, reason: reason)
             gateway.view.receive(claim: claim, at: now)
             gateway.ownEpochs[address] = epoch
-            if !gateway.links.contains(address), gateway.connecting[address] == nil {
-                gateway.connecting[address] = (now + Self.connectTime, adopt, splitFrom)
-            }
             gateways[id] = gateway
             publish(.claim(claim), topic: topics.claim(machine: address))
+            // The claim mirrors the session linked here under its epoch at once.
+            if gateway.links.contains(address) { mirror(address, by: id, state: .open) }
+            guard !linkedHere else { return }
+            gateway = gateways[id] ?? gateway
+            if let adopt, gateway.sessions[address] == nil {
+                let ride = machine.ride.flatMap { $0.sessions.contains(adopt.sessionID) ? $0.number : nil } ?? -1
+                let arrived = gateway.view.checkpoints[address]?.at ?? now
+                gateway.sessions[address] = Session(id: adopt.sessionID, ride: ride, lastCheckpoint: arrived)
+                gateway.carriedOn[address] = CarriedSession(sessionID: adopt.sessionID, from: adopt.holder, by: id)
+                adoptions += 1
+                adoptedIDs.insert(adopt.sessionID)
+                gateways[id] = gateway
+                mirror(address, by: id, state: .open)
+                gateway = gateways[id] ?? gateway
+            }
+            // The gap from a death to the link is measured for a ride adopted from a dead holder.
+            gateway.connecting[address] = (now + Self.connectTime, adopt.flatMap { gateways[$0.holder]?.alive == false ? $0.holder : nil })
+            gateways[id] = gateway
         case .release(let address, _):
+            released[address] = now
             gateway.releasing[address] = now
             let epoch = gateway.view.nextEpoch(for: address)
-            let claim = MachineClaim(machine: address, name: machine.name, holder: nil, epoch: epoch, sessionID: gateway.sessions[address]?.id, reason: .released)
+            let claim = MachineClaim(machine: address, name: machine.name, holder: nil, epoch: epoch, reason: .released)
             gateway.view.receive(claim: claim, at: now)
-            gateway.ownEpochs[address] = epoch
+            gateway.ownEpochs[address] = nil
+            gateway.carriedOn[address] = nil
             if gateway.links.remove(address) != nil { machines[address]?.linkedTo = nil }
             gateway.connecting[address] = nil
-            if let session = gateway.sessions.removeValue(forKey: address) {
-                gateway.leftOpen.append((address, session, epoch, session.lastCheckpoint))
-            }
             gateways[id] = gateway
             publish(.claim(claim), topic: topics.claim(machine: address))
         }
@@ -395,24 +452,30 @@ struct GymWorld {
             gateway.ownEpochs[address] = epoch
             gateways[id] = gateway
             publish(.claim(claim), topic: topics.claim(machine: address))
+            mirror(address, by: id, state: .open)
+            gateway = gateways[id] ?? gateway
         }
     }
 
-    /// Sessions: checkpoints every 5 s while ridden, finished when the rider leaves.
+    /// Sessions: on a link, checkpoints every 5 s while ridden, finished when the rider has
+    /// left, a new one when a rider comes; without a link, ended at the last checkpoint after
+    /// `disconnect_grace`.
     private mutating func record(_ id: String) {
         guard let gateway = gateways[id], gateway.alive else { return }
         for (address, session) in gateway.sessions.sorted(by: { $0.key < $1.key }) {
-            if machines[address]?.ride?.number != session.ride {
-                uploads[session.id, default: []].append(id)
-                gateways[id]?.sessions[address] = nil
-                mirror(address, by: id, state: .finished, session: session)
-            } else if now - session.lastCheckpoint >= .seconds(5) {
-                gateways[id]?.sessions[address]?.lastCheckpoint = now
-                mirror(address, by: id, state: .open)
+            if gateway.links.contains(address) {
+                if machines[address]?.ride?.number != session.ride {
+                    finish(session, on: address, by: id)
+                } else if now - session.lastCheckpoint >= .seconds(5) {
+                    gateways[id]?.sessions[address]?.lastCheckpoint = now
+                    mirror(address, by: id, state: .open)
+                }
+            } else if now - session.lastCheckpoint >= rules.disconnectGrace {
+                finish(session, on: address, by: id)
             }
         }
-        for address in gateway.links where gateways[id]?.sessions[address] == nil {
-            // A rider on a machine already linked here: a new session.
+        for address in gateway.links.sorted() where gateways[id]?.sessions[address] == nil {
+            // A rider on a machine linked here: a new session.
             guard var ride = machines[address]?.ride else { continue }
             gateways[id]?.sessionCounter += 1
             let session = Session(id: "\(id)-s\(gateways[id]?.sessionCounter ?? 0)", ride: ride.number, lastCheckpoint: now)
@@ -424,14 +487,34 @@ struct GymWorld {
         }
     }
 
+    private mutating func finish(_ session: Session, on address: String, by id: String) {
+        uploads[session.id, default: []].append(id)
+        gateways[id]?.sessions[address] = nil
+        mirror(address, by: id, state: .finished, session: session)
+    }
+
     private mutating func mirror(_ address: String, by id: String, state: MirroredCheckpoint.State, session: Session? = nil) {
-        guard let gateway = gateways[id], let session = session ?? gateway.sessions[address] else { return }
+        // Only under a claim of this gateway's (the daemon's `mirror`): a machine released or
+        // handed over has a newer holder whose checkpoints are the newer.
+        guard let gateway = gateways[id], let session = session ?? gateway.sessions[address], let epoch = gateway.ownEpochs[address] else { return }
+        var carried = gateway.view.carried(on: address)
+        if let adoption = gateway.carriedOn[address] { carried = CarriedSession.record(adoption, onto: carried) }
         let checkpoint = MirroredCheckpoint(
-            machine: address, holder: id, epoch: gateway.ownEpochs[address] ?? 0, sessionID: session.id, state: state,
-            snapshot: state == .open ? snapshot : nil, endEpoch: state == .finished ? 1_764_400_000 + Int(now.components.seconds) : nil)
-        guard gateway.brokerUp else { return }
+            machine: address, holder: id, epoch: epoch, sessionID: session.id, state: state,
+            snapshot: state == .open ? snapshot : nil, endEpoch: state == .finished ? 1_764_400_000 + Int(now.components.seconds) : nil,
+            carried: carried)
+        // Recorded in its own view at once, as the daemon does (the next one copies its list on).
+        gateways[id]?.view.receive(checkpoint: checkpoint, at: now)
+        let topic = topics.checkpoint(machine: address)
+        guard gateway.brokerUp else {
+            // Cut off from the broker: the MQTT client keeps it and sends it on reconnecting
+            // (its queue, and the newest retained message of each topic renewed).
+            gateways[id]?.queued.removeAll { $0.topic == topic }
+            gateways[id]?.queued.append((topic, .checkpoint(checkpoint)))
+            return
+        }
         mirroredSessions.insert(session.id)
-        publish(.checkpoint(checkpoint), topic: topics.checkpoint(machine: address))
+        publish(.checkpoint(checkpoint), topic: topic)
     }
 
     private mutating func publish(_ body: GymMessage.Body, topic: String) {
@@ -439,7 +522,14 @@ struct GymWorld {
         switch body {
         case .presence(let presence): bytes = presence.payload.count
         case .claim(let claim): bytes = claim.payload.count
-        case .checkpoint(let checkpoint): bytes = checkpoint.snapshot == nil ? ((try? checkpoint.payload())?.count ?? 0) : checkpointBytes - topic.utf8.count
+        case .checkpoint(let checkpoint):
+            // The snapshot's bytes measured once (the template); the carried list on top.
+            var bare = checkpoint
+            bare.snapshot = nil
+            let withList = (try? bare.payload())?.count ?? 0
+            bare.carried = []
+            let carriedBytes = withList - ((try? bare.payload())?.count ?? 0)
+            bytes = checkpoint.snapshot == nil ? ((try? checkpoint.payload())?.count ?? 0) : checkpointBytes - topic.utf8.count + carriedBytes
         }
         broker.publish(GymMessage(topic: topic, body: body, bytes: topic.utf8.count + bytes), at: now)
     }
@@ -463,6 +553,13 @@ struct GymWorld {
         while let check = homeChecks.first, check.at <= now {
             homeChecks.removeFirst()
             guard let machine = machines[check.machine], let home = gateways[machine.home] else { continue }
+            // Given back later than the ride's end (its holder was cut off from the broker then,
+            // and could release it only on rejoining): judged `settle` after the release.
+            if machine.linkedTo == nil, let at = released[check.machine], at > check.rideEnd + .seconds(2), now < at + Self.settle {
+                let index = homeChecks.firstIndex { $0.at > at + Self.settle } ?? homeChecks.endIndex
+                homeChecks.insert((at + Self.settle, check.machine, check.rideEnd), at: index)
+                continue
+            }
             // A new ride began on it, or the home was not able all along: nothing to judge.
             guard machine.ride == nil, able(home, for: check.machine), now - home.upSince >= Self.settle * 2 else { continue }
             // A holder cut off from the broker keeps what it holds: it cannot publish a release.
