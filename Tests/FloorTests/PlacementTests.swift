@@ -16,10 +16,14 @@ import Testing
         return view
     }
 
-    static func presence(_ gateway: String, home: [String] = [], slots: Int = 3, heard: [String: Int] = [:], holding: [String] = [], releasing: [String] = [])
-        -> GatewayPresence
-    {
-        GatewayPresence(gateway: gateway, home: home, freeSlots: slots, heard: heard, holding: holding, releasing: releasing)
+    /// `beat`: a later presence of the same gateway needs a later beat to renew its lease.
+    static func presence(
+        _ gateway: String, home: [String] = [], slots: Int = 3, heard: [String: Int] = [:], holding: [String] = [], releasing: [String] = [],
+        beat: Int = 0
+    ) -> GatewayPresence {
+        var presence = GatewayPresence(gateway: gateway, home: home, freeSlots: slots, heard: heard, holding: holding, releasing: releasing)
+        presence.beat = beat
+        return presence
     }
 
     /// What each gateway decides when every one received all the others' presences.
@@ -216,7 +220,7 @@ import Testing
         view.receive(claim: MachineClaim(machine: Self.bike, holder: nil, epoch: 3, reason: .released), at: Self.t0)
         view.receive(presence: Self.presence("floor-1"), at: Self.t0)
         let own = Self.presence("floor-2", heard: [Self.bike: -70])
-        view.receive(presence: Self.presence("floor-1"), at: .seconds(14))
+        view.receive(presence: Self.presence("floor-1", beat: 1), at: .seconds(14))
         #expect(view.decide(for: GatewayState(presence: own), at: .seconds(15)) == [Self.take(4, .home)])
     }
 
@@ -240,7 +244,7 @@ import Testing
         heard.receive(presence: home, at: .seconds(2))
         #expect(heard.decide(for: own, at: .seconds(3)) == [])
         // The home has not heard it within heard_window of the release: out of its range now.
-        view.receive(presence: Self.presence("floor-1"), at: .seconds(12))
+        view.receive(presence: Self.presence("floor-1", beat: 1), at: .seconds(12))
         #expect(view.decide(for: own, at: .seconds(15)) == [])
         #expect(view.decide(for: own, at: .seconds(16)) == [Self.take(4, .home)])
         // A gateway that started since the home last claimed it knows only that a stand-in
