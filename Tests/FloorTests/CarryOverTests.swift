@@ -94,8 +94,15 @@ import Workout
         var claimOnly = FloorView(gateway: "floor-1")
         claimOnly.receive(claim: MachineClaim(machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-1", reason: .adopted), at: .zero)
         #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
-        // With a checkpoint mirrored under that claim since (of a later session): adopted.
+        // Nor is a checkpoint mirrored under that claim since, of another session: the take
+        // may have found the ride gone (or its link refused) and started s-9 fresh.
         claimOnly.receive(checkpoint: MirroredCheckpoint(machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-9", state: .open), at: .zero)
+        #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .notAdopted)
+        // That checkpoint's carried list saying floor-3 carried s-1 on from floor-1 is the proof.
+        claimOnly.receive(
+            checkpoint: MirroredCheckpoint(
+                machine: Self.bike, holder: "floor-3", epoch: 9, sessionID: "s-9", state: .open,
+                carried: [CarriedSession(sessionID: "s-1", from: "floor-1", by: "floor-3")]), at: .zero)
         #expect(claimOnly.fate(ofSession: "s-1", machine: Self.bike, ownEpoch: 4) == .adopted(by: "floor-3"))
         // Its own checkpoint echoed back is no adoption.
         var own = FloorView(gateway: "floor-1")

@@ -41,15 +41,15 @@ extension FloorView {
     }
 
     /// What became of a session this gateway held with claim epoch `ownEpoch`, as the broker's
-    /// retained messages tell: adopted when another gateway mirrored a checkpoint of it with a
-    /// newer epoch (an adopter mirrors one at once), or when another gateway's newer claim names
-    /// it as the session it adopts and that gateway has mirrored a checkpoint under that claim
-    /// since (the session may have ended and another begun). A claim alone is no proof: it is
-    /// published before the connect, which may fail.
-    ///
-    /// A ride adopted from this gateway that has since ended, with another begun, is known by
-    /// the machine's carried list (``MirroredCheckpoint/carried``), which every later holder
-    /// copies on.
+    /// retained messages tell. Adopted only on proof that another gateway carried it on: a
+    /// checkpoint of it mirrored by another gateway with a newer epoch (an adopter mirrors one
+    /// as soon as its link is up), or the machine's carried list (``MirroredCheckpoint/carried``,
+    /// copied on by every later holder) naming it as taken from this gateway, however many
+    /// rides later. A claim naming the session is no proof: it is published before the
+    /// connect, which may fail or find the ride gone, and a later checkpoint under that claim
+    /// may be another session. Where the proof is missing, the answer is "not adopted": a
+    /// session uploaded twice is one at the backend (seed 002 §7.3), a session handed over
+    /// that nobody carried on is a lost ride.
     public func fate(ofSession session: String, machine: String, ownEpoch: Int) -> SessionFate {
         let machine = FloorTopics.machineKey(machine)
         let checkpoint = checkpoints[machine]?.message
@@ -59,13 +59,7 @@ extension FloorView {
         if let checkpoint, checkpoint.sessionID == session, checkpoint.holder != gateway, checkpoint.epoch > ownEpoch {
             return .adopted(by: checkpoint.holder)
         }
-        let claim = claims[machine]?.message
-        if let claim, claim.sessionID == session, let holder = claim.holder, holder != gateway, claim.epoch > ownEpoch,
-            let checkpoint, checkpoint.holder == holder, checkpoint.epoch >= claim.epoch
-        {
-            return .adopted(by: holder)
-        }
-        if let claim, claim.epoch >= ownEpoch { return .notAdopted }
+        if let claim = claims[machine]?.message, claim.epoch >= ownEpoch { return .notAdopted }
         if let checkpoint, checkpoint.epoch >= ownEpoch { return .notAdopted }
         return .unknown
     }
