@@ -247,7 +247,7 @@ step store-full guarded python3 scripts/store-full.py --bin .build/debug
 step store-live guarded python3 scripts/store-live.py --bin .build/debug
 step clock-steps guarded python3 scripts/clock-steps.py --bin .build/debug
 step mqtt-fleet guarded python3 scripts/mqtt-fleet.py --bin .build/debug
-step floor guarded python3 scripts/floor-deaths.py --bin .build/debug --deaths "${FLOOR_DEATHS:-3}" --handovers "${FLOOR_HANDOVERS:-2}" \
+step floor guarded python3 scripts/floor-deaths.py --bin .build/debug --deaths "${FLOOR_DEATHS:-2}" --handovers "${FLOOR_HANDOVERS:-1}" \
     --lease-deaths "${FLOOR_LEASE_DEATHS:-1}" --cuts "${FLOOR_CUTS:-2}" --cut-hold "${FLOOR_CUT_HOLD:-20}"
 step dashboard guarded python3 scripts/dashboard-browser.py --bin .build/debug --out .build/dashboard-screens
 step vm vm
