@@ -29,15 +29,16 @@ struct ReplayPublishTests {
         let capture = try Self.capture(in: directory)
         let socket = directory.appendingPathComponent("metrics.sock").path
         let replay = Task {
-            try await ProcessRunner.run(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(90))
+            try await ProcessRunner.run(["replay", "--realtime", "--publish", socket, capture], timeout: .seconds(400))
         }
-        // The whole suite starts at once on CI, so the replay process may take a while to come up;
+        // The whole suite starts at once on CI, so the replay process may take a while to come up
+        // (a fresh clone's CI once stalled the suite for 80 s, past an earlier 60 s deadline);
         // once its socket exists it waits ten seconds of capture time before the first event.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        let watched = try await ProcessRunner.run(["watch", "--socket", socket] + arguments, timeout: .seconds(30))
+        let watched = try await ProcessRunner.run(["watch", "--socket", socket] + arguments, timeout: .seconds(120))
         return (watched, try await replay.value)
     }
 
