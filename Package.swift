@@ -393,7 +393,7 @@ let package = Package(
         // The first of an operation or a timeout, and the manual clock the other tests run on.
         .testTarget(name: "ClocksTests", dependencies: ["Clocks", "CivilTime", "TestSupport"], swiftSettings: strict),
         // The placement rules one by one, the wire against garbage, and a simulated 60-machine gym.
-        .testTarget(name: "FloorTests", dependencies: ["Floor", "Workout", "FTMS", "JSON", "DeterministicRandom", "CivilTime"], swiftSettings: strict),
+        .testTarget(name: "FloorTests", dependencies: ["Floor", "Workout", "FTMS", "JSON", "DeterministicRandom", "CivilTime", "OwnThread"], swiftSettings: strict),
         .testTarget(name: "WorkoutTests", dependencies: ["DeterministicRandom", "Workout", "FTMS", "JSON"], swiftSettings: strict),
         .testTarget(
             name: "CaptureTests",

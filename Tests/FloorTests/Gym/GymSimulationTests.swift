@@ -1,4 +1,5 @@
 import Floor
+import OwnThread
 import Testing
 
 /// The floor on a simulated gym (issue 37's bar): 60 machines on 6 gateways whose radios
@@ -8,7 +9,11 @@ import Testing
 /// or silent and found by the lease) plus 3 cut-offs from the broker with the links kept.
 /// Each case runs the gym with the gateways' scans reporting every 250 ms, 1 s or 2 s (real
 /// scans report a machine about every second or less often), on a few seeds.
-@Suite struct GymSimulationTests {
+///
+/// Each run is minutes of CPU without a suspension point: it runs on a thread of its own
+/// (`onOwnThread`), one case at a time, so it never holds the cooperative pool's threads (two on
+/// a 2-core box) that the rest of the test run waits on.
+@Suite(.serialized) struct GymSimulationTests {
     static let hours = 2
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -36,11 +41,14 @@ import Testing
         return events
     }
 
-    @Test(arguments: cases) func aSixtyMachineGymThroughTwentyDeaths(_ run: Case) throws {
-        var world = try GymWorld(
-            seed: run.seed, rules: FloorRules(), snapshot: try SnapshotMaker.ridden(seconds: 600), scanEvery: .milliseconds(run.scanMilliseconds))
+    @Test(arguments: cases) func aSixtyMachineGymThroughTwentyDeaths(_ run: Case) async throws {
+        let snapshot = try SnapshotMaker.ridden(seconds: 600)
         let end = Duration.seconds(Self.hours * 3600)
-        world.run(until: end, events: Self.events())
+        let world = try await onOwnThread { () throws -> GymWorld in
+            var world = try GymWorld(seed: run.seed, rules: FloorRules(), snapshot: snapshot, scanEvery: .milliseconds(run.scanMilliseconds))
+            world.run(until: end, events: Self.events())
+            return world
+        }
 
         let seconds = Double(Self.hours * 3600)
         var lines = ["gym simulation (\(run.testDescription)): 60 machines, 6 gateways, \(Self.hours) h, 20 deaths and returns, 3 cut-offs"]
