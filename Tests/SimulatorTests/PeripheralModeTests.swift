@@ -34,8 +34,10 @@ extension SimulatorProcessTests {
         /// Owns org.bluez and serves GattManager1 and LEAdvertisingManager1 on /org/bluez/hci1.
         static func standIn(on bus: PrivateBus, adapterPresent: Bool = true) async throws -> (DBusConnection, Registrations) {
             let connection = try await DBusConnection.connect(address: bus.address)
-            #expect(try await connection.requestName("org.bluez"))
             let seen = Registrations(adapterPresent: adapterPresent)
+            // The handler before the name: a peripheral that calls the moment the name is owned
+            // (a restarted bluetoothd) must find it there, or its one try goes unanswered and
+            // uncounted (a fresh clone's CI timed out waiting for that try once).
             try connection.export(path: "/org/bluez/hci1") { call in
                 let path = call.arguments.first?.string ?? ""
                 let sender = call.message.sender ?? ""
@@ -55,6 +57,7 @@ extension SimulatorProcessTests {
                 }
                 call.replier.reply()
             }
+            #expect(try await connection.requestName("org.bluez"))
             return (connection, seen)
         }
 
