@@ -483,8 +483,6 @@ package actor FloorCoordinator: FloorHooks {
         case .finished, .dropped: lastSnapshots[machine] = nil
         }
         guard let epoch = ownEpochs[machine] else { return }
-        var carried = view.carried(on: machine)
-        if let adoption = carriedOn[machine] { carried = CarriedSession.record(adoption, onto: carried) }
         var checkpoint: MirroredCheckpoint
         switch event {
         case .checkpoint(let snapshot):
@@ -502,7 +500,8 @@ package actor FloorCoordinator: FloorHooks {
             splits[machine] = nil
             adoptedFrom[machine] = nil
         }
-        checkpoint.carried = carried
+        checkpoint.carried = view.carried(on: machine)
+        if let adoption = carriedOn[machine] { checkpoint.carried = CarriedSession.record(adoption, onto: checkpoint.carried) }
         do {
             client.publish(OutgoingMessage(topic: topics.checkpoint(machine: machine), payload: try checkpoint.payload(), qos: .atLeastOnce, retain: true))
             view.receive(checkpoint: checkpoint, at: now())

@@ -27,13 +27,13 @@ extension FloorView {
             .compactMap { presences[$0]?.message.lost[machine] }.first
     }
 
-    /// The session the replaced claim held, when taking the machine cannot continue it: no
-    /// checkpoint of it reached the broker, so the ride splits and the new session says so.
     /// The adoptions the machine's newest checkpoint carries, to copy onto the next one mirrored.
     public func carried(on machine: String) -> [CarriedSession] {
         checkpoints[FloorTopics.machineKey(machine)]?.message.carried ?? []
     }
 
+    /// The session the replaced claim held, when taking the machine cannot continue it: no
+    /// checkpoint of it reached the broker, so the ride splits and the new session says so.
     func splitFrom(_ machine: String, adopting adopt: MirroredCheckpoint?) -> String? {
         guard let claim = claims[machine]?.message, let session = claim.sessionID, claim.holder != gateway else { return nil }
         guard adopt?.sessionID != session, checkpoints[machine]?.message.sessionID != session else { return nil }
