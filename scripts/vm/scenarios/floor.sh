@@ -54,6 +54,8 @@ start_gateway() {
 ctl() { local name=$1; shift; "$BIN/ftms-bridge" "$@" --control-socket "$work/$name/control.sock"; }
 start_gateway floor-1
 start_gateway floor-2
+daemon_on_bus "$RESULTS/floor-floor-1.log"
+daemon_on_bus "$RESULTS/floor-floor-2.log"
 # btvirt hands a scanner the advertisements only when its scan or their advertising starts.
 first=$(now)
 until grep -q "SF-Bike-0001 ready" "$RESULTS/floor-floor-1.log" 2>/dev/null; do

@@ -98,6 +98,13 @@ wait_for_line() {
   done
 }
 
+# daemon_on_bus LOG: waits (up to 120 s) for a just-started daemon to say it is on the system bus.
+# A cold debug binary loads over 9p, and on a loaded host that alone took 20 s: a scenario's own
+# bound then counts from here, so that it times the daemon and not the guest's start-up.
+daemon_on_bus() {
+  wait_for_line "$1" "connected to the system bus" 120 || fail "the daemon was not on the system bus within 120 s of its start: $(tail -1 "$1")"
+}
+
 # count_lines FILE PATTERN: lines of FILE matching PATTERN (grep -E), 0 when none.
 count_lines() { grep -cE "$2" "$1" 2>/dev/null || true; }
 

@@ -18,7 +18,8 @@ started_pids+=($!)
 log="$RESULTS/restarts-daemon.log"
 "$BIN/ftms-bridge" run --config "$config" > /dev/null 2> "$log" &
 started_pids+=($!)
-wait_for_line "$log" "SF-Bike-0001 ready" 60 && wait_for_line "$log" "SF-Rower-0001 ready" 60 || fail "both machines not ready within 60 s of the daemon's start"
+daemon_on_bus "$log"
+wait_for_line "$log" "SF-Bike-0001 ready" 60 && wait_for_line "$log" "SF-Rower-0001 ready" 60 || fail "both machines not ready within 60 s of the daemon's bus connection"
 times=(); missed=()
 for i in $(seq 1 "${RESTARTS:-6}"); do
   sleep 3

@@ -30,9 +30,11 @@ figure "scan windows before the daemon's first start: $windows"
 
 daemon_pid=""
 # start_daemon LOG: ftms-bridge run in the background, its stderr in LOG.
+# Returns once the daemon is on the bus: every bound below counts from there (daemon_on_bus).
 start_daemon() {
   "$BIN/ftms-bridge" run --config "$config" > /dev/null 2> "$1" &
   daemon_pid=$!; started_pids+=("$daemon_pid")
+  daemon_on_bus "$1"
 }
 stop_daemon() {
   kill "$daemon_pid" 2>/dev/null
@@ -48,7 +50,7 @@ for run in $(seq 1 "$restarts"); do
   log="$RESULTS/run-restart-$run.log"
   start=$(now)
   start_daemon "$log"
-  both_ready "$log" 60 || fail "restart $run: both machines not ready within 60 s: $(tail -1 "$log")"
+  both_ready "$log" 60 || fail "restart $run: both machines not ready within 60 s of its bus connection: $(tail -1 "$log")"
   times+=("$(seconds_since "$start")")
   for adapter in hci1 hci2; do [ "$(discovering "$adapter")" = true ] && discovering_seen="$discovering_seen $adapter(run $run)"; done
   # First attempt: one "connecting to" per machine, nothing lost or retried before ready.
@@ -74,7 +76,7 @@ connected=$(dbus-send --system --print-reply --dest=org.bluez "/org/bluez/hci0/d
 log="$RESULTS/run-adopt.log"
 start=$(now)
 start_daemon "$log"
-wait_for_line "$log" "SF-Bike-0001 ready" 30 || fail "a connected SF-Bike-0001 was not adopted within 30 s: $(tail -1 "$log")"
+wait_for_line "$log" "SF-Bike-0001 ready" 30 || fail "a connected SF-Bike-0001 was not adopted within 30 s of the daemon's bus connection: $(tail -1 "$log")"
 adopted=$(seconds_since "$start")
 both_ready "$log" 30 || fail "SF-Rower-0001 not ready beside the adopted bike"
 stop_daemon
