@@ -93,6 +93,8 @@ struct ClockService: Service {
                     next = try await look(&memory, woken: woken)
                     if failing { logger.notice("wall clock: the store accepts its bookkeeping again") }
                     failing = false
+                } catch where Task.isCancelled {
+                    break  // the daemon stops: a store call cut short is not a failing store
                 } catch {
                     if !failing { logger.warning("wall clock: could not keep its state or date sessions (tried again): \(error)") }
                     failing = true
