@@ -223,14 +223,25 @@ def damage_case(gym):
         f.flush()
         os.fsync(f.fileno())
     garbled_at = time.monotonic()
-    moved = wait_for("the damage noticed", lambda: (lambda s: s if s["store"].get("moved_aside") else None)(gym.status_json()), 90)
+    # `status` must answer all along, even while the damaged file cannot be read (then from the
+    # last good reading, saying so): an operator asks exactly then.
+    unreadable = []
+
+    def moved_aside():
+        status = gym.status_json()
+        if status["queue"].get("unreadable"):
+            unreadable.append(status["queue"]["unreadable"])
+        return status if status["store"].get("moved_aside") else None
+    moved = wait_for("the damage noticed", moved_aside, 90)
     noticed = time.monotonic() - garbled_at
     if noticed > 60:
         raise Failure(f"damage noticed after {noticed:.0f} s, over 60 s")
     if gym.daemon.poll() is not None or gym.daemon.pid != pid:
         raise Failure("the daemon did not go on")
     step(f"page {page} of {count} (sessions) garbled: noticed after {noticed:.1f} s, moved aside to "
-         f"{os.path.basename(moved['store']['moved_aside']['path'])}, store writable {moved['store']['writable']}, same process")
+         f"{os.path.basename(moved['store']['moved_aside']['path'])}, store writable {moved['store']['writable']}, same process; "
+         f"status answered throughout ({len(unreadable)} answer(s) said the store was unreadable"
+         + (f": {unreadable[0][:80]}" if unreadable else "") + ")")
 
     second = None
     gym.ctl(gym.bike, "--start")

@@ -34,6 +34,10 @@ package actor DaemonControl {
     let clockWakes: ClockWakes?
     /// The floor's coordinator when `[fleet]` is on.
     let floor: FloorCoordinator?
+    /// The store's last good reading: what `status` reports, marked unreadable, while a damaged
+    /// database waits to be moved aside (an operator asks exactly then).
+    private var lastOverview: StoreOverview?
+    private var lastUndated = UndatedSessions()
 
     package init(
         fleet: MachineFleet, store: GatewayStore, scheduler: UploadScheduler?, trainings: TrainingRunner,
@@ -69,8 +73,15 @@ package actor DaemonControl {
 
     /// The status as a value, for the watchdog's status line too.
     package func snapshot() async throws -> DaemonStatus {
-        let overview = try await store.overview()
-        let (counts, oldest, account, last) = (overview.counts, overview.oldestPendingQueuedAt, overview.account, overview.lastUpload)
+        var unreadable: String?
+        do {
+            lastOverview = try await store.overview()
+        } catch {
+            unreadable = "\(error)"
+        }
+        let counts = lastOverview?.counts ?? QueueCounts(), oldest = lastOverview?.oldestPendingQueuedAt
+        let account = lastOverview?.account ?? AccountState(loggedIn: false, loginRequiredReason: nil, userProfile: nil, accessExpiresAt: nil)
+        let last = lastOverview?.lastUpload
         let now = clock.now()
         var machines = await fleet.statuses()
         for index in machines.indices {
@@ -90,17 +101,19 @@ package actor DaemonControl {
             machines: machines,
             queue: .init(
                 pending: counts.pending, uploaded: counts.uploaded, dead: counts.dead,
-                oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }),
+                oldestPendingAgeSeconds: oldest.map { Int(max(0, now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) },
+                unreadable: unreadable),
             account: .init(loggedIn: account.loggedIn, loginRequiredReason: account.loginRequiredReason),
             lastUpload: last.map { .init(at: $0.finishedAt.iso8601, result: $0.result, succeeded: $0.succeeded) },
-            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status(), clock: try await wallClockStatus(),
+            metricsReaders: readers, mqtt: broker, store: await storeWatch?.status(), clock: await wallClockStatus(),
             floor: await floor?.report())
     }
 
-    private func wallClockStatus() async throws -> DaemonStatus.WallClockState? {
+    private func wallClockStatus() async -> DaemonStatus.WallClockState? {
         guard let wallClock else { return nil }
         let judge = wallClock.judge()
-        let undated = try await store.undatedSessions()
+        if let undated = try? await store.undatedSessions() { lastUndated = undated }
+        let undated = lastUndated
         let boottime = judge.last?.boottime ?? .zero
         return DaemonStatus.WallClockState(
             trusted: judge.isTrusted, datedBy: judge.source?.rawValue, state: judge.explanation, now: judge.last?.wall.iso8601 ?? "?",

@@ -12,9 +12,12 @@ package struct DaemonStatus: Sendable, Codable, Equatable {
         package var uploaded: Int
         package var dead: Int
         package var oldestPendingAgeSeconds: Int?
+        /// The store could not be read just now (a damaged database before it is moved aside):
+        /// why. The counts are then the last good reading (zero if there was none).
+        package var unreadable: String? = nil
 
         enum CodingKeys: String, CodingKey {
-            case pending, uploaded, dead
+            case pending, uploaded, dead, unreadable
             case oldestPendingAgeSeconds = "oldest_pending_age_s"
         }
     }

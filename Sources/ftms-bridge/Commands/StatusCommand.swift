@@ -90,6 +90,7 @@ struct StatusCommand: AsyncParsableCommand {
         let login = account?["logged_in"]?.bool ?? false ? "logged in" : "login required: \(account?["login_required_reason"]?.string ?? "not logged in")"
         var age = ""
         if let seconds = queue?["oldest_pending_age_s"]?.integer { age = ", oldest pending \(seconds) s" }
+        if let unreadable = queue?["unreadable"]?.string { age += " (as last read: the store cannot be read now: \(unreadable))" }
         func count(_ value: JSONValue?) -> Int64 { value?.integer ?? 0 }
         var rows: [(String, String)] = [
             ("daemon", "ftms-bridge \(status["version"]?.string ?? "?"), up \(count(status["uptime_s"])) s"),
