@@ -57,6 +57,9 @@ package actor FinishedSessionKeeper {
     private var held: [Held] = []
     /// The machines whose held sessions a ``writeHeld()`` has taken out and is storing now.
     private var writingMachines: Set<String> = []
+    /// Held sessions a ``writeHeld()`` has taken out and not stored yet: still held, as
+    /// ``heldCount`` says (a `status` asked during a retry said 0).
+    private var beingStored = 0
     /// ``finish(_:machine:timing:splitFrom:)`` calls waiting for their machine's write to end.
     private var machineWriteWaiters: [CheckedContinuation<Void, Never>] = []
     private var flushScheduled = false
@@ -76,8 +79,9 @@ package actor FinishedSessionKeeper {
     /// The machines with a checkpoint waiting for the next batch.
     package var pendingCount: Int { batch.snapshots.count }
 
-    /// Finished sessions held in memory because the store refused them.
-    package var heldCount: Int { held.count }
+    /// Finished sessions held in memory because the store refused them, those a retry is
+    /// storing right now included.
+    package var heldCount: Int { held.count + beingStored }
 
     /// Keeps `snapshot` (replacing that machine's older one) for the batch due at most `window`
     /// from now.
@@ -248,6 +252,7 @@ package actor FinishedSessionKeeper {
         held.removeAll { !busy.contains($0.machine.address) }
         let machines = Set(taken.map(\.machine.address))
         writingMachines.formUnion(machines)
+        beingStored += taken.count
         defer {
             writingMachines.subtract(machines)
             for waiter in machineWriteWaiters { waiter.resume() }
@@ -265,6 +270,7 @@ package actor FinishedSessionKeeper {
                 let admission = try await store.enqueue(
                     session.summary, machineAddress: session.machine.address, series: session.series, timing: session.timing,
                     splitFrom: session.splitFrom)
+                beingStored -= 1
                 storedIDs[session.summary.sessionID] = admission
                 guard admission != .handedOver else {
                     logger.info("session \(session.summary.sessionID) finished on \(session.machine.name) after it was handed over to another gateway: not uploaded from here")
@@ -283,6 +289,7 @@ package actor FinishedSessionKeeper {
         }
         // Those refused go back ahead of any of their machines' finished meanwhile, oldest first.
         held = kept + held
+        beingStored -= kept.count
         return storedIDs
     }
 
