@@ -112,14 +112,19 @@ step() {
   echo "test: $name" >&2
   local started=$SECONDS status=0
   current=$name "$@" 2>&1 | tee "$logs/$name.log" || status=${PIPESTATUS[0]}
-  timings+=("$name $((SECONDS - started)) s")
-  if [ "$status" -eq 0 ]; then
-    passed_steps+=("$name")
+  counted "$name" "$status" "$((SECONDS - started)) s"
+}
+
+# counted NAME STATUS TIME: a step's time, and its pass or failure (said, with its log); returns STATUS.
+counted() {
+  timings+=("$1 $3")
+  if [ "$2" -eq 0 ]; then
+    passed_steps+=("$1")
   else
-    echo "test: $name failed (status $status; log: $logs/$name.log)" >&2
-    failed_steps+=("$name")
+    echo "test: $1 failed (status $2; log: $logs/$1.log)" >&2
+    failed_steps+=("$1")
   fi
-  return "$status"
+  return "$2"
 }
 
 # step_beside NAME COMMAND...: starts a step that mostly waits (a guest's timers and scan windows)
@@ -144,13 +149,7 @@ join_beside() {
   echo "test: $name (ran beside the steps above)" >&2
   wait "${beside_pid[$name]}" || status=$?
   cat "$logs/$name.log" >&2
-  timings+=("$name $((SECONDS - beside_started[$name])) s beside")
-  if [ "$status" -eq 0 ]; then
-    passed_steps+=("$name")
-  else
-    echo "test: $name failed (status $status; log: $logs/$name.log)" >&2
-    failed_steps+=("$name")
-  fi
+  counted "$name" "$status" "$((SECONDS - beside_started[$name])) s beside" || true
 }
 
 # swift_group NAME SWIFT-TEST-ARGUMENTS...: one group of the tests `swift build --build-tests`
