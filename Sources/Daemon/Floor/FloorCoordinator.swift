@@ -53,6 +53,12 @@ package actor FloorCoordinator: FloorHooks {
     private var lastSnapshots: [String: SessionSnapshot] = [:]
     private var beat = 0
     private var lastPresence: GatewayPresence?
+    /// The presences this gateway published lately, as sent: its own echoes, told apart from a
+    /// presence another box publishes under the same name (``noticeNameClash(_:retained:)``).
+    private var sentPresences: [[UInt8]] = []
+    /// When a name clash was last logged: the warning repeats at most every ``clashLogInterval``.
+    private var clashLoggedAt: Duration?
+    static let clashLogInterval = Duration.seconds(600)
     /// When the floor's connection came up, to tell when the broker's retained messages are in.
     private var connectedAt: Duration?
     /// Set one heartbeat after the connection came up (``floorHasArrived()``).
@@ -253,7 +259,9 @@ package actor FloorCoordinator: FloorHooks {
             switch about {
             case .presence:
                 guard !message.payload.isEmpty else { return }
-                view.receive(presence: try GatewayPresence(payload: message.payload), at: time)
+                let presence = try GatewayPresence(payload: message.payload)
+                noticeNameClash(presence, payload: message.payload, retained: message.retained, at: time)
+                view.receive(presence: presence, at: time)
             case .claim:
                 guard !message.payload.isEmpty else { return }
                 let claim = try MachineClaim(payload: message.payload)
@@ -468,7 +476,27 @@ package actor FloorCoordinator: FloorHooks {
         beat += 1
         presence.beat = beat
         lastPresence = presence
-        client.publish(OutgoingMessage(topic: topics.presence(gateway: gateway), payload: presence.payload, qos: .atLeastOnce, retain: true))
+        let payload = presence.payload
+        sentPresences.append(payload)
+        if sentPresences.count > 16 { sentPresences.removeFirst() }
+        client.publish(OutgoingMessage(topic: topics.presence(gateway: gateway), payload: payload, qos: .atLeastOnce, retain: true))
+    }
+
+    /// Two boxes with one floor name (an SD card cloned with its host name, a config copied
+    /// with its `[fleet] gateway`) each overwrite the other's presence and claims: placement
+    /// flaps, and a neighbour may take a machine mid-ride. Neither can tell from its own side,
+    /// so each listens for a live presence under its own name that it did not send: once its
+    /// connection has been up a heartbeat (what the broker queued for an earlier run of this
+    /// gateway has arrived by then), an online presence under this name that is none of its
+    /// last 16 is another box's. A retained one is not counted (an earlier run of this gateway
+    /// left it), nor a last will (an earlier connection's, after a restart).
+    private func noticeNameClash(_ presence: GatewayPresence, payload: [UInt8], retained: Bool, at time: Duration) {
+        guard presence.gateway == gateway, presence.online, !retained, floorArrived, !sentPresences.contains(payload) else { return }
+        counters.nameClashes += 1
+        if let logged = clashLoggedAt, time - logged < Self.clashLogInterval { return }
+        clashLoggedAt = time
+        logger.error(
+            "floor: another gateway publishes its presence as \(gateway) (its beat \(presence.beat), holding \(presence.holding.count) machine(s)): two boxes with one floor name overwrite each other's claims; give each its own [fleet] gateway (or host name)")
     }
 
     // MARK: Mirroring

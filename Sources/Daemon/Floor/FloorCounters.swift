@@ -20,10 +20,14 @@ package struct FloorCounters: Sendable, Codable, Hashable {
     package var splitSessions = 0
     /// Sessions of this gateway that another carried on.
     package var handedOver: [HandedOver] = []
+    /// Presences another box published under this gateway's floor name (``FloorCoordinator``):
+    /// anything but 0 means two gateways share a name.
+    package var nameClashes = 0
 
     enum CodingKeys: String, CodingKey {
         case adoptions, handovers
         case splitSessions = "split_sessions"
+        case nameClashes = "name_clashes"
         case handedOver = "handed_over"
     }
 

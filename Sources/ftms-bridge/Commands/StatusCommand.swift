@@ -174,6 +174,9 @@ struct StatusCommand: AsyncParsableCommand {
             "gateway \(floor["gateway"]?.string ?? "?")\(floor["broker_heard"]?.bool == true ? "" : " (broker not heard yet)"); "
                 + "live: \(live.isEmpty ? "none other" : live.joined(separator: ", ")); \(counters?["adoptions"]?.integer ?? 0) adopted, "
                 + "\(counters?["handovers"]?.integer ?? 0) handed over, \(counters?["split_sessions"]?.integer ?? 0) split")]
+        if let clashes = counters?["name_clashes"]?.integer, clashes > 0 {
+            rows.append(("  NAME CLASH", "another gateway published \(clashes) presence(s) as \(floor["gateway"]?.string ?? "?"): give each gateway its own [fleet] gateway"))
+        }
         for machine in floor["machines"]?.array ?? [] {
             var line = "held by \(machine["holder"]?.string ?? "nobody") (epoch \(machine["epoch"]?.integer ?? 0), \(machine["reason"]?.string ?? "?"))"
             if let from = machine["adopted_from"]?.string { line += ", adopted from \(from)" }
