@@ -40,7 +40,7 @@ final class FleetRig: @unchecked Sendable {
         return rules
     }
 
-    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, metricsServer: MetricsServer? = nil, floor: (any FloorHooks)? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
+    init(simulator arguments: [String], allow: [String] = [], rules: SessionRules = FleetRig.rules, directory existing: TemporaryDirectory? = nil, bus existingBus: PrivateBus? = nil, maxConnected: Int = 10, maxPerAdapter: Int = 7, eventLoopReads: Bool = true, reuse: SimulatedBlueZ? = nil, metricsServer: MetricsServer? = nil, mqtt: (any EnvelopeForwarder)? = nil, floor: (any FloorHooks)? = nil, configure: (inout FleetSettings) -> Void = { _ in }) async throws {
         bus = try existingBus ?? PrivateBus()
         if let reuse {
             sim = reuse
@@ -54,7 +54,7 @@ final class FleetRig: @unchecked Sendable {
         let stored = stored
         // As the daemon runs it: periodic checkpoints batched over half the checkpoint interval.
         let keeper = FinishedSessionKeeper(store: store, window: rules.checkpointInterval / 2, logger: logger)
-        let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: metricsServer), logger: logger, sessionStored: { stored.increment() })
+        let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: metricsServer, mqtt: mqtt), logger: logger, sessionStored: { stored.increment() })
         var settings = FleetSettings(busAddress: bus.address, allow: allow, maxConnected: maxConnected, maxPerAdapter: maxPerAdapter)
         settings.filter = MachineFilter(namePatterns: MachineFilter().namePatterns + allow.filter { !$0.contains(":") })
         settings.busBackoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(500))

@@ -104,13 +104,13 @@ struct HeldSessionTests {
 
         let riding = try FinishedSessionKeeperTests.snapshot(1)
         let machine = riding.machine
-        for t in 0..<3 { await sink.record(SessionSeriesTests.point(t), sessionID: riding.sessionID, machine: machine) }
+        for t in 0..<3 { sink.record(SessionSeriesTests.point(t), sessionID: riding.sessionID, machine: machine) }
         await sink.checkpoint(riding)
         free.withLock { $0 = 0 }
         try await Self.fill(store)
 
         // The session ends while the disk is full: held, its checkpoint kept, its points with it.
-        for t in 3..<6 { await sink.record(SessionSeriesTests.point(t), sessionID: riding.sessionID, machine: machine) }
+        for t in 3..<6 { sink.record(SessionSeriesTests.point(t), sessionID: riding.sessionID, machine: machine) }
         let summary = try #require(SessionSeriesTests.finish(riding))
         await sink.deliver(.finished(SessionSeriesTests.progress(riding), summary), machine: machine)
         #expect(await keeper.heldCount == 1)

@@ -101,7 +101,10 @@ struct MQTTPublisherTests {
             #expect(received.count >= 2 && received.count <= allowed, "\(machine): \(received.count) of 12 in \(elapsed)")
             #expect(received.first == #"{"tick":1}"#)
         }
-        #expect(await inbox.messages.count < 120 / 2)
+        // At most one a second per machine over the seconds the offers took (a loaded box
+        // stretches them, and the limit lets more through, as it should), and fewer than offered.
+        let total = await inbox.messages.count
+        #expect(total <= machines.count * allowed && total < 120, "\(total) of 120 in \(elapsed)")
         await publisher.stop()
         await client.stop()
     }

@@ -23,7 +23,7 @@ struct SessionSeriesTests {
         let rig = try Rig()
         let keeper = rig.keeper()
         let snapshot = try FinishedSessionKeeperTests.snapshot(1)
-        for t in 0..<5 { await keeper.record(Self.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
+        for t in 0..<5 { keeper.record(Self.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
         #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil)
         #expect(await keeper.pendingPoints == 5)
         await keeper.submit(snapshot)
@@ -47,7 +47,7 @@ struct SessionSeriesTests {
             for snapshot in snapshots where random.next() % 3 != 0 {
                 let point = Self.point(t)
                 recorded[snapshot.sessionID, default: []].append(point)
-                await keeper.record(point, sessionID: snapshot.sessionID, machine: snapshot.machine)
+                keeper.record(point, sessionID: snapshot.sessionID, machine: snapshot.machine)
             }
             if t % 5 == 4 {
                 let refuse = random.next() % 2 == 0
@@ -77,9 +77,9 @@ struct SessionSeriesTests {
         let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: nil), logger: Self.quiet)
         let snapshot = try FinishedSessionKeeperTests.snapshot(1)
         let machine = snapshot.machine
-        for t in 0..<3 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
+        for t in 0..<3 { sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
         await sink.checkpoint(snapshot)
-        for t in 3..<6 { await sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
+        for t in 3..<6 { sink.record(Self.point(t), sessionID: snapshot.sessionID, machine: machine) }
         let summary = try #require(Self.finish(snapshot))
         try await rig.sql("CREATE TRIGGER refuse BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'injected'); END;")
         await sink.deliver(.finished(Self.progress(snapshot), summary), machine: machine)
@@ -103,9 +103,9 @@ struct SessionSeriesTests {
         let keeper = rig.keeper()
         let sink = SessionSink(keeper: keeper, publisher: LivePublisher(server: nil), logger: Self.quiet)
         let snapshot = try FinishedSessionKeeperTests.snapshot(1)
-        await sink.record(Self.point(0), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        sink.record(Self.point(0), sessionID: snapshot.sessionID, machine: snapshot.machine)
         await sink.checkpoint(snapshot)
-        await sink.record(Self.point(1), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        sink.record(Self.point(1), sessionID: snapshot.sessionID, machine: snapshot.machine)
         let summary = try #require(Self.finish(snapshot))
         await sink.deliver(.dropped(Self.progress(snapshot), .tooShort, summary), machine: snapshot.machine)
         #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil)
@@ -138,7 +138,7 @@ struct SeriesTimedBatchTests {
         let keeper = rig.keeper(window: .milliseconds(50))
         let snapshot = try FinishedSessionKeeperTests.snapshot(1)
         let full = CheckpointBatch.seriesBatchPoints
-        for t in 0..<(full - 1) { await keeper.record(SessionSeriesTests.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
+        for t in 0..<(full - 1) { keeper.record(SessionSeriesTests.point(t), sessionID: snapshot.sessionID, machine: snapshot.machine) }
         await keeper.submit(snapshot)
         let deadline = ContinuousClock.now + .seconds(20)
         while try await rig.saved().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
@@ -146,12 +146,12 @@ struct SeriesTimedBatchTests {
         #expect(try await rig.store.series(sessionID: snapshot.sessionID) == nil, "a chunk short of \(full) points waits")
         #expect(await keeper.pendingPoints == full - 1)
 
-        await keeper.record(SessionSeriesTests.point(full - 1), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        keeper.record(SessionSeriesTests.point(full - 1), sessionID: snapshot.sessionID, machine: snapshot.machine)
         await keeper.submit(snapshot)
         while try await rig.store.series(sessionID: snapshot.sessionID) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0..<full).map(SessionSeriesTests.point))
 
-        await keeper.record(SessionSeriesTests.point(full), sessionID: snapshot.sessionID, machine: snapshot.machine)
+        keeper.record(SessionSeriesTests.point(full), sessionID: snapshot.sessionID, machine: snapshot.machine)
         await keeper.flush()
         #expect(try await rig.store.series(sessionID: snapshot.sessionID)?.points == (0...full).map(SessionSeriesTests.point))
         #expect(await keeper.pendingPoints == 0)

@@ -1,5 +1,5 @@
 import Clocks
-import FTMS
+package import FTMS
 package import RetryTiming
 
 /// Keeps one machine connected for as long as it runs (contract §2): find it (from BlueZ's
@@ -16,7 +16,7 @@ package actor MachineSupervisor {
     /// The live link while the machine is ready, for commands.
     package private(set) var link: MachineLink?
     package nonisolated let events: AsyncStream<SupervisorEvent>
-    private let continuation: AsyncStream<SupervisorEvent>.Continuation
+    private nonisolated let sender: SupervisorEventSender
     private var backoff: Backoff
     private let random: @Sendable () -> Double
     private let timing: Timing
@@ -69,7 +69,23 @@ package actor MachineSupervisor {
         self.backoff = backoff
         self.timing = timing
         self.random = random
-        (events, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
+        let (events, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
+        self.events = events
+        sender = SupervisorEventSender(continuation)
+    }
+
+    /// From now on, a notification that arrives while every event before it has been
+    /// reported handled (``eventHandled()``) goes to `handler` on the thread that read it,
+    /// instead of through ``events``; the handler may refuse one (returning false), which then
+    /// goes through ``events``. Nil: every notification goes through ``events``. Only a reader
+    /// of ``events`` that reports each event it has finished may set one (``SupervisorEventSender``).
+    package nonisolated func handleNotificationsDirectly(_ handler: (@Sendable (Characteristic, [UInt8]) -> Bool)?) {
+        sender.handleDirectly(handler)
+    }
+
+    /// The reader of ``events`` has finished one event (with a direct handler set, after each).
+    package nonisolated func eventHandled() {
+        sender.handled()
     }
 
     /// Runs until the calling task is cancelled, then disconnects and finishes ``events``.
@@ -86,13 +102,13 @@ package actor MachineSupervisor {
                     attempt -= 1
                     continue
                 }
-                continuation.yield(.connecting(target, attempt: attempt))
+                sender.send(.connecting(target, attempt: attempt))
                 // Notifications go from the thread that read them (the bus thread for
                 // StartNotify; the connection's datagram reader, in the daemon the fleet's
                 // event loop, for AcquireNotify) straight into ``events``: no task of
                 // the link's or ours sits between BlueZ and whoever reads the events. The gate
                 // only holds those of the connect sequence until `.ready` is out.
-                let gate = ReadyGate(events: continuation)
+                let gate = ReadyGate(events: sender)
                 let link = MachineLink(
                     client: client, device: machine.path, resistanceForms: resistanceForms, acquire: timing.acquireNotify,
                     sink: { characteristic, value in gate.deliver(characteristic, value) })
@@ -118,7 +134,7 @@ package actor MachineSupervisor {
                 await link.close()
                 self.link = nil
                 await allocator?.release(allocationKey)
-                continuation.yield(.disconnected(reason: reason))
+                sender.send(.disconnected(reason: reason))
             } catch BlueZError.noAdapter {
                 await allocator?.release(allocationKey)
                 if Task.isCancelled { break }
@@ -128,7 +144,7 @@ package actor MachineSupervisor {
                 // the backoff nor the attempt count grows meanwhile, so a crash of bluetoothd
                 // does not leave the machine's reconnect seconds behind its return.
                 attempt -= 1
-                continuation.yield(.retrying(after: timing.placementRecheck, reason: "\(BlueZError.noAdapter)"))
+                sender.send(.retrying(after: timing.placementRecheck, reason: "\(BlueZError.noAdapter)"))
                 await waitForAdapter(timeout: timing.placementRecheck)
                 continue
             } catch {
@@ -137,13 +153,13 @@ package actor MachineSupervisor {
                 reason = "\(error)"
             }
             let delay = backoff.next(random: random())
-            continuation.yield(.retrying(after: delay, reason: reason))
+            sender.send(.retrying(after: delay, reason: reason))
             await pause(for: delay)
         }
         await link?.disconnect()
         link = nil
         await allocator?.release(allocationKey)
-        continuation.finish()
+        sender.finish()
     }
 
     /// Links in a row whose services never resolved, or resolved without the data characteristic.
@@ -222,10 +238,10 @@ package actor MachineSupervisor {
         switch await allocator.claim(allocationKey, seenOn: seenOn, present: await client.adapters, linked: links) {
         case .use(let adapter, let reason):
             waitingFor = nil
-            continuation.yield(.placed(adapter: adapter, reason: reason))
+            sender.send(.placed(adapter: adapter, reason: reason))
             return copies.first { $0.adapter == adapter } ?? found
         case .wait(let reason):
-            if waitingFor != reason { continuation.yield(.waiting(target, reason: reason)) }
+            if waitingFor != reason { sender.send(.waiting(target, reason: reason)) }
             waitingFor = reason
             await allocator.waitForRoom(timeout: timing.placementRecheck)
             try Task.checkCancellation()

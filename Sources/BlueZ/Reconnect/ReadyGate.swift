@@ -20,31 +20,32 @@ final class ReadyGate: Sendable {
     }
 
     private let state = Mutex(State())
-    private let events: AsyncStream<SupervisorEvent>.Continuation
+    private let events: SupervisorEventSender
     static let maximumHeld = 64
 
-    init(events: AsyncStream<SupervisorEvent>.Continuation) {
+    init(events: SupervisorEventSender) {
         self.events = events
     }
 
-    /// The link's sink: forwards at once when open, else holds (the oldest go first).
+    /// The link's sink: forwards at once when open (directly to the reader when it can take
+    /// it, ``SupervisorEventSender``), else holds (the oldest go first). Once open the gate
+    /// stays open, so the forwarding happens outside the lock.
     func deliver(_ characteristic: Characteristic, _ value: [UInt8]) {
-        state.withLock { state in
-            if state.open {
-                events.yield(.notification(characteristic, value))
-            } else {
-                if state.held.count == Self.maximumHeld { state.held.removeFirst() }
-                state.held.append((characteristic, value))
-            }
+        let isOpen = state.withLock { state in
+            if state.open { return true }
+            if state.held.count == Self.maximumHeld { state.held.removeFirst() }
+            state.held.append((characteristic, value))
+            return false
         }
+        if isOpen { events.notify(characteristic, value) }
     }
 
     /// Sends `.ready`, then what was held, then opens, all under the lock, so no
     /// notification from a reading thread lands between them.
     func open(ready info: MachineInfo) {
         state.withLock { state in
-            events.yield(.ready(info))
-            for (characteristic, value) in state.held { events.yield(.notification(characteristic, value)) }
+            events.send(.ready(info))
+            for (characteristic, value) in state.held { events.send(.notification(characteristic, value)) }
             state.held = []
             state.open = true
         }

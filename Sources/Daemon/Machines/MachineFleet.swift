@@ -6,6 +6,7 @@ package import NIOCore
 package import Workout
 package import Telemetry
 import RetryTiming
+import Synchronization
 
 /// Keeps every allowed machine connected, several at once and across adapters (contract §2),
 /// and survives the system bus itself going away: when dbus-daemon restarts, the
@@ -222,6 +223,14 @@ package actor MachineFleet {
     }
 
     /// Every machine the daemon knows, sorted by name.
+    /// Notifications the workers handled in the turn that read them, past the supervisors'
+    /// streams (``route(_:key:)``), over all machines.
+    package func notificationsHandledDirectly() async -> Int {
+        var count = 0
+        for worker in workers.values { count += await worker.handledDirectly }
+        return count
+    }
+
     package func statuses() async -> [MachineStatus] {
         var result: [MachineStatus] = []
         var seen = Set<String>()
@@ -292,17 +301,32 @@ package actor MachineFleet {
             client: client, target: target, filter: settings.filter, resistanceForms: resistanceForms,
             backoff: settings.reconnectBackoff, timing: settings.supervisorTiming, random: random, allocator: budget, allocationKey: key)
         let run = Task { await supervisor.run() }
-        let route = Task { await self.route(supervisor.events, key: key) }
+        let route = Task { await self.route(supervisor, key: key) }
         supervised[key] = Supervised(supervisor: supervisor, run: run, route: route)
     }
 
     /// Hands one supervisor's events to its machine's worker, in order: the stream's one
     /// reader, so a disconnect never overtakes a frame. The worker shares the fleet's executor,
     /// so handing it a notification is a call, not a job.
-    private func route(_ events: AsyncStream<SupervisorEvent>, key: String) async {
+    ///
+    /// A notification read on the event loop while this route has finished every event before
+    /// it skips the stream: the supervisor hands it to the worker there and then
+    /// (``MachineSupervisor/handleNotificationsDirectly(_:)``, ``MachineWorker/notificationNow(_:_:)``),
+    /// which saves the Swift job the stream costs each notification; the order is the same.
+    private func route(_ supervisor: MachineSupervisor, key: String) async {
         var worker: MachineWorker?
         var placement: (adapter: String, reason: String)?
-        for await event in events {
+        let direct = DirectTarget()
+        supervisor.handleNotificationsDirectly { [eventLoop] characteristic, value in
+            guard eventLoop.inEventLoop, let worker = direct.worker.withLock({ $0 }) else { return false }
+            return worker.assumeIsolated { $0.notificationNow(characteristic, value) }
+        }
+        defer { supervisor.handleNotificationsDirectly(nil) }
+        for await event in supervisor.events {
+            defer {
+                direct.worker.withLock { $0 = worker }
+                supervisor.eventHandled()
+            }
             switch event {
             case .connecting(let target, let attempt):
                 noteLink(key) { $0.attemptStarted(first: attempt == 1) }
@@ -407,4 +431,10 @@ package enum FleetError: Error, Sendable, CustomStringConvertible {
         case .unknownMachine(let machine): "no machine \(machine) is known to the daemon"
         }
     }
+}
+
+/// The worker a route's direct notifications go to (``MachineFleet/route(_:key:)``), set by the
+/// route as its worker changes and read on the thread that read the notification.
+private final class DirectTarget: Sendable {
+    let worker = Mutex<MachineWorker?>(nil)
 }

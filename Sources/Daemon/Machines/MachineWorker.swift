@@ -22,6 +22,8 @@ package actor MachineWorker {
     package private(set) var state: MachineState = .discovered
     package private(set) var info: MachineInfo?
     package private(set) var notifications = 0
+    /// Of ``notifications``, those handled in the turn that read them (``notificationNow(_:_:)``).
+    package private(set) var handledDirectly = 0
     package private(set) var lastError: String?
     /// The adapter (`hci1`) of its link or last attempt, and why (the link budget, contract §2).
     package private(set) var adapter: String?
@@ -35,6 +37,9 @@ package actor MachineWorker {
     /// Whether ``ticker`` ticks this worker (an open session).
     private var ticked = false
     private var restoredEvents = SessionEvents()
+    /// The part of a notification handled directly that has to wait, while it runs
+    /// (``notificationNow(_:_:)``).
+    private var tail: Task<Void, Never>?
     /// A split the floor asked for before the machine said what it is (``splitting(from:)``).
     private var pendingSplit: String?
     private let metrics: DaemonMetrics?
@@ -144,6 +149,7 @@ package actor MachineWorker {
     package var openSessionID: String? { pipeline?.engine.openSessionID }
 
     package func connecting(_ target: MachineTarget) async {
+        await settle()
         if let name = target.name { self.name = name }
         if let address = target.address { self.address = address }
         state = .connecting
@@ -167,6 +173,7 @@ package actor MachineWorker {
     }
 
     package func ready(_ info: MachineInfo) async {
+        await settle()
         self.info = info
         name = info.name
         address = info.address
@@ -182,7 +189,49 @@ package actor MachineWorker {
         await updateTicker()
     }
 
+    /// A notification handled on the event loop in the turn that read it (``MachineFleet``
+    /// hands it over past the supervisor's stream when nothing is queued before it): decoded,
+    /// published, its plot point kept, all before this returns. What has to wait (session
+    /// events, a due checkpoint: a few in a minute) runs in ``tail``, and until it is done every
+    /// later notification and event waits behind it, through the stream and ``settle()``, as they
+    /// would have behind ``notification(_:_:)``. Returns false, having done nothing, when the
+    /// notification must take that way: a tail still running, no pipeline yet (the first frame of
+    /// a generic machine, which adopts one), or a metrics socket on another loop.
+    package func notificationNow(_ characteristic: Characteristic, _ bytes: [UInt8]) -> Bool {
+        guard tail == nil, pipeline != nil, let identity, sink.publisher.publishesHere else { return false }
+        notifications &+= 1
+        handledDirectly &+= 1
+        countNotification(characteristic)
+        let now = clock.now()
+        guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }) else { return true }
+        if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
+        let sessionID = pipeline?.engine.openSessionID
+        if let sample = output.sample {
+            sink.publisher.sampleNow(sample, machine: identity.name, sessionID: sessionID, session: pipeline?.engine.progress(at: now))
+        }
+        if let point = output.seriesPoint, let sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
+        if let status = output.status { sink.publisher.statusNow(status, machine: identity.name, sessionID: sessionID) }
+        let checkpoint = pipeline?.checkpointIfDue(at: now)
+        guard !output.events.isEmpty || checkpoint != nil else { return true }
+        let events = output.events
+        tail = Task {
+            if !events.isEmpty {
+                await sink.deliver(events, machine: identity)
+                await updateTicker()
+            }
+            if let checkpoint { await sink.checkpointSoon(checkpoint) }
+            tail = nil
+        }
+        return true
+    }
+
+    /// Waits until the rest of a notification handled directly (``notificationNow(_:_:)``) is done.
+    private func settle() async {
+        while let running = tail { await running.value }
+    }
+
     package func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
+        await settle()
         notifications &+= 1
         countNotification(characteristic)
         if pipeline == nil {
@@ -203,7 +252,7 @@ package actor MachineWorker {
         if let sample = output.sample {
             await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID, session: pipeline?.engine.progress(at: now))
         }
-        if let point = output.seriesPoint, let sessionID { await sink.record(point, sessionID: sessionID, machine: identity) }
+        if let point = output.seriesPoint, let sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
         if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
         if !output.events.isEmpty {
             await sink.deliver(output.events, machine: identity)
@@ -213,6 +262,7 @@ package actor MachineWorker {
     }
 
     package func disconnected(reason: String) async {
+        await settle()
         guard state == .ready || state == .connecting else { return }
         state = .disconnected
         lastError = reason
@@ -232,6 +282,7 @@ package actor MachineWorker {
     /// Returns whether a session was open.
     @discardableResult
     package func shutdown() async -> Bool {
+        await settle()
         if ticked {
             ticked = false
             await ticker.unregister(self)

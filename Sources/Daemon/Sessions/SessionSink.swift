@@ -74,9 +74,9 @@ package struct SessionSink: Sendable {
     }
 
     /// One plot point of the open session `sessionID` (at most one a second per machine): kept
-    /// for the next batch of checkpoints.
-    package nonisolated(nonsending) func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) async {
-        await keeper.record(point, sessionID: sessionID, machine: machine)
+    /// for the next batch of checkpoints, handed over without waiting.
+    package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
+        keeper.record(point, sessionID: sessionID, machine: machine)
     }
 
     /// A periodic checkpoint: into the next batch, and to the mirror.

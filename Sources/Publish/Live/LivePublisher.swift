@@ -34,6 +34,21 @@ package struct LivePublisher: Sendable {
         await send(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.writeSample(record, session: session, into: &$0) }
     }
 
+    /// Whether ``sampleNow(_:machine:sessionID:session:)`` and ``statusNow(_:machine:sessionID:)``
+    /// can publish from the calling thread: it is the metrics socket's loop, or there is no socket.
+    package var publishesHere: Bool { server.map { $0.eventLoop.inEventLoop } ?? true }
+
+    /// ``sample(_:machine:sessionID:session:)`` from synchronous code on the metrics socket's
+    /// loop (``publishesHere``): a notification handled in the turn that read it.
+    package func sampleNow(_ record: DataRecord, machine: String, sessionID: String?, session: SessionProgress? = nil) {
+        sendNow(.sample, machine: machine, sessionID: sessionID) { MetricsPayloads.writeSample(record, session: session, into: &$0) }
+    }
+
+    /// ``status(_:machine:sessionID:)`` from synchronous code on the metrics socket's loop.
+    package func statusNow(_ status: FitnessMachineStatus, machine: String, sessionID: String?) {
+        sendNow(.status, machine: machine, sessionID: sessionID) { FTMSMessage.status(status).writeJSON(into: &$0) }
+    }
+
     /// Like ``sample(_:machine:sessionID:)``: encoded only for someone who will read it.
     package nonisolated(nonsending) func status(_ status: FitnessMachineStatus, machine: String, sessionID: String?) async {
         await send(.status, machine: machine, sessionID: sessionID) { FTMSMessage.status(status).writeJSON(into: &$0) }
@@ -64,6 +79,15 @@ package struct LivePublisher: Sendable {
         await send(type, machine: machine, sessionID: sessionID, state: payload.state) { json in
             payload.bytes.withUnsafeBufferPointer { json.append(contentsOf: $0) }
         }
+    }
+
+    /// ``send(_:machine:sessionID:state:writing:)`` on the socket's loop, synchronously.
+    private func sendNow(_ type: MessageType, machine: String, sessionID: String?, writing write: @Sendable (inout JSONBuffer) -> Void) {
+        guard let server else { return }
+        let forwarding = mqtt?.forwards(type) ?? false
+        guard let envelope = server.publishNow(type, machine: machine, sessionID: sessionID, forwarding: forwarding, writing: write)?.envelope
+        else { return }
+        mqtt?.forward(type, machine: machine, envelope: envelope)
     }
 
     /// Publishes on the socket, the payload written by `write` straight into the line, and

@@ -172,6 +172,18 @@ public actor MetricsServer {
         return try await publishHere(type, machine: machine, sessionID: sessionID, forwarding: forwarding, payload: payload)
     }
 
+    /// The same, from synchronous code on the server's loop (a notification handled where it
+    /// was read): nil off the loop, or when the line could not be published.
+    @discardableResult
+    package nonisolated func publishNow(
+        _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, writing payload: @Sendable (inout JSONBuffer) -> Void
+    ) -> PublishedLine? {
+        try? publishIfOnLoop(type, machine: machine, sessionID: sessionID, forwarding: forwarding) { json in
+            payload(&json)
+            return nil
+        }?.get()
+    }
+
     /// `assumeIsolated` is for synchronous code only, hence this step; nil off the loop.
     private nonisolated func publishIfOnLoop(
         _ type: MessageType, machine: String?, sessionID: String?, forwarding: Bool, payload: @Sendable (inout JSONBuffer) -> String?

@@ -1,3 +1,4 @@
+import Synchronization
 package import Logging
 package import Workout
 
@@ -53,6 +54,14 @@ package actor FinishedSessionKeeper {
     private let stored: @Sendable () async -> Void
     /// The open sessions' checkpoints and points for the next transaction.
     private var batch = CheckpointBatch()
+    /// A plot point handed over by ``record(_:sessionID:machine:)``.
+    private struct ArrivedPoint: Sendable {
+        var point: SeriesPoint
+        var sessionID: String
+        var machine: MachineIdentity
+    }
+    /// Points recorded and not yet in ``batch``.
+    private nonisolated let arrivedPoints = Mutex<[ArrivedPoint]>([])
     /// Finished sessions not stored yet, oldest first.
     private var held: [Held] = []
     /// The machines whose held sessions a ``writeHeld()`` has taken out and is storing now.
@@ -86,18 +95,34 @@ package actor FinishedSessionKeeper {
     /// Keeps `snapshot` (replacing that machine's older one) for the batch due at most `window`
     /// from now.
     package func submit(_ snapshot: SessionSnapshot) {
+        takeArrivedPoints()
         batch.submit(snapshot)
         scheduleFlush()
     }
 
     /// Keeps `point` of the open session `sessionID` for the next batch (it schedules none of
-    /// its own: an open session's checkpoints come every few seconds).
-    package func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
-        batch.record(point, sessionID: sessionID, machine: machine)
+    /// its own: an open session's checkpoints come every few seconds). Not isolated, so that a
+    /// machine's worker hands it over without a hop (one a second per machine): it waits in
+    /// ``arrivedPoints`` until the keeper next looks at its batch, which it always does first.
+    package nonisolated func record(_ point: SeriesPoint, sessionID: String, machine: MachineIdentity) {
+        arrivedPoints.withLock { $0.append(ArrivedPoint(point: point, sessionID: sessionID, machine: machine)) }
+    }
+
+    /// Moves the points ``record(_:sessionID:machine:)`` took into ``batch``, in their order:
+    /// called before every use of ``batch``.
+    private func takeArrivedPoints() {
+        let arrived = arrivedPoints.withLock { points in
+            defer { points.removeAll(keepingCapacity: true) }
+            return points
+        }
+        for each in arrived { batch.record(each.point, sessionID: each.sessionID, machine: each.machine) }
     }
 
     /// The plot points waiting for the next batch, over all sessions.
-    package var pendingPoints: Int { batch.points }
+    package var pendingPoints: Int {
+        takeArrivedPoints()
+        return batch.points
+    }
 
     /// What became of a session handed to ``finish(_:machine:timing:)``.
     package enum Outcome: Sendable, Equatable {
@@ -207,6 +232,7 @@ package actor FinishedSessionKeeper {
         if !(await writeHeld()).isEmpty { await stored() }
         await finishWriting()
         // A machine with a session held waits with its checkpoints and points until it is stored.
+        takeArrivedPoints()
         let due = batch.take(allPoints: allPoints, except: Set(held.map(\.machine.address)).union(writingMachines))
         guard !due.snapshots.isEmpty || !due.series.isEmpty else {
             if !held.isEmpty { scheduleFlush() }
@@ -229,6 +255,7 @@ package actor FinishedSessionKeeper {
         await finishWriting()
         // A failed batch puts its snapshots and points back before it finishes.
         batch.forgetCheckpoint(machineAddress: machineAddress, sessionID: sessionID)
+        takeArrivedPoints()
         return batch.takeSeries(sessionID: sessionID)
     }
 
@@ -299,6 +326,7 @@ package actor FinishedSessionKeeper {
         } catch {
             // Once, not every window: the store's health change says it when writes start failing.
             logger.debug("checkpoints of \(snapshots.count) open session(s) not saved, kept for the next try: \(error)")
+            takeArrivedPoints()
             batch.putBack(snapshots: snapshots, series: points)
             scheduleFlush()
         }
@@ -306,6 +334,7 @@ package actor FinishedSessionKeeper {
     }
 
     private func scheduleFlush() {
+        takeArrivedPoints()
         guard !flushScheduled, !batch.isEmpty || !held.isEmpty else { return }
         flushScheduled = true
         Task { [timers, window] in

@@ -105,7 +105,7 @@ struct ReplayCommand: AsyncParsableCommand {
                     plotted.append(SeriesPoint(t: seconds - start, values: record.values))
                 }
                 if let keeper, case .seriesPoint(let point, let id) = output, let machine {
-                    await keeper.record(point, sessionID: id, machine: machine)
+                    keeper.record(point, sessionID: id, machine: machine)
                 }
                 if let publisher, let machine { await publisher.publish(output, at: time, machine: machine) }
                 guard case .session(let event) = output else { return }
