@@ -15,7 +15,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
-        // Already in the graph through Publish; named here so the Publish benchmark can make event loops.
+        // Already in the graph through Publish; named here so the Publish benchmark can make event loops,
+        // and for nio-floor.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
@@ -70,6 +71,17 @@ let package = Package(
             path: "Benchmarks/StoreSeries",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The NIO floor: a reader of AcquireNotify datagrams built only on NIO, run by
+        // scripts/lib/acquire-floor.c --reader-exec beside the daemon (scripts/bench-notify.py --nio-floor).
+        .executableTarget(
+            name: "nio-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/NIOFloor",
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Whole-process latency against a BlueZ peer on a private bus (scripts/bench-bluez-latency.sh).
         .executableTarget(

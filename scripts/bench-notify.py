@@ -22,6 +22,15 @@ datagram to a connected Unix-socket reader, which is what any gateway must do. I
 notification, measured over the same seconds on the same box, is the floor the daemon's is
 divided by (the ratio). --no-floor leaves it out.
 
+--nio-floor PATH (the nio-floor of the Benchmarks package: `(cd Benchmarks && swift build -c release
+--product nio-floor)`, then Benchmarks/.build/release/nio-floor) also runs, over the same seconds,
+two floors built with the framework the daemon must use and nothing of ours, each through
+acquire-floor's --reader-exec on datagrams of its own: the NIO floor (one event loop, a
+NIOPipeBootstrap channel per socket, a writeAndFlush per datagram) and the NIO+job floor (the same,
+each datagram yielded into an AsyncStream and written from one task, NIO's loop being Swift
+Concurrency's executor, as in the daemon). Their µs per notification and the daemon's ratio to
+each are reported, not held to a bar: they say how much of the daemon's cost is the framework's.
+
 --silent S runs each path with the machines connected and silent (--rate 0: nothing arriving)
 for S seconds in every repeat: the daemon's fixed cost. Per-notification cost is then also
 given as (riding - silent) / notifications, separated from what the daemon spends with nothing
@@ -38,7 +47,8 @@ repeats: the floor's µs per notification, the daemon's, their ratio (bar <= 2),
 a core, the fixed cost (bar < 0.05 % of a core) and the largest RssAnon (bar <= 8 MB).
 
   scripts/bench-notify.py [--bin .build/release] [--sim PATH] [--paths start,acquire] [--repeat 3]
-                          [--duration 60] [--warmup 20] [--silent 30] [--no-floor] [--ride [--bunched]]
+                          [--duration 60] [--warmup 20] [--silent 30] [--no-floor] [--nio-floor PATH]
+                          [--ride [--bunched]]
                           [--perf DIR [--perf-frequency 20000]]
 --perf DIR records `perf record -g` of the daemon over each first run into DIR/PATH.data.
 
@@ -70,20 +80,32 @@ def build_floor(work):
     return binary
 
 
-def start_floor(binary, args, seconds):
-    """The bare reader over `seconds` after its own 2 s warm-up (start it 2 s before the window)."""
+def floor_readers(args):
+    """{name: the reader acquire-floor runs in its place (None: its own)}: the bare reader, and with
+    --nio-floor the NIO floor and the NIO+job floor, in the order they are reported."""
+    readers = {"bare reader": None}
+    if args.nio_floor:
+        readers["NIO floor"] = [args.nio_floor]
+        readers["NIO+job floor"] = [args.nio_floor, "--job"]
+    return readers
+
+
+def start_floor(binary, args, seconds, reader=None):
+    """The bare reader (or `reader`, through --reader-exec) over `seconds` after its own 2 s
+    warm-up (start it 2 s before the window)."""
     return subprocess.Popen([binary, "--machines", str(args.machines), "--rate", str(int(args.rate)), "--duration", str(seconds),
-                             "--spread", "--publish", "--line-bytes", str(FLOOR_LINE_BYTES)],
+                             "--spread", "--publish", "--line-bytes", str(FLOOR_LINE_BYTES)]
+                            + (["--reader-exec", *reader] if reader else []),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def floor_result(process):
-    """(µs of CPU per notification, notifications) from the bare reader's line."""
+def floor_result(process, name="bare reader"):
+    """(µs of CPU per notification, notifications, wake-ups per notification) from a floor's line."""
     out, err = process.communicate(timeout=60)
-    found = re.search(r": (\d+) notifications in .* ([\d.]+) us per notification", out)
+    found = re.search(r": (\d+) notifications in .* ([\d.]+) us per notification, ([\d.]+) wake-ups per notification", out)
     if process.returncode != 0 or not found:
-        raise SystemExit(f"bench-notify: the bare reader failed ({process.returncode}): {out} {err}")
-    return float(found.group(2)), int(found.group(1))
+        raise SystemExit(f"bench-notify: the {name} failed ({process.returncode}): {out} {err}")
+    return float(found.group(2)), int(found.group(1)), float(found.group(3))
 
 
 class Drain(threading.Thread):
@@ -117,20 +139,21 @@ def notifications_counted(control):
 def one_run(args, path, work, label, rate, duration, perf_file=None, floor=None):
     """One scenario; returns {process: (ns, wake-ups)}, the daemon's {thread: (ns, wake-ups)},
     the elapsed seconds, the daemon's RssAnon samples (KiB), the notifications the daemon counted
-    over the window, and the bare reader's (µs per notification, notifications) when `floor`
-    (its binary) is given and notifications flow."""
+    over the window, and each floor's {name: (µs per notification, notifications, wake-ups per
+    notification)} when `floor` (acquire-floor's binary) is given and notifications flow (else None)."""
     bus_dir, sim, daemon = bench_daemon.run_scenario(
         args, rate, work, label, sim_binary=args.sim, sim_flags=["--no-acquire-notify"] if path == "start" else
         ["--spread-phases"] if args.ride and not args.bunched else [],
         sessions=RIDE_SESSIONS if args.ride else None)
     bus_pid = int(open(os.path.join(bus_dir, "dbus-daemon.pid")).read().split()[0])
-    recorder = reader = drain = None
+    recorder = drain = None
+    readers = {}
     try:
         if args.ride:
             drain = Drain(os.path.join(work, label + "-metrics.sock"))
         time.sleep(max(0, args.warmup - 2))
         if floor and rate > 0:
-            reader = start_floor(floor, args, duration)
+            readers = {name: start_floor(floor, args, duration, reader) for name, reader in floor_readers(args).items()}
         time.sleep(min(2, args.warmup))
         if daemon.poll() is not None:
             raise SystemExit(f"bench-notify: the daemon exited {daemon.returncode}; see {work}/daemon-{label}.log")
@@ -162,15 +185,15 @@ def one_run(args, path, work, label, rate, duration, perf_file=None, floor=None)
         samples.append(bench_daemon.status_kib(daemon.pid, "RssAnon"))
         if recorder:
             recorder.wait()
-        bare = floor_result(reader) if reader else None
-        reader = None
+        bare = {name: floor_result(process, name) for name, process in readers.items()} or None
+        readers = {}
         if drain and rate > 0 and drain.received == 0:
             raise SystemExit("bench-notify: the metrics-socket reader received nothing: not a ride")
         return {name: meter.totals() for name, meter in meters.items()}, meters["daemon"].by_thread(), elapsed, samples, counted, bare
     finally:
-        if reader:
-            reader.kill()
-            reader.wait()
+        for process in readers.values():
+            process.kill()
+            process.wait()
         if drain:
             drain.stopped = True
         bench_daemon.stop(bus_dir, daemon, sim)
@@ -192,6 +215,8 @@ def main():
     parser.add_argument("--silent", type=int, default=None, help="seconds of a connected-and-silent run per path in each repeat "
                         "(0: none; default 0, or 30 with --ride)")
     parser.add_argument("--no-floor", action="store_true", help="no bare reader beside the runs")
+    parser.add_argument("--nio-floor", help="nio-floor (the Benchmarks package's): also run the NIO floor and the NIO+job "
+                        "floor beside each run, through acquire-floor --reader-exec (reported, no bar)")
     parser.add_argument("--ride", action="store_true", help="the held-out ride: AcquireNotify, sessions open, checkpoints every 5 s, "
                         "a metrics-socket reader; bars on the ratio to the floor, the fixed cost and RssAnon")
     parser.add_argument("--perf")
@@ -229,10 +254,12 @@ def main():
             cpu = {name: percent(ns, elapsed) for name, (ns, _) in totals.items()}
             woken = {name: w / elapsed / arrived for name, (_, w) in totals.items()}
             per = totals["daemon"][0] / elapsed / arrived / 1000
-            results[path].append({"cpu": cpu, "woken": woken, "per": per, "floor": bare[0] if bare else None, "anon": max(samples)})
+            results[path].append({"cpu": cpu, "woken": woken, "per": per, "floor": bare["bare reader"][0] if bare else None,
+                                  "floors": {name: got[0] for name, got in bare.items()} if bare else {}, "anon": max(samples)})
             spread = ", ".join(f"{name} {percent(ns, elapsed):.3f} % {w / elapsed:.1f} w/s"
                                for name, (ns, w) in sorted(threads.items(), key=lambda item: -item[1][0]) if ns > 0)
-            beside = f"; bare reader {bare[0]:.1f} µs ({bare[1]} notifications), ratio {per / bare[0]:.2f}" if bare else ""
+            beside = "".join(f"; {name} {got[0]:.1f} µs ({got[1]} notifications, {got[2]:.2f} wake-ups each), ratio {per / got[0]:.2f}"
+                             for name, got in bare.items()) if bare else ""
             print(f"{path} run {index + 1}: daemon {cpu['daemon']:.4f} % ({per:.1f} µs, {woken['daemon']:.2f} wake-ups per "
                   f"notification, {arrived:.1f}/s){beside}; dbus-daemon {cpu['dbus-daemon']:.4f} % ({woken['dbus-daemon']:.2f} wake-ups per "
                   f"notification), ftms-sim {cpu['sim']:.4f} % of one core; daemon RssAnon max {max(samples) / 1024:.1f} MB "
@@ -255,6 +282,11 @@ def main():
             floor_us = statistics.median(run["floor"] for run in runs)
             print(f"{path}: daemon / bare reader = {statistics.median(ratios):.2f} (bare reader median {floor_us:.1f} µs; runs: "
                   f"{', '.join(f'{r:.2f}' for r in ratios)}){' bar <= 2' if args.ride else ''}")
+            for name in list(runs[0]["floors"])[1:]:
+                # The NIO floors: reported beside the bar, not held to one.
+                nio = [run["per"] / run["floors"][name] for run in runs]
+                print(f"{path}: daemon / {name} = {statistics.median(nio):.2f} ({name} median "
+                      f"{statistics.median(run['floors'][name] for run in runs):.1f} µs; runs: {', '.join(f'{r:.2f}' for r in nio)}; no bar)")
             if args.ride:
                 failed |= statistics.median(ratios) > 2
         if args.ride:
@@ -264,7 +296,10 @@ def main():
             measured = runs[0]["floor"] is not None
             bare = f"{statistics.median(run['floor'] for run in runs):.1f} µs" if measured else "-"
             ratio = f"{statistics.median(run['per'] / run['floor'] for run in runs):.2f}" if measured else "-"
-            print(f"ride table, medians of {len(runs)} runs: bare reader {bare} | daemon "
+            nio = "".join(f" | {name} {statistics.median(run['floors'][name] for run in runs):.1f} µs, daemon / it "
+                          f"{statistics.median(run['per'] / run['floors'][name] for run in runs):.2f}"
+                          for name in (list(runs[0]["floors"])[1:] if measured else []))
+            print(f"ride table, medians of {len(runs)} runs: bare reader {bare}{nio} | daemon "
                   f"{per:.1f} µs | ratio {ratio} (bar <= 2) | ride "
                   f"{daemon_cpu:.3f} % of a core | fixed cost {f'{fixed:.4f}' if fixed is not None else '-'} % of a core (bar < 0.05; "
                   f"{len(silent[path])} silent runs) | RssAnon max {anon:.1f} MB (bar <= 8; median of runs' max "
