@@ -122,6 +122,7 @@ package actor MachineWorker {
     /// Lets the open session go without ending it: another gateway carries it on. Returns the
     /// machine it was on; the worker is then idle and is dropped by the fleet.
     func letGo() async -> MachineIdentity? {
+        await settle()
         if ticked {
             ticked = false
             await ticker.unregister(self)
@@ -132,6 +133,7 @@ package actor MachineWorker {
 
     /// Delivers a restored session's first events and starts its timer.
     package func start() async {
+        await settle()
         let events = restoredEvents
         restoredEvents = SessionEvents()
         if let identity, !events.isEmpty { await sink.deliver(events, machine: identity) }
@@ -164,6 +166,7 @@ package actor MachineWorker {
 
     /// No adapter with room hears it: it stays `discovered`, saying why.
     package func waiting(_ target: MachineTarget, reason: String) async {
+        await settle()
         if let name = target.name { self.name = name }
         if let address = target.address { self.address = address }
         adapter = nil
@@ -295,6 +298,7 @@ package actor MachineWorker {
     /// One tick of the session engine; false when no session is open (the ticker then stops
     /// ticking this worker until ``updateTicker()`` registers it again).
     func tick() async -> Bool {
+        await settle()
         if let identity {
             let now = clock.now()
             if let events = pipeline?.tick(at: now), !events.isEmpty { await sink.deliver(events, machine: identity) }
