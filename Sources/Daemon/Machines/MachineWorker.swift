@@ -208,9 +208,9 @@ package actor MachineWorker {
         let now = clock.now()
         guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }) else { return true }
         if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
-        let sessionID = pipeline?.engine.openSessionID
+        let sessionID = output.sessionID
         if let sample = output.sample {
-            sink.publisher.sampleNow(sample, machine: identity.name, sessionID: sessionID, session: pipeline?.engine.progress(at: now))
+            sink.publisher.sampleNow(sample, machine: identity.name, sessionID: sessionID, session: output.progress)
         }
         if let point = output.seriesPoint, let sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
         if let status = output.status { sink.publisher.statusNow(status, machine: identity.name, sessionID: sessionID) }
@@ -251,9 +251,9 @@ package actor MachineWorker {
         let now = clock.now()
         guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }), let identity else { return }
         if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
-        let sessionID = pipeline?.engine.openSessionID
+        let sessionID = output.sessionID
         if let sample = output.sample {
-            await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID, session: pipeline?.engine.progress(at: now))
+            await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID, session: output.progress)
         }
         if let point = output.seriesPoint, let sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
         if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }

@@ -27,6 +27,12 @@ public struct MachinePipeline: Sendable {
         /// The frame was cut short or carried no flags: counted, and never fed to the engine
         /// as more than what it did carry.
         public var malformed = false
+        /// The session open after this notification, if any.
+        public var sessionID: String?
+        /// Its progress at the notification, with a ``sample`` (what the sample's line shows).
+        /// Read here, inside the one mutating access, so the caller does not copy the pipeline
+        /// out of its actor to read them.
+        public var progress: SessionProgress?
     }
 
     /// A notification of `characteristic` carrying `bytes`, at `time`. Characteristics the
@@ -53,6 +59,8 @@ public struct MachinePipeline: Sendable {
         default:
             output.events = engine.tick(at: time)
         }
+        output.sessionID = engine.openSessionID
+        if output.sample != nil { output.progress = engine.progress(at: time) }
         return output
     }
 
