@@ -174,8 +174,8 @@ extension FloorView {
 
     /// Every live gateway's presence, this one's as it is now, ordered by id.
     func livePresences(own: GatewayPresence, at now: Duration) -> [GatewayPresence] {
-        var live = presences.values.filter { $0.message.gateway != gateway && isLive($0.message.gateway, at: now) }.map(\.message)
-        live.append(own)
+        var live = [own]
+        for (other, arrived) in presences where other != gateway && isLive(other, at: now) { live.append(arrived.message) }
         return live.sorted { $0.gateway < $1.gateway }
     }
 }

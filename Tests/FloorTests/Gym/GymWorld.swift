@@ -88,6 +88,8 @@ struct GymWorld {
     static let step = Duration.milliseconds(250)
     static let connectTime = Duration.seconds(1)
     static let settle = Duration.seconds(20)
+    /// How often a session on a link mirrors a checkpoint.
+    static let checkpointEvery = Duration.seconds(5)
     /// How often each gateway's scan reports the machines it hears (each gateway at its own phase).
     let scanEvery: Duration
 
@@ -483,23 +485,37 @@ struct GymWorld {
     /// left, a new one when a rider comes; without a link, ended at the last checkpoint after
     /// `disconnect_grace`.
     private mutating func record(_ id: String) {
-        // Taken out of the gateway, not a copy of it: the gateway changes in place below.
-        guard let taken = gateways[id].flatMap({ $0.alive ? ($0.sessions.sorted { $0.key < $1.key }, $0.links) : nil }) else { return }
-        let (sessions, links) = taken
-        for (address, session) in sessions {
-            if links.contains(address) {
-                if machines[address]?.ride?.number != session.ride {
-                    finish(session, on: address, by: id)
-                } else if now - session.lastCheckpoint >= .seconds(5) {
-                    gateways[id]?.sessions[address]?.lastCheckpoint = now
-                    mirror(address, by: id, state: .open)
+        // What is due is found first, in any order, then done in address order (the order it
+        // publishes in): most steps nothing is, and nothing done for one machine changes what
+        // is due for another. Taken out of the gateway (no copy of it, nor of its sessions, is
+        // held while it changes in place below).
+        let links: Set<String>
+        let due: [(address: String, session: Session, ends: Bool)]
+        do {
+            guard let gateway = gateways[id], gateway.alive else { return }
+            links = gateway.links
+            due = gateway.sessions.compactMap { address, session in
+                if links.contains(address) {
+                    if machines[address]?.ride?.number != session.ride { return (address, session, true) }
+                    return now - session.lastCheckpoint >= Self.checkpointEvery ? (address, session, false) : nil
                 }
-            } else if now - session.lastCheckpoint >= rules.disconnectGrace {
-                finish(session, on: address, by: id)
+                return now - session.lastCheckpoint >= rules.disconnectGrace ? (address, session, true) : nil
             }
         }
-        for address in links.sorted() where gateways[id]?.sessions[address] == nil {
-            // A rider on a machine linked here: a new session.
+        for (address, session, ends) in due.sorted(by: { $0.address < $1.address }) {
+            if ends {
+                finish(session, on: address, by: id)
+            } else {
+                gateways[id]?.sessions[address]?.lastCheckpoint = now
+                mirror(address, by: id, state: .open)
+            }
+        }
+        // A rider on a machine linked here without a session: a new session.
+        let starting: [String] = {
+            guard let open = gateways[id]?.sessions else { return [] }
+            return links.filter { open[$0] == nil && machines[$0]?.ride != nil }.sorted()
+        }()
+        for address in starting {
             guard var ride = machines[address]?.ride else { continue }
             gateways[id]?.sessionCounter += 1
             let session = Session(id: "\(id)-s\(gateways[id]?.sessionCounter ?? 0)", ride: ride.number, lastCheckpoint: now)
