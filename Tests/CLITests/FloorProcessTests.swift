@@ -502,26 +502,29 @@ extension FloorProcessTests {
                 "--max-centrals", "1",
             ])
         // Each watch from before the gateway's first sample: the bike's counters at the ride's
-        // start. The bike sleeps (and counts nothing) until floor-1's watch reads the stream: a
+        // start. The bike sleeps (and counts nothing) until both watches read their streams: a
         // watch that starts while the host is busy would miss the ride's first metres, and the
-        // parts would then add up to more than the counters' delta. floor-2 starts once floor-1
-        // holds the bike (its first sample comes only after floor-1's death).
+        // parts would then add up to more than the counters' delta. It wakes on floor-1's bus
+        // first: floor-2, on a broker floor-1 cannot reach, would take it too; on floor-1's link
+        // it advertises to nobody, and floor-2 hears it again once floor-1 is gone.
         try await FloorProcessTests.setAsleep(true, sim, alsoOn: neighbour)
         var first = try await Gateway(
             "floor-1", bus: home, broker: broker, allow: ["SF-Bike-0001"], backend: url, sessions: settings, brokerURL: "mqtt://127.0.0.1:1")
-        let starting = first
-        try await waitUntil("floor-1 to answer", timeout: .seconds(30)) { await starting.status() != nil }
+        let second = try await Gateway("floor-2", bus: neighbour, broker: broker, allow: [], backend: url, sessions: settings)
+        for gateway in [first, second] {
+            try await waitUntil("\(gateway.name) to answer", timeout: .seconds(30)) { await gateway.status() != nil }
+        }
         let firstWatch = try ChildProcess(
             ProcessRunner.binary.path, ["watch", "--json", "--socket", first.metrics], logDirectory: first.directory.path, name: "watch-floor-1")
-        try await waitUntil("floor-1's watch to read the stream", timeout: .seconds(30)) { firstWatch.stdout.contains(#""type":"hello""#) }
-        let mqtt = try FloorProcessTests.subscribe(broker, "+/machines/+/session")
-        try await FloorProcessTests.setAsleep(false, sim, alsoOn: neighbour)
-        let lostSession = try await first.ridingSession("floor-1 to ride the bike without the broker")
-        let second = try await Gateway("floor-2", bus: neighbour, broker: broker, allow: [], backend: url, sessions: settings)
-        try await waitUntil("floor-2 to answer", timeout: .seconds(30)) { await second.status() != nil }
         let secondWatch = try ChildProcess(
             ProcessRunner.binary.path, ["watch", "--json", "--socket", second.metrics], logDirectory: second.directory.path, name: "watch-floor-2")
-        try await waitUntil("floor-2's watch to read the stream", timeout: .seconds(30)) { secondWatch.stdout.contains(#""type":"hello""#) }
+        for watch in [firstWatch, secondWatch] {
+            try await waitUntil("watch to read the stream", timeout: .seconds(30)) { watch.stdout.contains(#""type":"hello""#) }
+        }
+        let mqtt = try FloorProcessTests.subscribe(broker, "+/machines/+/session")
+        _ = try await sim.mock("SetAsleep", [.string(sim.machines["SF-Bike-0001"] ?? ""), .bool(false)])
+        let lostSession = try await first.ridingSession("floor-1 to ride the bike without the broker")
+        try await FloorProcessTests.setAsleep(false, sim, alsoOn: neighbour)
         #expect(await first.status()?["floor"]?["broker_heard"]?.bool == false)
         // Long enough that the first part's unsaved tail (at most a checkpoint_interval of
         // riding, lost with the power) is well inside 2 % of the ride.
