@@ -141,13 +141,20 @@ extension FloorView {
     /// to one that hears it `rssi_margin` dB better than this one does.
     private func handsBack(_ machine: String, name: String?, own: GatewayState, live: [GatewayPresence]) -> Bool {
         guard !own.openSessions.contains(machine), !own.presence.namesHome(machine: machine, name: name) else { return false }
-        let others = live.filter { $0.gateway != gateway && $0.freeSlots > 0 && !$0.releasing.contains(machine) }
-        if others.contains(where: { $0.namesHome(machine: machine, name: name) }) { return true }
-        // A home named by an allow list is live but cannot hold it: a stand-in keeps it rather than pass it along.
-        if live.contains(where: { $0.gateway != gateway && $0.namesHome(machine: machine, name: name) }) { return false }
-        if let home = homes[machine], home != gateway, others.contains(where: { $0.gateway == home }) { return true }
+        // Another live gateway that could take it (a free slot, not handing it over itself).
+        let able = { (other: GatewayPresence) in other.gateway != self.gateway && other.freeSlots > 0 && !other.releasing.contains(machine) }
+        // One look at each allow list (this runs for every held machine on every decision):
+        // a home named by an allow list that can hold it gets it; one that is live but cannot
+        // hold it leaves it with the stand-in rather than have it passed along.
+        var namedElsewhere = false
+        for other in live where other.gateway != gateway && other.namesHome(machine: machine, name: name) {
+            if able(other) { return true }
+            namedElsewhere = true
+        }
+        if namedElsewhere { return false }
+        if let home = homes[machine], home != gateway, live.contains(where: { $0.gateway == home && able($0) }) { return true }
         guard let mine = own.presence.heard[machine] else { return false }
-        return others.contains { ($0.heard[machine] ?? Int.min / 2) > mine + rules.rssiMargin }
+        return live.contains { able($0) && ($0.heard[machine] ?? Int.min / 2) > mine + rules.rssiMargin }
     }
 
     /// candidates(M).
@@ -167,8 +174,8 @@ extension FloorView {
 
     /// Every live gateway's presence, this one's as it is now, ordered by id.
     func livePresences(own: GatewayPresence, at now: Duration) -> [GatewayPresence] {
-        var live = presences.values.filter { $0.message.gateway != gateway && isLive($0.message.gateway, at: now) }.map(\.message)
-        live.append(own)
+        var live = [own]
+        for (other, arrived) in presences where other != gateway && isLive(other, at: now) { live.append(arrived.message) }
         return live.sorted { $0.gateway < $1.gateway }
     }
 }

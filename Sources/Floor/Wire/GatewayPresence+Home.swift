@@ -1,9 +1,15 @@
 extension GatewayPresence {
     /// Whether this gateway's `home` list names the machine, by address or advertised name,
-    /// without case (as `machines.allow` matches).
+    /// without case (as `machines.allow` matches). Placement asks this of every live gateway for
+    /// every machine on every decision, so the address and name are lowered once, not once per
+    /// entry.
     public func namesHome(machine address: String, name: String?) -> Bool {
-        home.contains { entry in
-            entry.sameIgnoringCase(address) || name.map { entry.sameIgnoringCase($0) } ?? false
+        guard !home.isEmpty else { return false }
+        let address = address.lowercased()
+        let name = name?.lowercased()
+        return home.contains { entry in
+            let entry = entry.lowercased()
+            return entry == address || entry == name
         }
     }
 
@@ -15,11 +21,5 @@ extension GatewayPresence {
         presence.releasing = releasing.map(FloorTopics.machineKey)
         presence.lost = Dictionary(lost.map { (FloorTopics.machineKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         return presence
-    }
-}
-
-extension String {
-    fileprivate func sameIgnoringCase(_ other: String) -> Bool {
-        lowercased() == other.lowercased()
     }
 }

@@ -67,11 +67,11 @@ struct GymBroker {
 
     /// What reaches `subscriber` by `now`, in order.
     mutating func deliver(to subscriber: String, by now: Duration) -> [GymMessage] {
-        guard var queue = queues[subscriber], !queue.isEmpty else { return [] }
-        let due = queue.prefix { $0.at <= now }
-        queue.removeFirst(due.count)
-        queues[subscriber] = queue
-        return due.map(\.message)
+        // In place: a copy of the queue taken out while it changes would copy it all.
+        guard let count = queues[subscriber]?.prefix(while: { $0.at <= now }).count, count > 0 else { return [] }
+        let due = queues[subscriber]?.prefix(count).map(\.message) ?? []
+        queues[subscriber]?.removeFirst(count)
+        return due
     }
 
     private mutating func enqueue(_ message: GymMessage, to subscriber: String, at now: Duration) {

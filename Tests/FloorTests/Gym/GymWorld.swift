@@ -14,6 +14,11 @@ import Workout
 /// connect, which the link lock may refuse. A session open on a gateway without a link to its
 /// machine ends there after `disconnect_grace`, unless another gateway mirrors a checkpoint of
 /// it first (then it lets it go, as `MachineFleet.giveUp` does).
+///
+/// A run is about 29,000 steps of 6 gateways, so the step is kept cheap: a gateway is changed
+/// in place in `gateways` (a copy taken out while its collections change copies each of them,
+/// the view's dictionaries included), and what never changes (the order of machines and
+/// gateways, which machines each gateway can hear) is worked out once.
 struct GymWorld {
     struct Machine {
         let address: String
@@ -83,6 +88,8 @@ struct GymWorld {
     static let step = Duration.milliseconds(250)
     static let connectTime = Duration.seconds(1)
     static let settle = Duration.seconds(20)
+    /// How often a session on a link mirrors a checkpoint.
+    static let checkpointEvery = Duration.seconds(5)
     /// How often each gateway's scan reports the machines it hears (each gateway at its own phase).
     let scanEvery: Duration
 
@@ -151,6 +158,11 @@ struct GymWorld {
             machines[address] = Machine(address: address, name: name, rssi: rssi, home: home)
         }
         names = Dictionary(uniqueKeysWithValues: machines.values.map { ($0.address, $0.name) })
+        machineOrder = machines.keys.sorted()
+        gatewayOrder = ids
+        for id in ids {
+            audible[id] = machineOrder.compactMap { address in machines[address]?.rssi[id].map { (address, $0) } }
+        }
         for (index, id) in ids.enumerated() {
             gateways[id] = Gateway(id: id, home: homeLists[id] ?? [], view: FloorView(gateway: id, rules: rules), index: index)
         }
@@ -183,11 +195,11 @@ struct GymWorld {
                 publish(.presence(.will(gateway: will.gateway)), topic: topics.presence(gateway: will.gateway))
             }
             riders()
-            for id in gateways.keys.sorted() { scan(id) }
-            for id in gateways.keys.sorted() { completeConnects(id) }
-            for id in gateways.keys.sorted() { receive(id) }
-            for id in gateways.keys.sorted() { act(id) }
-            for id in gateways.keys.sorted() { record(id) }
+            for id in gatewayOrder { scan(id) }
+            for id in gatewayOrder { completeConnects(id) }
+            for id in gatewayOrder { receive(id) }
+            for id in gatewayOrder { act(id) }
+            for id in gatewayOrder { record(id) }
             check()
         }
     }
@@ -255,31 +267,31 @@ struct GymWorld {
 
     /// Riders come and go: a machine idle for a while gets a rider for 10 to 30 minutes.
     private mutating func riders() {
-        for address in machines.keys.sorted() {
-            guard var machine = machines[address] else { continue }
+        for address in machineOrder {
+            guard let machine = machines[address] else { continue }
             if let ride = machine.ride, ride.end <= now {
                 finishedRides.append(ride)
                 homeChecks.append((now + Self.settle, address, now))
-                machine.ride = nil
+                machines[address]?.ride = nil
             } else if machine.ride == nil, random.next() % 1200 == 0 {
                 rideCounter += 1
-                machine.ride = Ride(number: rideCounter, start: now, end: now + .seconds(300 + Int64(random.next() % 900)))
+                machines[address]?.ride = Ride(number: rideCounter, start: now, end: now + .seconds(300 + Int64(random.next() % 900)))
             }
-            machines[address] = machine
         }
     }
 
     private mutating func scan(_ id: String) {
-        guard var gateway = gateways[id], gateway.alive else { return }
+        guard let index = gateways[id].flatMap({ $0.alive ? $0.index : nil }) else { return }
         let every = max(1, Int((scanEvery / Self.step).rounded()))
-        if (steps + gateway.index) % every == 0 {
-            for address in machines.keys.sorted() {
-                guard let machine = machines[address], machine.linkedTo == nil, let rssi = machine.rssi[id] else { continue }
-                gateway.heard[address] = (rssi + Int(random.next() % 5) - 2, now)
+        if (steps + index) % every == 0 {
+            for (address, rssi) in audible[id] ?? [] where machines[address]?.linkedTo == nil {
+                let reading = (rssi: rssi + Int(random.next() % 5) - 2, at: now)
+                gateways[id]?.heard[address] = reading
             }
         }
-        gateway.heard = gateway.heard.filter { now - $0.value.at < rules.heardWindow }
-        gateways[id] = gateway
+        let window = rules.heardWindow
+        let expired = gateways[id]?.heard.compactMap { now - $0.value.at < window ? nil : $0.key } ?? []
+        for address in expired { gateways[id]?.heard[address] = nil }
     }
 
     /// A connect completes unless the link lock refuses it (the machine is on another's link,
@@ -310,6 +322,14 @@ struct GymWorld {
     var mirroredSessions: Set<String> = []
     var names: [String: String] = [:]
     var steps = 0
+    /// Machines by address, gateways by id, sorted: the fixed order every loop runs in.
+    var machineOrder: [String] = []
+    var gatewayOrder: [String] = []
+    /// The machines each gateway can hear, with their RSSI there, in `machineOrder`.
+    var audible: [String: [(address: String, rssi: Int)]] = [:]
+    /// The bytes a checkpoint's carried list adds to its payload, by list (it is the same for
+    /// every checkpoint that carries the list).
+    var carriedBytes: [[CarriedSession]: Int] = [:]
 
     private mutating func receive(_ id: String) {
         guard gateways[id]?.alive == true, gateways[id]?.brokerUp == true, var gateway = gateways.removeValue(forKey: id) else { return }
@@ -348,7 +368,8 @@ struct GymWorld {
         }
         var current = presence(of: gateway)
         let changed = gateway.lastPresence.map { last in
-            Set(last.heard.keys) != Set(current.heard.keys) || last.holding != current.holding || last.releasing != current.releasing
+            last.heard.count != current.heard.count || last.heard.keys.contains { current.heard[$0] == nil } || last.holding != current.holding
+                || last.releasing != current.releasing
                 || (last.freeSlots == 0) != (current.freeSlots == 0)
         } ?? true
         if changed || now - gateway.lastPresenceAt >= rules.heartbeat {
@@ -365,7 +386,10 @@ struct GymWorld {
             return
         }
         settleLeftOpen(&gateway)
-        let state = GatewayState(presence: current, names: names, openSessions: Set(gateway.sessions.keys), connecting: Set(gateway.connecting.keys))
+        // The names of the machines it hears, as the daemon's `ownState` passes them (a machine
+        // held and not heard is named by its claim in the view).
+        let heardNames = Dictionary(uniqueKeysWithValues: gateway.heard.keys.compactMap { address in names[address].map { (address, $0) } })
+        let state = GatewayState(presence: current, names: heardNames, openSessions: Set(gateway.sessions.keys), connecting: Set(gateway.connecting.keys))
         let decisions = gateway.view.decide(for: state, at: now)
         gateways[id] = gateway
         for decision in decisions { apply(decision, by: id) }
@@ -461,21 +485,37 @@ struct GymWorld {
     /// left, a new one when a rider comes; without a link, ended at the last checkpoint after
     /// `disconnect_grace`.
     private mutating func record(_ id: String) {
-        guard let gateway = gateways[id], gateway.alive else { return }
-        for (address, session) in gateway.sessions.sorted(by: { $0.key < $1.key }) {
-            if gateway.links.contains(address) {
-                if machines[address]?.ride?.number != session.ride {
-                    finish(session, on: address, by: id)
-                } else if now - session.lastCheckpoint >= .seconds(5) {
-                    gateways[id]?.sessions[address]?.lastCheckpoint = now
-                    mirror(address, by: id, state: .open)
+        // What is due is found first, in any order, then done in address order (the order it
+        // publishes in): most steps nothing is, and nothing done for one machine changes what
+        // is due for another. Taken out of the gateway (no copy of it, nor of its sessions, is
+        // held while it changes in place below).
+        let links: Set<String>
+        let due: [(address: String, session: Session, ends: Bool)]
+        do {
+            guard let gateway = gateways[id], gateway.alive else { return }
+            links = gateway.links
+            due = gateway.sessions.compactMap { address, session in
+                if links.contains(address) {
+                    if machines[address]?.ride?.number != session.ride { return (address, session, true) }
+                    return now - session.lastCheckpoint >= Self.checkpointEvery ? (address, session, false) : nil
                 }
-            } else if now - session.lastCheckpoint >= rules.disconnectGrace {
-                finish(session, on: address, by: id)
+                return now - session.lastCheckpoint >= rules.disconnectGrace ? (address, session, true) : nil
             }
         }
-        for address in gateway.links.sorted() where gateways[id]?.sessions[address] == nil {
-            // A rider on a machine linked here: a new session.
+        for (address, session, ends) in due.sorted(by: { $0.address < $1.address }) {
+            if ends {
+                finish(session, on: address, by: id)
+            } else {
+                gateways[id]?.sessions[address]?.lastCheckpoint = now
+                mirror(address, by: id, state: .open)
+            }
+        }
+        // A rider on a machine linked here without a session: a new session.
+        let starting: [String] = {
+            guard let open = gateways[id]?.sessions else { return [] }
+            return links.filter { open[$0] == nil && machines[$0]?.ride != nil }.sorted()
+        }()
+        for address in starting {
             guard var ride = machines[address]?.ride else { continue }
             gateways[id]?.sessionCounter += 1
             let session = Session(id: "\(id)-s\(gateways[id]?.sessionCounter ?? 0)", ride: ride.number, lastCheckpoint: now)
@@ -496,24 +536,30 @@ struct GymWorld {
     private mutating func mirror(_ address: String, by id: String, state: MirroredCheckpoint.State, session: Session? = nil) {
         // Only under a claim of this gateway's (the daemon's `mirror`): a machine released or
         // handed over has a newer holder whose checkpoints are the newer.
-        guard let gateway = gateways[id], let session = session ?? gateway.sessions[address], let epoch = gateway.ownEpochs[address] else { return }
-        var carried = gateway.view.carried(on: address)
-        if let adoption = gateway.carriedOn[address] { carried = CarriedSession.record(adoption, onto: carried) }
+        let mirrored: Session, epoch: Int, brokerUp: Bool
+        var carried: [CarriedSession]
+        do {
+            // Scoped: a copy of the gateway alive while its view changes below would copy the view.
+            guard let gateway = gateways[id], let chosen = session ?? gateway.sessions[address], let own = gateway.ownEpochs[address] else { return }
+            (mirrored, epoch, brokerUp) = (chosen, own, gateway.brokerUp)
+            carried = gateway.view.carried(on: address)
+            if let adoption = gateway.carriedOn[address] { carried = CarriedSession.record(adoption, onto: carried) }
+        }
         let checkpoint = MirroredCheckpoint(
-            machine: address, holder: id, epoch: epoch, sessionID: session.id, state: state,
+            machine: address, holder: id, epoch: epoch, sessionID: mirrored.id, state: state,
             snapshot: state == .open ? snapshot : nil, endEpoch: state == .finished ? 1_764_400_000 + Int(now.components.seconds) : nil,
             carried: carried)
         // Recorded in its own view at once, as the daemon does (the next one copies its list on).
         gateways[id]?.view.receive(checkpoint: checkpoint, at: now)
         let topic = topics.checkpoint(machine: address)
-        guard gateway.brokerUp else {
+        guard brokerUp else {
             // Cut off from the broker: the MQTT client keeps it and sends it on reconnecting
             // (its queue, and the newest retained message of each topic renewed).
             gateways[id]?.queued.removeAll { $0.topic == topic }
             gateways[id]?.queued.append((topic, .checkpoint(checkpoint)))
             return
         }
-        mirroredSessions.insert(session.id)
+        mirroredSessions.insert(mirrored.id)
         publish(.checkpoint(checkpoint), topic: topic)
     }
 
@@ -523,13 +569,21 @@ struct GymWorld {
         case .presence(let presence): bytes = presence.payload.count
         case .claim(let claim): bytes = claim.payload.count
         case .checkpoint(let checkpoint):
-            // The snapshot's bytes measured once (the template); the carried list on top.
-            var bare = checkpoint
-            bare.snapshot = nil
-            let withList = (try? bare.payload())?.count ?? 0
-            bare.carried = []
-            let carriedBytes = withList - ((try? bare.payload())?.count ?? 0)
-            bytes = checkpoint.snapshot == nil ? ((try? checkpoint.payload())?.count ?? 0) : checkpointBytes - topic.utf8.count + carriedBytes
+            // The snapshot's bytes measured once (the template); the carried list on top,
+            // measured once per list.
+            guard checkpoint.snapshot != nil else {
+                bytes = (try? checkpoint.payload())?.count ?? 0
+                break
+            }
+            let listBytes = carriedBytes[checkpoint.carried] ?? {
+                var bare = checkpoint
+                bare.snapshot = nil
+                let withList = (try? bare.payload())?.count ?? 0
+                bare.carried = []
+                return withList - ((try? bare.payload())?.count ?? 0)
+            }()
+            carriedBytes[checkpoint.carried] = listBytes
+            bytes = checkpointBytes - topic.utf8.count + listBytes
         }
         broker.publish(GymMessage(topic: topic, body: body, bytes: topic.utf8.count + bytes), at: now)
     }
@@ -543,10 +597,21 @@ struct GymWorld {
     }
 
     private mutating func check() {
+        // One pass over the gateways, not one per machine: how many stream each machine, and
+        // each one's links.
+        var streamers: [String: Int] = [:]
+        var links: [String: Set<String>] = [:]
+        for (id, gateway) in gateways {
+            links[id] = gateway.links
+            guard gateway.alive else { continue }
+            for address in gateway.links where gateway.sessions[address] != nil { streamers[address, default: 0] += 1 }
+        }
         for (address, machine) in machines {
-            let streaming = gateways.values.filter { $0.alive && $0.sessions[address] != nil && $0.links.contains(address) }
-            if streaming.count > 1 { doubleStreams.append("\(now): \(address) streamed by \(streaming.map(\.id))") }
-            if let holder = machine.linkedTo, gateways[holder]?.links.contains(address) != true {
+            if streamers[address, default: 0] > 1 {
+                let streaming = gateways.values.filter { $0.alive && $0.sessions[address] != nil && $0.links.contains(address) }
+                doubleStreams.append("\(now): \(address) streamed by \(streaming.map(\.id))")
+            }
+            if let holder = machine.linkedTo, links[holder]?.contains(address) != true {
                 doubleStreams.append("\(now): \(address) locked by \(holder), which has no link")
             }
         }
