@@ -201,28 +201,16 @@ package actor MachineWorker {
     /// notification must take that way: a tail still running, no pipeline yet (the first frame of
     /// a generic machine, which adopts one), or a metrics socket on another loop.
     package func notificationNow(_ characteristic: Characteristic, _ bytes: [UInt8]) -> Bool {
-        guard tail == nil, pipeline != nil, let identity, sink.publisher.publishesHere else { return false }
-        notifications &+= 1
+        guard tail == nil, pipeline != nil, identity != nil, sink.publisher.publishesHere else { return false }
         handledDirectly &+= 1
-        countNotification(characteristic)
-        let now = clock.now()
-        guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }) else { return true }
-        if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
-        let sessionID = output.sessionID
+        guard let (output, checkpoint, identity) = run(characteristic, bytes) else { return true }
         if let sample = output.sample {
-            sink.publisher.sampleNow(sample, machine: identity.name, sessionID: sessionID, session: output.progress)
+            sink.publisher.sampleNow(sample, machine: identity.name, sessionID: output.sessionID, session: output.progress)
         }
-        if let point = output.seriesPoint, let sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
-        if let status = output.status { sink.publisher.statusNow(status, machine: identity.name, sessionID: sessionID) }
-        let checkpoint = pipeline?.checkpointIfDue(at: now)
+        if let status = output.status { sink.publisher.statusNow(status, machine: identity.name, sessionID: output.sessionID) }
         guard !output.events.isEmpty || checkpoint != nil else { return true }
-        let events = output.events
         tail = Task {
-            if !events.isEmpty {
-                await sink.deliver(events, machine: identity)
-                await updateTicker()
-            }
-            if let checkpoint { await sink.checkpointSoon(checkpoint) }
+            await finish(output.events, checkpoint, identity)
             tail = nil
         }
         return true
@@ -235,33 +223,50 @@ package actor MachineWorker {
 
     package func notification(_ characteristic: Characteristic, _ bytes: [UInt8]) async {
         await settle()
-        notifications &+= 1
-        countNotification(characteristic)
         if pipeline == nil {
             // A generic FTMS machine says what it is by the data it sends.
             switch characteristic {
             case .indoorBikeData: adopt(.bike)
             case .rowerData: adopt(.rower)
-            default: return
+            default:
+                notifications &+= 1
+                countNotification(characteristic)
+                return
             }
             if let events = pipeline?.connected(at: clock.now()), let identity, !events.isEmpty {
                 await sink.deliver(events, machine: identity)
             }
         }
-        let now = clock.now()
-        guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }), let identity else { return }
-        if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
-        let sessionID = output.sessionID
+        guard let (output, checkpoint, identity) = run(characteristic, bytes) else { return }
         if let sample = output.sample {
-            await sink.publisher.sample(sample, machine: identity.name, sessionID: sessionID, session: output.progress)
+            await sink.publisher.sample(sample, machine: identity.name, sessionID: output.sessionID, session: output.progress)
         }
-        if let point = output.seriesPoint, let sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
-        if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: sessionID) }
-        if !output.events.isEmpty {
-            await sink.deliver(output.events, machine: identity)
+        if let status = output.status { await sink.publisher.status(status, machine: identity.name, sessionID: output.sessionID) }
+        await finish(output.events, checkpoint, identity)
+    }
+
+    /// What both ways of taking a notification share: counted, run through the pipeline, its
+    /// plot point kept. Returns what is left to publish and wait for (the sample and status,
+    /// session events, a due checkpoint); nil without a pipeline or an identity.
+    private func run(
+        _ characteristic: Characteristic, _ bytes: [UInt8]
+    ) -> (output: MachinePipeline.Output, checkpoint: SessionSnapshot?, identity: MachineIdentity)? {
+        notifications &+= 1
+        countNotification(characteristic)
+        let now = clock.now()
+        guard let output = bytes.withUnsafeBytes({ pipeline?.notification(characteristic, $0, at: now) }), let identity else { return nil }
+        if output.malformed { metrics?.decodeFailed(characteristic: "\(characteristic.jsonName)") }
+        if let point = output.seriesPoint, let sessionID = output.sessionID { sink.record(point, sessionID: sessionID, machine: identity) }
+        return (output, pipeline?.checkpointIfDue(at: now), identity)
+    }
+
+    /// A notification's session events, then its due checkpoint: what has to wait.
+    private func finish(_ events: SessionEvents, _ checkpoint: SessionSnapshot?, _ identity: MachineIdentity) async {
+        if !events.isEmpty {
+            await sink.deliver(events, machine: identity)
             await updateTicker()
         }
-        if let snapshot = pipeline?.checkpointIfDue(at: now) { await sink.checkpointSoon(snapshot) }
+        if let checkpoint { await sink.checkpointSoon(checkpoint) }
     }
 
     package func disconnected(reason: String) async {
