@@ -18,6 +18,15 @@ import Testing
         var all: [[UInt8]] { values.withLock { $0 } }
     }
 
+    /// A sender, its stream, and a direct handler that records what it takes.
+    static func senderWithHandler() -> (AsyncStream<SupervisorEvent>, SupervisorEventSender, Taken) {
+        let (stream, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
+        let sender = SupervisorEventSender(continuation)
+        let taken = Taken()
+        sender.handleDirectly { _, value in taken.take(value) }
+        return (stream, sender, taken)
+    }
+
     /// What the stream holds now, without waiting for more.
     static func drain(_ stream: AsyncStream<SupervisorEvent>, count: Int) async -> [String] {
         var seen: [String] = []
@@ -42,10 +51,7 @@ import Testing
     }
 
     @Test func aNotificationGoesDirectlyOnlyWhenNothingBeforeItIsUnfinished() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
-        let sender = SupervisorEventSender(continuation)
-        let taken = Taken()
-        sender.handleDirectly { _, value in taken.take(value) }
+        let (stream, sender, taken) = Self.senderWithHandler()
         // Nothing sent yet: the handler takes it, and the stream never sees it.
         sender.notify(.indoorBikeData, [1])
         #expect(taken.all == [[1]])
@@ -66,10 +72,7 @@ import Testing
     }
 
     @Test func aRefusedNotificationGoesThroughTheStreamAndAClearedHandlerTakesNone() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
-        let sender = SupervisorEventSender(continuation)
-        let taken = Taken()
-        sender.handleDirectly { _, value in taken.take(value) }
+        let (stream, sender, taken) = Self.senderWithHandler()
         taken.refuse.withLock { $0 = true }
         sender.notify(.indoorBikeData, [1])
         sender.handled()
@@ -84,10 +87,7 @@ import Testing
     /// the held frames, sent after `.ready`, are unfinished until the reader says so, and a new
     /// frame cannot overtake them.
     @Test func framesHeldByTheGateAreNeverOvertakenByADirectOne() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: SupervisorEvent.self)
-        let sender = SupervisorEventSender(continuation)
-        let taken = Taken()
-        sender.handleDirectly { _, value in taken.take(value) }
+        let (stream, sender, taken) = Self.senderWithHandler()
         let gate = ReadyGate(events: sender)
         gate.deliver(.indoorBikeData, [1])
         gate.deliver(.indoorBikeData, [2])

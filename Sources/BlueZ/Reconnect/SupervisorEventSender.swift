@@ -10,8 +10,8 @@ import Synchronization
 /// then waiting that it could overtake, so it goes to the handler on the thread that read it,
 /// which may still refuse it (then it is sent as any other). In the daemon that thread is the
 /// event loop, and the stream's way costs a Swift job per notification (the yield, the reader's
-/// task resumed, a turn of the loop's task queue): about a third of what the event loop spent on
-/// a notification beyond what NIO's own read and write cost (docs/performance.md).
+/// task resumed, a turn of the loop's task queue): little on an idle box, about a sixth of the
+/// daemon's CPU per notification on a loaded one (docs/performance.md, the ride's row).
 final class SupervisorEventSender: Sendable {
     /// Takes a notification on the reading thread and returns true, or returns false having
     /// done nothing.

@@ -54,7 +54,7 @@ package actor FloorCoordinator: FloorHooks {
     private var beat = 0
     private var lastPresence: GatewayPresence?
     /// The presences this gateway published lately, as sent: its own echoes, told apart from a
-    /// presence another box publishes under the same name (``noticeNameClash(_:retained:)``).
+    /// presence another box publishes under the same name (``noticeNameClash(_:payload:retained:at:)``).
     private var sentPresences: [[UInt8]] = []
     /// When a name clash was last logged: the warning repeats at most every ``clashLogInterval``.
     private var clashLoggedAt: Duration?

@@ -222,7 +222,6 @@ package actor MachineFleet {
         return (outcome, status)
     }
 
-    /// Every machine the daemon knows, sorted by name.
     /// Notifications the workers handled in the turn that read them, past the supervisors'
     /// streams (``route(_:key:)``), over all machines.
     package func notificationsHandledDirectly() async -> Int {
@@ -231,6 +230,7 @@ package actor MachineFleet {
         return count
     }
 
+    /// Every machine the daemon knows, sorted by name.
     package func statuses() async -> [MachineStatus] {
         var result: [MachineStatus] = []
         var seen = Set<String>()
